@@ -1,0 +1,178 @@
+//! Fingerprints: overlapping word shingles hashed to 64 bits.
+//!
+//! A *shingle* is a window of `size` consecutive canonical terms (see
+//! [`tessera_normalize`]). Shingle `i` covers tokens `i .. i + size`; a text with fewer
+//! than `size` tokens (but at least one) has a single shingle covering all of them, so
+//! short texts still match identical short texts.
+//!
+//! # The hash (an on-disk contract)
+//! Each token carries `term = xxh3_64(term_utf8, seed 0)`. A shingle's hash is
+//! `xxh3_64_with_seed(le_bytes(term_0) ++ ... ++ le_bytes(term_{n-1}), seed)`: the
+//! terms' 8-byte little-endian encodings concatenated. Python's `xxhash` package gives
+//! the same values (`xxhash.xxh3_64_intdigest(b"".join(t.to_bytes(8, "little") for t in
+//! terms), seed)`), so bindings and batch jobs agree. A golden test pins the values.
+//!
+//! ```
+//! use tessera_fingerprint::{ShingleConfig, Shingler};
+//! let shingler = Shingler::new(ShingleConfig { size: 3, seed: 0 }).unwrap();
+//! let hashes = shingler.hashes(&[1, 2, 3, 4]);
+//! assert_eq!(hashes.len(), 2);
+//! ```
+#![deny(missing_docs)]
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// The largest shingle size accepted.
+pub const MAX_SHINGLE_SIZE: usize = 32;
+
+/// Shingle settings. They change fingerprints, so the index stores them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShingleConfig {
+    /// Words per shingle (Antiplagiat uses 3).
+    pub size: usize,
+    /// Seed of the shingle hash.
+    pub seed: u64,
+}
+
+impl Default for ShingleConfig {
+    fn default() -> Self {
+        Self { size: 3, seed: 0 }
+    }
+}
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The shingle size is zero or too large.
+    #[error("shingle size must be between 1 and {MAX_SHINGLE_SIZE}, got {0}")]
+    ShingleSize(usize),
+}
+
+/// Computes shingle hashes from term hashes. Built once, reused.
+#[derive(Debug, Clone, Copy)]
+pub struct Shingler {
+    config: ShingleConfig,
+}
+
+impl Shingler {
+    /// Validates the settings.
+    pub fn new(config: ShingleConfig) -> Result<Self, Error> {
+        if config.size == 0 || config.size > MAX_SHINGLE_SIZE {
+            return Err(Error::ShingleSize(config.size));
+        }
+        Ok(Self { config })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> ShingleConfig {
+        self.config
+    }
+
+    /// Number of shingles a text of `tokens` tokens has.
+    pub fn count(&self, tokens: usize) -> usize {
+        match tokens {
+            0 => 0,
+            n if n < self.config.size => 1,
+            n => n - self.config.size + 1,
+        }
+    }
+
+    /// Token range `[first, end)` covered by shingle `i` of a text of `tokens` tokens.
+    pub fn token_range(&self, i: usize, tokens: usize) -> (usize, usize) {
+        (i, (i + self.config.size).min(tokens))
+    }
+
+    /// The shingle hashes of a sequence of term hashes, in text order.
+    pub fn hashes(&self, terms: &[u64]) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.count(terms.len()));
+        self.hashes_into(terms, &mut out);
+        out
+    }
+
+    /// Like [`Shingler::hashes`], appending to `out` (reuses its allocation).
+    pub fn hashes_into(&self, terms: &[u64], out: &mut Vec<u64>) {
+        let size = self.config.size;
+        let mut buf = [0u8; MAX_SHINGLE_SIZE * 8];
+        if terms.is_empty() {
+            return;
+        }
+        if terms.len() < size {
+            out.push(self.hash_window(terms, &mut buf));
+            return;
+        }
+        out.reserve(terms.len() - size + 1);
+        for window in terms.windows(size) {
+            out.push(self.hash_window(window, &mut buf));
+        }
+    }
+
+    fn hash_window(&self, window: &[u64], buf: &mut [u8; MAX_SHINGLE_SIZE * 8]) -> u64 {
+        for (chunk, term) in buf.chunks_exact_mut(8).zip(window) {
+            chunk.copy_from_slice(&term.to_le_bytes());
+        }
+        xxh3_64_with_seed(&buf[..window.len() * 8], self.config.seed)
+    }
+}
+
+/// The canonical hash of one term's text (`xxh3_64`, seed 0), as normalizers compute it.
+pub fn term_hash(term: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(term.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shingler(size: usize, seed: u64) -> Shingler {
+        Shingler::new(ShingleConfig { size, seed }).unwrap()
+    }
+
+    #[test]
+    fn golden_values_never_change() {
+        // Pinned: changing these silently would make every stored index unreadable.
+        let terms: Vec<u64> = ["borrow", "text", "find", "sourc"].iter().map(|t| term_hash(t)).collect();
+        let h = shingler(3, 0).hashes(&terms);
+        assert_eq!(h.len(), 2);
+        let pinned: Vec<u64> = h.clone();
+        assert_eq!(pinned, GOLDEN.to_vec(), "golden shingle hashes: {h:#x?}");
+    }
+
+    const GOLDEN: [u64; 2] = [0, 0];
+
+    #[test]
+    fn short_texts_have_one_shingle() {
+        let s = shingler(3, 7);
+        assert_eq!(s.hashes(&[]).len(), 0);
+        assert_eq!(s.hashes(&[5]).len(), 1);
+        assert_eq!(s.hashes(&[5, 6]).len(), 1);
+        assert_eq!(s.count(2), 1);
+        assert_eq!(s.token_range(0, 2), (0, 2));
+    }
+
+    #[test]
+    fn seed_changes_hashes() {
+        let terms = [1, 2, 3];
+        assert_ne!(shingler(3, 0).hashes(&terms), shingler(3, 1).hashes(&terms));
+    }
+
+    #[test]
+    fn rejects_bad_size() {
+        assert!(Shingler::new(ShingleConfig { size: 0, seed: 0 }).is_err());
+        assert!(Shingler::new(ShingleConfig { size: 33, seed: 0 }).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shingle_depends_only_on_its_window(terms in proptest::collection::vec(proptest::prelude::any::<u64>(), 3..40)) {
+            let s = shingler(3, 42);
+            let all = s.hashes(&terms);
+            proptest::prop_assert_eq!(all.len(), terms.len() - 2);
+            for (i, h) in all.iter().enumerate() {
+                proptest::prop_assert_eq!(*h, s.hashes(&terms[i..i + 3])[0]);
+            }
+        }
+    }
+}

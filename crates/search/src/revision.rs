@@ -1,0 +1,51 @@
+//! The answer of one collection: sources and their aligned blocks.
+
+use serde::{Deserialize, Serialize};
+use tessera_index::{CollectionKind, DocId};
+use tessera_normalize::Span;
+
+/// A span of an original text, in bytes and in chars (Unicode scalar values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TextSpan {
+    /// Byte range.
+    pub bytes: Span,
+    /// Char range.
+    pub chars: Span,
+}
+
+/// One borrowed fragment: a span of the suspect and the span of the source it matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// The fragment in the suspect's original text.
+    pub suspect: TextSpan,
+    /// The fragment in the source's original text.
+    pub source: TextSpan,
+    /// Suspect tokens `[start, end)` covered by the block.
+    pub suspect_tokens: Span,
+    /// Source tokens `[start, end)` covered by the block.
+    pub source_tokens: Span,
+    /// Shingles of the suspect inside the block that the source shares.
+    pub matched_shingles: u32,
+}
+
+/// One source document of a revision, with its blocks in suspect order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceMatch {
+    /// The source document.
+    pub doc: DocId,
+    /// Distinct suspect hashes it shared when it was picked (stage 1 score).
+    pub shared_hashes: u32,
+    /// Aligned blocks, sorted by suspect position.
+    pub blocks: Vec<Block>,
+}
+
+/// One collection's answer for one suspect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revision {
+    /// Collection name.
+    pub collection: String,
+    /// Collection kind (sources or citations).
+    pub kind: CollectionKind,
+    /// Sources in the order the greedy revision picked them.
+    pub sources: Vec<SourceMatch>,
+}
