@@ -134,13 +134,10 @@ mod tests {
     fn golden_values_never_change() {
         // Pinned: changing these silently would make every stored index unreadable.
         let terms: Vec<u64> = ["borrow", "text", "find", "sourc"].iter().map(|t| term_hash(t)).collect();
-        let h = shingler(3, 0).hashes(&terms);
-        assert_eq!(h.len(), 2);
-        let pinned: Vec<u64> = h.clone();
-        assert_eq!(pinned, GOLDEN.to_vec(), "golden shingle hashes: {h:#x?}");
+        // Values computed independently with Python's `xxhash` package (see the crate docs).
+        assert_eq!(terms, [0xdefe_9997_10c6_5d05, 0x4769_fd1c_60e8_a611, 0x230b_6d4d_4498_1ab6, 0xc4c6_1ea1_7ebe_09cc]);
+        assert_eq!(shingler(3, 0).hashes(&terms), [0x7d50_0118_3ce3_314c, 0x0d9c_3c19_32db_a307]);
     }
-
-    const GOLDEN: [u64; 2] = [0, 0];
 
     #[test]
     fn short_texts_have_one_shingle() {
