@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Quality gate on `tessera eval pan --format json` output (issue 2's acceptance).
+
+- 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
+- 01-no-plagiarism: no detection for any listed pair.
+Prints the table either way; exits 1 when a gate fails.
+"""
+import json
+import sys
+
+data = json.load(open(sys.argv[1]))
+scores = data["scores"]
+fail = []
+print(f"{'subset':<28} {'plagdet':>8} {'recall':>8} {'precision':>9} {'gran':>6} {'cases':>6} {'dets':>6}")
+for s in scores["subsets"] + [{"subset": "entire", "scores": scores["entire"]}]:
+    x = s["scores"]
+    print(f"{s['subset']:<28} {x['plagdet']:8.4f} {x['recall']:8.4f} {x['precision']:9.4f} "
+          f"{x['granularity']:6.3f} {x['cases']:6d} {x['detections']:6d}")
+by = {s["subset"]: s["scores"] for s in scores["subsets"]}
+if by["02-no-obfuscation"]["plagdet"] < 0.95:
+    fail.append("02-no-obfuscation plagdet below 0.95")
+if by["01-no-plagiarism"]["detections"] != 0:
+    fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources")
+print("timings:", json.dumps(data.get("timings", {})))
+for f in fail:
+    print("QUALITY GATE FAILED:", f)
+sys.exit(1 if fail else 0)
