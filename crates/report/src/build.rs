@@ -1,0 +1,240 @@
+//! Building a report from the revisions of every collection.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
+use tessera_index::DocId;
+use tessera_normalize::Span;
+use tessera_search::{Revision, TextSpan};
+
+use crate::model::{
+    Block, BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect, SuspectInfo, Totals,
+};
+
+impl Report {
+    /// Builds the report of `suspect` from the revisions of every collection.
+    ///
+    /// `revisions` come in priority order: where sources overlap, a character is counted
+    /// for the source met first (revision order, then each revision's greedy order).
+    /// `sources` gives the metadata (and, when kept, the text) of the sources; a source
+    /// missing there is shown with its collection and id only.
+    ///
+    /// Input never panics: spans are clamped to the texts, empty blocks and blocks
+    /// shorter than [`ReportOptions::min_block_chars`] are dropped, a document met twice
+    /// keeps its first rank.
+    #[must_use]
+    pub fn build(
+        suspect: SuspectInfo,
+        revisions: &[Revision],
+        sources: &[SourceInfo],
+        options: &ReportOptions,
+    ) -> Report {
+        let text = suspect.text;
+        let suspect_index = CharIndex::new(&text);
+        let mut infos: BTreeMap<DocId, &SourceInfo> = BTreeMap::new();
+        for info in sources {
+            infos.entry(info.doc).or_insert(info);
+        }
+
+        let mut report_sources: Vec<Source> = Vec::new();
+        let mut source_texts: BTreeMap<DocId, Option<CharIndex<'_>>> = BTreeMap::new();
+        let mut blocks: Vec<Block> = Vec::new();
+        for revision in revisions {
+            let detected_kind = BlockKind::from_collection(revision.kind);
+            for found in &revision.sources {
+                if let Entry::Vacant(slot) = source_texts.entry(found.doc) {
+                    let info = infos.get(&found.doc).copied();
+                    let text = info.and_then(|i| i.text.as_deref()).filter(|_| options.source_excerpts);
+                    slot.insert(text.map(CharIndex::new));
+                    let rank = u32::try_from(report_sources.len() + 1).unwrap_or(u32::MAX);
+                    report_sources.push(new_source(found.doc, rank, revision, info, text.is_some()));
+                }
+                let source_text = source_texts.get(&found.doc).and_then(Option::as_ref);
+                for block in &found.blocks {
+                    let Some(suspect_span) = suspect_index.fit(block.suspect) else {
+                        continue;
+                    };
+                    let len = (suspect_span.chars.end - suspect_span.chars.start) as u64;
+                    if len < options.min_block_chars {
+                        continue;
+                    }
+                    let (source_span, source_excerpt) =
+                        match source_text.and_then(|st| st.fit(block.source).map(|s| (st, s))) {
+                            Some((st, span)) => (span, Some(st.slice(&span))),
+                            None => (block.source, None),
+                        };
+                    blocks.push(Block {
+                        id: BlockId(0),
+                        source: found.doc,
+                        kind: detected_kind,
+                        detected_kind,
+                        suspect_span,
+                        source_span,
+                        matched_shingles: block.matched_shingles,
+                        suspect_excerpt: suspect_index.slice(&suspect_span),
+                        source_excerpt,
+                    });
+                }
+            }
+        }
+
+        blocks.sort_by_key(|b| {
+            (b.suspect_span.chars.start, b.source, b.suspect_span.chars.end, b.source_span.chars.start)
+        });
+        for (i, block) in blocks.iter_mut().enumerate() {
+            block.id = BlockId(u32::try_from(i).unwrap_or(u32::MAX));
+        }
+        let char_len = suspect_index.char_len as u64;
+        let mut report = Report {
+            schema_version: SCHEMA_VERSION,
+            suspect: Suspect {
+                name: suspect.name,
+                title: suspect.title,
+                char_len,
+                byte_len: text.len() as u64,
+                partial: false,
+                missing_collections: Vec::new(),
+                text,
+            },
+            totals: Totals::default(),
+            sources: report_sources,
+            blocks,
+        };
+        report.recompute();
+        report
+    }
+
+    /// Enables or disables a source (a reviewer's edit) and recomputes the shares and
+    /// totals. Returns `false` when the report has no such source.
+    pub fn set_source_enabled(&mut self, doc: DocId, enabled: bool) -> bool {
+        let Some(source) = self.sources.iter_mut().find(|s| s.id == doc) else {
+            return false;
+        };
+        source.enabled = enabled;
+        self.recompute();
+        true
+    }
+
+    /// Reclassifies a block as a borrowing or a citation (a reviewer's edit) and
+    /// recomputes the shares and totals. Returns `false` when there is no such block.
+    pub fn set_block_kind(&mut self, id: BlockId, kind: BlockKind) -> bool {
+        let Some(block) = self.blocks.iter_mut().find(|b| b.id == id) else {
+            return false;
+        };
+        block.kind = kind;
+        self.recompute();
+        true
+    }
+}
+
+/// A report source before shares are computed.
+fn new_source(doc: DocId, rank: u32, revision: &Revision, info: Option<&SourceInfo>, text_kept: bool) -> Source {
+    Source {
+        id: doc,
+        rank,
+        collection: info.map_or_else(|| revision.collection.clone(), |i| i.collection.clone()),
+        kind: revision.kind,
+        title: info.map(|i| i.title.clone()).unwrap_or_default(),
+        origin: info.map(|i| i.origin.clone()).unwrap_or_default(),
+        enabled: true,
+        text_kept,
+        blocks: 0,
+        text_chars: 0,
+        share_in_text: 0.0,
+        report_chars: 0,
+        share_in_report: 0.0,
+    }
+}
+
+/// Maps char offsets to byte offsets in `O(STRIDE)` with a checkpoint every `STRIDE`
+/// characters, so long texts with many blocks stay linear.
+struct CharIndex<'a> {
+    text: &'a str,
+    /// Byte offset of char `i * STRIDE`.
+    checkpoints: Vec<usize>,
+    char_len: usize,
+}
+
+const STRIDE: usize = 64;
+
+impl<'a> CharIndex<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut checkpoints = Vec::with_capacity(text.len() / STRIDE + 1);
+        let mut char_len = 0;
+        for (i, (b, _)) in text.char_indices().enumerate() {
+            if i % STRIDE == 0 {
+                checkpoints.push(b);
+            }
+            char_len = i + 1;
+        }
+        Self { text, checkpoints, char_len }
+    }
+
+    /// Byte offset of char `c` (`text.len()` at or past the end).
+    fn byte_at(&self, c: usize) -> usize {
+        if c >= self.char_len {
+            return self.text.len();
+        }
+        let from = self.checkpoints.get(c / STRIDE).copied().unwrap_or(0);
+        self.text[from..].char_indices().nth(c % STRIDE).map_or(self.text.len(), |(b, _)| from + b)
+    }
+
+    /// Clamps `span` to the text and derives its byte range from its char range (the
+    /// char range is the truth; a search stage that is right gives the same bytes).
+    /// `None` when nothing is left.
+    fn fit(&self, span: TextSpan) -> Option<TextSpan> {
+        let start = span.chars.start.min(self.char_len);
+        let end = span.chars.end.min(self.char_len);
+        if start >= end {
+            return None;
+        }
+        Some(TextSpan {
+            bytes: Span { start: self.byte_at(start), end: self.byte_at(end) },
+            chars: Span { start, end },
+        })
+    }
+
+    fn slice(&self, span: &TextSpan) -> String {
+        self.text.get(span.bytes.start..span.bytes.end).unwrap_or_default().to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(b: (usize, usize), c: (usize, usize)) -> TextSpan {
+        TextSpan { bytes: Span { start: b.0, end: b.1 }, chars: Span { start: c.0, end: c.1 } }
+    }
+
+    #[test]
+    fn fit_keeps_agreeing_spans() {
+        let index = CharIndex::new("мир да");
+        assert_eq!(index.fit(span((0, 6), (0, 3))), Some(span((0, 6), (0, 3))));
+    }
+
+    #[test]
+    fn fit_repairs_bytes_from_chars() {
+        let index = CharIndex::new("мир да");
+        // Bytes cut a letter in half: recomputed from the char range.
+        assert_eq!(index.fit(span((1, 3), (4, 6))), Some(span((7, 11), (4, 6))));
+    }
+
+    #[test]
+    fn fit_clamps_and_drops_empty() {
+        let index = CharIndex::new("abc");
+        assert_eq!(index.fit(span((1, 10), (1, 10))), Some(span((1, 3), (1, 3))));
+        assert_eq!(index.fit(span((5, 9), (5, 9))), None);
+        assert_eq!(index.fit(span((2, 2), (2, 2))), None);
+    }
+
+    #[test]
+    fn byte_at_crosses_checkpoints() {
+        let text: String = "ёж".repeat(100);
+        let index = CharIndex::new(&text);
+        for c in [0, 1, 63, 64, 65, 127, 128, 199, 200, 500] {
+            let expected = text.char_indices().nth(c).map_or(text.len(), |(b, _)| b);
+            assert_eq!(index.byte_at(c), expected, "char {c}");
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! The report's data: what the JSON contract (`SCHEMA.md`) describes field by field.
+
+use serde::{Deserialize, Serialize};
+use tessera_index::{CollectionKind, DocId};
+use tessera_search::TextSpan;
+
+/// Version of the JSON schema in `SCHEMA.md`. Bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What the caller knows about the checked (suspect) document.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SuspectInfo {
+    /// Short name (file name or caller's id).
+    pub name: String,
+    /// Title (may be empty).
+    pub title: String,
+    /// The original text every block's suspect span points into.
+    pub text: String,
+}
+
+impl SuspectInfo {
+    /// A suspect from its name, title and original text.
+    pub fn new(name: impl Into<String>, title: impl Into<String>, text: impl Into<String>) -> Self {
+        Self { name: name.into(), title: title.into(), text: text.into() }
+    }
+}
+
+/// What the caller knows about one source document (index metadata).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// The source document.
+    pub doc: DocId,
+    /// Name of the collection it belongs to.
+    pub collection: String,
+    /// Kind of that collection.
+    pub kind: CollectionKind,
+    /// Title (may be empty).
+    pub title: String,
+    /// Where it came from: a path or a URL.
+    pub origin: String,
+    /// The source's original text, when its collection keeps texts.
+    pub text: Option<String>,
+}
+
+/// Settings of [`Report::build`](crate::Report::build).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReportOptions {
+    /// Blocks whose suspect span is shorter than this many characters are left out of the
+    /// report (and so count for nothing). `0` keeps every non-empty block.
+    pub min_block_chars: u64,
+    /// Copy the source passage of each block into the report when the source text is
+    /// known. Off: `source_excerpt` is always `null` (e.g. for copyrighted collections).
+    pub source_excerpts: bool,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        Self { min_block_chars: 0, source_excerpts: true }
+    }
+}
+
+/// How a block counts in the totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockKind {
+    /// Borrowed text (orange).
+    Borrowing,
+    /// Legitimate citation: a quotation, a common expression, a legal text (green).
+    Citation,
+}
+
+impl BlockKind {
+    /// The kind a block gets from the kind of its collection.
+    #[must_use]
+    pub fn from_collection(kind: CollectionKind) -> Self {
+        match kind {
+            CollectionKind::Citation => Self::Citation,
+            _ => Self::Borrowing,
+        }
+    }
+
+    /// Lower-case name, as in the JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Borrowing => "borrowing",
+            Self::Citation => "citation",
+        }
+    }
+}
+
+/// A block's id: its index in [`Report::blocks`](crate::Report::blocks), stable for the
+/// life of the report (edits never reorder blocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BlockId(pub u32);
+
+/// The checked document as the report describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Suspect {
+    /// Short name (file name or caller's id).
+    pub name: String,
+    /// Title (may be empty).
+    pub title: String,
+    /// Length of the text in characters (Unicode scalar values).
+    pub char_len: u64,
+    /// Length of the text in UTF-8 bytes.
+    pub byte_len: u64,
+    /// Some collections did not answer in time: the report is incomplete.
+    pub partial: bool,
+    /// Names of the collections that did not answer, sorted.
+    pub missing_collections: Vec<String>,
+    /// The original text.
+    pub text: String,
+}
+
+/// Borrowings, citations and originality of the whole document.
+///
+/// Every suspect character (Unicode scalar value, whitespace included) is exactly one of
+/// borrowed, cited or original, so the three character counts add up to `total_chars`
+/// and the three percentages to 100.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    /// Percent of the text that is borrowed, in `[0, 100]`.
+    pub borrowings: f64,
+    /// Percent of the text that is cited, in `[0, 100]`.
+    pub citations: f64,
+    /// `100 - borrowings - citations`, in `[0, 100]`.
+    pub originality: f64,
+    /// Characters counted as borrowed.
+    pub borrowed_chars: u64,
+    /// Characters counted as cited.
+    pub cited_chars: u64,
+    /// Characters covered by no enabled block.
+    pub original_chars: u64,
+    /// All characters of the text (`suspect.char_len`).
+    pub total_chars: u64,
+}
+
+/// One source document in the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// The source document.
+    pub id: DocId,
+    /// 1-based priority: the order the revisions picked the sources in (revision order,
+    /// then greedy order inside a revision). A character covered by several sources is
+    /// counted for the one with the smallest rank.
+    pub rank: u32,
+    /// Collection name.
+    pub collection: String,
+    /// Collection kind.
+    pub kind: CollectionKind,
+    /// Title (may be empty).
+    pub title: String,
+    /// Path or URL.
+    pub origin: String,
+    /// Whether the source counts (a reviewer may disable it).
+    pub enabled: bool,
+    /// Whether the source's text is known (then blocks carry source excerpts).
+    pub text_kept: bool,
+    /// Number of blocks from this source.
+    pub blocks: u32,
+    /// Suspect characters covered by this source's blocks.
+    pub text_chars: u64,
+    /// `text_chars / suspect.char_len * 100`. Independent of edits.
+    pub share_in_text: f64,
+    /// Suspect characters counted for this source (each character for one source only).
+    pub report_chars: u64,
+    /// `report_chars / suspect.char_len * 100`; `0` when disabled. Sums over sources to
+    /// `totals.borrowings + totals.citations`.
+    pub share_in_report: f64,
+}
+
+/// One borrowed or cited fragment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// Stable id (the block's index in `blocks`).
+    pub id: BlockId,
+    /// The source document.
+    pub source: DocId,
+    /// Current kind (after a reviewer's reclassification, if any).
+    pub kind: BlockKind,
+    /// Kind given by the source's collection, before any edit.
+    pub detected_kind: BlockKind,
+    /// Span in the suspect's text.
+    pub suspect_span: TextSpan,
+    /// Span in the source's text.
+    pub source_span: TextSpan,
+    /// Suspect shingles inside the block that the source shares.
+    pub matched_shingles: u32,
+    /// The suspect's text of the block.
+    pub suspect_excerpt: String,
+    /// The source's text of the block, when known.
+    pub source_excerpt: Option<String>,
+}
+
+/// A whole report: the suspect, the totals, the sources and the blocks.
+///
+/// Built by [`Report::build`](crate::Report::build); edited with
+/// [`set_source_enabled`](crate::Report::set_source_enabled) and
+/// [`set_block_kind`](crate::Report::set_block_kind); drawn by a
+/// [`Render`](crate::Render). Fields are public plain data; after changing them by hand,
+/// call [`recompute`](crate::Report::recompute).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The checked document.
+    pub suspect: Suspect,
+    /// Borrowings, citations, originality.
+    pub totals: Totals,
+    /// Sources in rank order.
+    pub sources: Vec<Source>,
+    /// Blocks sorted by suspect start, then source id, then suspect end, then source start.
+    pub blocks: Vec<Block>,
+}
+
+impl Report {
+    /// The source with this id.
+    #[must_use]
+    pub fn source(&self, doc: DocId) -> Option<&Source> {
+        self.sources.iter().find(|s| s.id == doc)
+    }
+
+    /// The block with this id.
+    #[must_use]
+    pub fn block(&self, id: BlockId) -> Option<&Block> {
+        self.blocks.get(id.0 as usize).filter(|b| b.id == id)
+    }
+
+    /// Marks the report partial because `collection` did not answer in time.
+    pub fn mark_missing(&mut self, collection: impl Into<String>) {
+        let collection = collection.into();
+        self.suspect.partial = true;
+        if let Err(at) = self.suspect.missing_collections.binary_search(&collection) {
+            self.suspect.missing_collections.insert(at, collection);
+        }
+    }
+}

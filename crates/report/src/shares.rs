@@ -1,0 +1,268 @@
+//! Who owns each suspect character: the priority rule, shares and totals.
+//!
+//! Every computation here works on characters (Unicode scalar values) of the suspect,
+//! whitespace and punctuation included: a block counts every character of its span.
+//!
+//! 1. A block counts when its source is enabled.
+//! 2. A citation block counts as a citation unless it lies wholly inside one borrowing
+//!    block; then it is ignored and the borrowing keeps its characters.
+//! 3. Where counting blocks overlap, a citation wins over a borrowing; among blocks of
+//!    the winning kind the source with the smallest rank owns the character.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use tessera_index::DocId;
+use tessera_normalize::Span;
+use tessera_search::TextSpan;
+
+use crate::model::{BlockId, BlockKind, Report};
+
+/// A maximal run of suspect characters with one owner: the unit a renderer highlights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    /// The run in the suspect's text (chars and bytes).
+    pub span: TextSpan,
+    /// How the run counts.
+    pub kind: BlockKind,
+    /// The source the run is counted for.
+    pub source: DocId,
+    /// The owner's first block (by id) covering the run.
+    pub block: BlockId,
+}
+
+/// A block that counts, reduced to what the sweep needs.
+struct Counted {
+    span: TextSpan,
+    kind: BlockKind,
+    /// Position of the source in `Report::sources` (its priority).
+    priority: usize,
+    id: BlockId,
+    source: DocId,
+}
+
+impl Report {
+    /// The owned runs of the suspect, in text order; characters no counting block covers
+    /// are in no segment. Overlapping blocks are cut at every block boundary and each
+    /// piece goes to one owner by the rules of this module, so segments never overlap
+    /// and their lengths add up to the borrowed plus cited characters.
+    #[must_use]
+    pub fn segments(&self) -> Vec<Segment> {
+        let counted = self.counted_blocks();
+        // (char position, byte position, is_start, index into counted)
+        let mut events: Vec<(usize, usize, bool, usize)> = Vec::with_capacity(counted.len() * 2);
+        for (i, c) in counted.iter().enumerate() {
+            events.push((c.span.chars.start, c.span.bytes.start, true, i));
+            events.push((c.span.chars.end, c.span.bytes.end, false, i));
+        }
+        events.sort_unstable_by_key(|&(pos, _, is_start, i)| (pos, is_start, i));
+
+        let mut citations: BTreeSet<(usize, BlockId, usize)> = BTreeSet::new();
+        let mut borrowings: BTreeSet<(usize, BlockId, usize)> = BTreeSet::new();
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut prev: Option<(usize, usize)> = None;
+        for &(pos, byte, is_start, i) in &events {
+            if let Some((prev_pos, prev_byte)) = prev
+                && prev_pos < pos
+            {
+                let owner = citations
+                    .first()
+                    .map(|o| (BlockKind::Citation, o))
+                    .or_else(|| borrowings.first().map(|o| (BlockKind::Borrowing, o)));
+                if let Some((kind, &(_, block, index))) = owner {
+                    let span = TextSpan {
+                        bytes: Span { start: prev_byte, end: byte },
+                        chars: Span { start: prev_pos, end: pos },
+                    };
+                    push_merged(&mut segments, Segment { span, kind, source: counted[index].source, block });
+                }
+            }
+            prev = Some((pos, byte));
+            let c = &counted[i];
+            let set = match c.kind {
+                BlockKind::Citation => &mut citations,
+                BlockKind::Borrowing => &mut borrowings,
+            };
+            let key = (c.priority, c.id, i);
+            if is_start {
+                set.insert(key);
+            } else {
+                set.remove(&key);
+            }
+        }
+        segments
+    }
+
+    /// Recomputes every source's shares and the totals from the blocks, the sources'
+    /// `enabled` flags and the blocks' kinds. Called by the edit methods; call it after
+    /// changing the fields by hand.
+    pub fn recompute(&mut self) {
+        let total = self.suspect.char_len;
+        let limit = usize::try_from(total).unwrap_or(usize::MAX);
+
+        let positions = self.positions();
+        let mut spans: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.sources.len()];
+        let mut counts = vec![0u32; self.sources.len()];
+        for b in &self.blocks {
+            let Some(&at) = positions.get(&b.source) else { continue };
+            counts[at] = counts[at].saturating_add(1);
+            let (start, end) = (b.suspect_span.chars.start.min(limit), b.suspect_span.chars.end.min(limit));
+            if start < end {
+                spans[at].push((start, end));
+            }
+        }
+        for (priority, (source, (spans, count))) in
+            self.sources.iter_mut().zip(spans.iter_mut().zip(counts)).enumerate()
+        {
+            spans.sort_unstable();
+            source.blocks = count;
+            source.text_chars = union_len(spans);
+            source.share_in_text = percent(source.text_chars, total);
+            source.report_chars = 0;
+            source.rank = u32::try_from(priority + 1).unwrap_or(u32::MAX);
+        }
+
+        let mut borrowed = 0u64;
+        let mut cited = 0u64;
+        for segment in self.segments() {
+            let len = (segment.span.chars.end - segment.span.chars.start) as u64;
+            match segment.kind {
+                BlockKind::Borrowing => borrowed += len,
+                BlockKind::Citation => cited += len,
+            }
+            if let Some(source) = positions.get(&segment.source).and_then(|&at| self.sources.get_mut(at)) {
+                source.report_chars += len;
+            }
+        }
+        for source in &mut self.sources {
+            source.share_in_report = percent(source.report_chars, total);
+        }
+
+        let original = total.saturating_sub(borrowed + cited);
+        self.totals.borrowed_chars = borrowed;
+        self.totals.cited_chars = cited;
+        self.totals.original_chars = original;
+        self.totals.total_chars = total;
+        self.totals.borrowings = percent(borrowed, total);
+        self.totals.citations = percent(cited, total);
+        self.totals.originality = if total == 0 { 100.0 } else { percent(original, total) };
+    }
+
+    /// Position in `sources` of every source id (the first, should one repeat).
+    fn positions(&self) -> BTreeMap<DocId, usize> {
+        let mut positions = BTreeMap::new();
+        for (at, source) in self.sources.iter().enumerate() {
+            positions.entry(source.id).or_insert(at);
+        }
+        positions
+    }
+
+    /// The blocks that count, with citations wholly inside a borrowing block dropped.
+    fn counted_blocks(&self) -> Vec<Counted> {
+        let limit = usize::try_from(self.suspect.char_len).unwrap_or(usize::MAX);
+        let positions = self.positions();
+        let mut counted: Vec<Counted> = self
+            .blocks
+            .iter()
+            .filter_map(|b| {
+                let priority = *positions.get(&b.source)?;
+                if !self.sources[priority].enabled {
+                    return None;
+                }
+                let mut span = b.suspect_span;
+                span.chars.start = span.chars.start.min(limit);
+                span.chars.end = span.chars.end.min(limit);
+                span.bytes.end = span.bytes.end.max(span.bytes.start);
+                (span.chars.start < span.chars.end).then_some(Counted {
+                    span,
+                    kind: b.kind,
+                    priority,
+                    id: b.id,
+                    source: b.source,
+                })
+            })
+            .collect();
+
+        // Borrowing spans by start, with the furthest end reached so far: a citation
+        // [s, e) lies inside one borrowing iff some borrowing starting at or before s
+        // ends at or after e.
+        let mut borrowing: Vec<(usize, usize)> = counted
+            .iter()
+            .filter(|c| c.kind == BlockKind::Borrowing)
+            .map(|c| (c.span.chars.start, c.span.chars.end))
+            .collect();
+        borrowing.sort_unstable();
+        let mut furthest = Vec::with_capacity(borrowing.len());
+        let mut max_end = 0;
+        for &(_, end) in &borrowing {
+            max_end = max_end.max(end);
+            furthest.push(max_end);
+        }
+        counted.retain(|c| {
+            if c.kind != BlockKind::Citation {
+                return true;
+            }
+            let before = borrowing.partition_point(|&(s, _)| s <= c.span.chars.start);
+            !(before > 0 && furthest[before - 1] >= c.span.chars.end)
+        });
+        counted
+    }
+}
+
+/// Appends `next`, extending the last segment instead when they continue each other.
+fn push_merged(segments: &mut Vec<Segment>, next: Segment) {
+    if let Some(last) = segments.last_mut()
+        && last.span.chars.end == next.span.chars.start
+        && last.kind == next.kind
+        && last.source == next.source
+        && last.block == next.block
+    {
+        last.span.chars.end = next.span.chars.end;
+        last.span.bytes.end = next.span.bytes.end;
+        return;
+    }
+    segments.push(next);
+}
+
+/// Total length of the union of sorted half-open ranges.
+fn union_len(sorted: &[(usize, usize)]) -> u64 {
+    let mut total = 0u64;
+    let mut covered_to = 0usize;
+    for &(start, end) in sorted {
+        let from = start.max(covered_to);
+        if end > from {
+            total += (end - from) as u64;
+        }
+        covered_to = covered_to.max(end);
+    }
+    total
+}
+
+/// `part / whole` in percent, clamped to `[0, 100]`; `0` for an empty whole.
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    #[allow(clippy::cast_precision_loss)] // texts are far below 2^52 characters
+    let p = part as f64 * 100.0 / whole as f64;
+    p.clamp(0.0, 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_len_merges_overlaps_and_gaps() {
+        assert_eq!(union_len(&[]), 0);
+        assert_eq!(union_len(&[(0, 5), (3, 8), (10, 12)]), 10);
+        assert_eq!(union_len(&[(0, 10), (2, 4)]), 10);
+    }
+
+    #[test]
+    fn percent_is_clamped() {
+        assert!((percent(1, 4) - 25.0).abs() < f64::EPSILON);
+        assert!((percent(5, 4) - 100.0).abs() < f64::EPSILON);
+        assert!(percent(3, 0).abs() < f64::EPSILON);
+    }
+}

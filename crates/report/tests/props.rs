@@ -1,0 +1,144 @@
+//! Properties over random block sets, checked against a character-by-character model.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use tessera_index::{CollectionKind, DocId};
+use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SuspectInfo};
+
+/// A random text mixing one- and two-byte characters.
+fn text_strategy() -> impl Strategy<Value = String> {
+    proptest::collection::vec(prop_oneof![Just('a'), Just(' '), Just('ж'), Just('ё')], 0..120)
+        .prop_map(|chars| chars.into_iter().collect())
+}
+
+/// Revisions: (is_citation, sources: [(blocks: [(start, len)])]).
+type RawRevisions = Vec<(bool, Vec<Vec<(usize, usize)>>)>;
+
+fn revisions_strategy() -> impl Strategy<Value = RawRevisions> {
+    let block = (0usize..130, 0usize..60);
+    let source = proptest::collection::vec(block, 0..4);
+    let revision = (any::<bool>(), proptest::collection::vec(source, 0..4));
+    proptest::collection::vec(revision, 0..4)
+}
+
+fn build(text: &str, raw: &RawRevisions) -> Report {
+    let mut doc = 0;
+    let revisions: Vec<_> = raw
+        .iter()
+        .enumerate()
+        .map(|(r, (is_citation, sources))| {
+            let kind = if *is_citation { CollectionKind::Citation } else { CollectionKind::Source };
+            let sources = sources
+                .iter()
+                .map(|blocks| {
+                    doc += 1;
+                    let blocks = blocks.iter().map(|&(start, len)| same(text, start, start + len)).collect();
+                    source_match(doc, blocks)
+                })
+                .collect();
+            revision(&format!("c{r}"), kind, sources)
+        })
+        .collect();
+    Report::build(SuspectInfo::new("p", "", text), &revisions, &[], &ReportOptions::default())
+}
+
+/// Per character: (kind, owner source) by the documented rules, one character at a time.
+fn model(report: &Report) -> Vec<Option<(BlockKind, DocId)>> {
+    let n = report.suspect.char_len as usize;
+    let priority = |doc: DocId| report.sources.iter().position(|s| s.id == doc && s.enabled);
+    let counted: Vec<_> = report.blocks.iter().filter_map(|b| priority(b.source).map(|p| (b, p))).collect();
+    let inside_borrowing = |s: usize, e: usize| {
+        counted.iter().any(|(b, _)| {
+            b.kind == BlockKind::Borrowing && b.suspect_span.chars.start <= s && e <= b.suspect_span.chars.end
+        })
+    };
+    (0..n)
+        .map(|i| {
+            let covering: Vec<_> = counted
+                .iter()
+                .filter(|(b, _)| b.suspect_span.chars.start <= i && i < b.suspect_span.chars.end)
+                .collect();
+            let citation = covering
+                .iter()
+                .filter(|(b, _)| {
+                    b.kind == BlockKind::Citation
+                        && !inside_borrowing(b.suspect_span.chars.start, b.suspect_span.chars.end)
+                })
+                .min_by_key(|(_, p)| *p);
+            let borrowing = covering.iter().filter(|(b, _)| b.kind == BlockKind::Borrowing).min_by_key(|(_, p)| *p);
+            citation
+                .map(|(b, _)| (BlockKind::Citation, b.source))
+                .or_else(|| borrowing.map(|(b, _)| (BlockKind::Borrowing, b.source)))
+        })
+        .collect()
+}
+
+fn check(report: &Report) -> Result<(), TestCaseError> {
+    let t = report.totals;
+    for p in [t.borrowings, t.citations, t.originality] {
+        prop_assert!((0.0..=100.0).contains(&p), "{p} out of range");
+    }
+    prop_assert!((t.borrowings + t.citations + t.originality - 100.0).abs() < 1e-9);
+    prop_assert_eq!(t.borrowed_chars + t.cited_chars + t.original_chars, t.total_chars);
+
+    let owners = model(report);
+    let count = |kind| owners.iter().filter(|o| o.is_some_and(|(k, _)| k == kind)).count() as u64;
+    prop_assert_eq!(t.borrowed_chars, count(BlockKind::Borrowing));
+    prop_assert_eq!(t.cited_chars, count(BlockKind::Citation));
+
+    let mut report_sum = 0.0;
+    for source in &report.sources {
+        let owned = owners.iter().filter(|o| o.is_some_and(|(_, d)| d == source.id)).count();
+        prop_assert_eq!(source.report_chars, owned as u64);
+        prop_assert!(source.report_chars <= source.text_chars);
+        prop_assert!(source.share_in_report <= source.share_in_text + 1e-12);
+        report_sum += source.share_in_report;
+    }
+    prop_assert!((report_sum - (t.borrowings + t.citations)).abs() < 1e-9);
+
+    // Segments are ordered, disjoint, and agree with the model.
+    let mut last_end = 0;
+    for segment in report.segments() {
+        let (s, e) = (segment.span.chars.start, segment.span.chars.end);
+        prop_assert!(last_end <= s && s < e);
+        last_end = e;
+        for owner in &owners[s..e] {
+            prop_assert_eq!(*owner, Some((segment.kind, segment.source)));
+        }
+        let text = &report.suspect.text;
+        prop_assert_eq!(text[segment.span.bytes.start..segment.span.bytes.end].chars().count(), e - s);
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn totals_stay_in_range_and_add_up(text in text_strategy(), raw in revisions_strategy()) {
+        check(&build(&text, &raw))?;
+    }
+
+    #[test]
+    fn edits_keep_totals_consistent(
+        text in text_strategy(),
+        raw in revisions_strategy(),
+        edits in proptest::collection::vec((any::<bool>(), 0u64..12, 0u32..12, any::<bool>()), 0..6),
+    ) {
+        let mut report = build(&text, &raw);
+        let text_shares: Vec<f64> = report.sources.iter().map(|s| s.share_in_text).collect();
+        for (toggle, doc, block, flag) in edits {
+            if toggle {
+                report.set_source_enabled(DocId(doc), flag);
+            } else {
+                let kind = if flag { BlockKind::Citation } else { BlockKind::Borrowing };
+                report.set_block_kind(BlockId(block), kind);
+            }
+            check(&report)?;
+        }
+        // Shares in text never change with edits.
+        let after: Vec<f64> = report.sources.iter().map(|s| s.share_in_text).collect();
+        prop_assert_eq!(text_shares, after);
+    }
+}

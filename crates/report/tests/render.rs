@@ -1,0 +1,119 @@
+//! Renderings of the fixture reports: snapshots and escaping.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use tessera_index::{CollectionKind, DocId};
+use tessera_report::{
+    BlockId, BlockKind, HtmlRenderer, JsonRenderer, Render, Report, ReportOptions, SuspectInfo, TextRenderer,
+};
+
+/// The English case edited by a reviewer and marked partial: every feature shows.
+fn edited_english() -> Report {
+    let mut report = english();
+    report.set_source_enabled(DocId(11), false);
+    report.set_block_kind(BlockId(0), BlockKind::Citation);
+    report.mark_missing("elibrary");
+    report
+}
+
+fn text(report: &Report, renderer: TextRenderer) -> String {
+    renderer.render_to_string(report).unwrap()
+}
+
+#[test]
+fn text_russian() {
+    insta::assert_snapshot!(text(&russian(), TextRenderer::default()));
+}
+
+#[test]
+fn text_english_edited() {
+    insta::assert_snapshot!(text(&edited_english(), TextRenderer::default()));
+}
+
+#[test]
+fn text_narrow_with_colour() {
+    let renderer = TextRenderer { color: true, width: 60 };
+    insta::assert_snapshot!(text(&russian(), renderer));
+}
+
+#[test]
+fn text_is_deterministic() {
+    let a = text(&edited_english(), TextRenderer::default());
+    let b = text(&edited_english(), TextRenderer::default());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn json_russian() {
+    insta::assert_snapshot!(JsonRenderer::pretty().render_to_string(&russian()).unwrap());
+}
+
+#[test]
+fn json_english_edited() {
+    insta::assert_snapshot!(JsonRenderer::pretty().render_to_string(&edited_english()).unwrap());
+}
+
+#[test]
+fn json_compact_is_one_line_and_parses_back() {
+    let report = edited_english();
+    let json = JsonRenderer::compact().render_to_string(&report).unwrap();
+    assert_eq!(json.lines().count(), 1);
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, report);
+}
+
+#[test]
+fn json_field_order_is_the_documented_one() {
+    let json = JsonRenderer::compact().render_to_string(&russian()).unwrap();
+    let at = |key: &str| json.find(&format!("\"{key}\"")).unwrap();
+    assert!(at("schema_version") < at("suspect"));
+    assert!(at("suspect") < at("totals"));
+    assert!(at("totals") < at("sources"));
+    assert!(at("sources") < at("blocks"));
+}
+
+#[test]
+fn html_russian() {
+    insta::assert_snapshot!(HtmlRenderer.render_to_string(&russian()).unwrap());
+}
+
+#[test]
+fn html_english_edited() {
+    insta::assert_snapshot!(HtmlRenderer.render_to_string(&edited_english()).unwrap());
+}
+
+#[test]
+fn html_escapes_document_and_source_text() {
+    let suspect = "Intro <script>alert('x')</script> & \"quoted\" text that was <b>borrowed</b>.";
+    let n = suspect.chars().count();
+    let revisions = vec![revision("web", CollectionKind::Source, vec![source_match(1, vec![same(suspect, 0, n)])])];
+    let mut source = info(1, "web", CollectionKind::Source, "<img src=x onerror=alert(1)>", "javascript:alert(2)");
+    source.text = Some(suspect.to_owned());
+    let report =
+        Report::build(SuspectInfo::new("<name>", "<title>", suspect), &revisions, &[source], &ReportOptions::default());
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<img"));
+    assert!(!html.contains("<b>"));
+    assert!(!html.contains("href=\"javascript:"));
+    assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+    assert!(html.contains("&lt;title&gt;"));
+    // The page is self-contained.
+    assert!(!html.contains("src=\"http"));
+    assert!(!html.contains("<link"));
+}
+
+#[test]
+fn html_highlights_each_counted_run_once() {
+    let report = english();
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    // Four segments: source 10, citation 20, source 11, source 12.
+    assert_eq!(html.matches("<a class=\"m ").count(), 4);
+    assert_eq!(html.matches("<a class=\"m citation\"").count(), 1);
+    // Every block has a note, hidden blocks included.
+    for block in &report.blocks {
+        assert!(html.contains(&format!("id=\"block-{}\"", block.id.0)));
+    }
+}
