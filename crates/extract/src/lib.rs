@@ -1,1 +1,84 @@
-//! extract. SKELETON.
+//! Tessera's first stage: turn a document (a file, or bytes with a name) into
+//! its text, with what is known about it ([`Extracted`]).
+//!
+//! # Overview
+//!
+//! An [`Extractor`] recognises the format **by content** (magic numbers and
+//! sniffing; a name's extension only breaks ties) and hands the bytes to the
+//! [`Extract`] implementation for that format. This version extracts:
+//!
+//! - **plain text** ([`TextExtractor`]) in UTF-8, UTF-16 (with or without a
+//!   BOM), Windows-1251, KOI8-R, IBM866 (CP866), Windows-1252 and the other
+//!   legacy encodings `chardetng` knows. The text is returned exactly as
+//!   decoded (line endings, tabs, runs of spaces), only a leading BOM is
+//!   removed, because later stages report byte offsets into it;
+//! - **HTML** ([`HtmlExtractor`]): the main text (a Readability pass, or the
+//!   body without navigation, header, footer, asides, scripts and styles),
+//!   blocks as line breaks, and the `<title>`.
+//!
+//! Recognised formats not extracted yet (PDF, ZIP-based office documents,
+//! OLE `.doc`, RTF, archives) fail with [`Error::Unsupported`]; images,
+//! executables and other binary data with [`Error::Binary`]. Errors always
+//! name the document; no input makes this crate panic (a fuzz target and a
+//! seeded random-input test check it).
+//!
+//! ## How the encoding of text is chosen
+//!
+//! A byte-order mark first; for HTML then the declared charset (unless the
+//! bytes contradict it); then UTF-16 without a BOM; then valid UTF-8; then
+//! "mostly UTF-8" (at most 1 in 20 non-ASCII sequences broken: the broken
+//! ones become U+FFFD and a [`Warning::InvalidBytes`] counts them); then
+//! `chardetng`. The name used is in [`Extracted::encoding`].
+//!
+//! # Example
+//!
+//! ```
+//! use tessera_extract::{extract_bytes, ExtractConfig, Format};
+//!
+//! let config = ExtractConfig::default();
+//!
+//! // A Windows-1251 text file: detected and decoded.
+//! let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode("Привет, мир!\r\nВторая строка.");
+//! let doc = extract_bytes("greeting.txt", &bytes, &config)?;
+//! assert_eq!(doc.text, "Привет, мир!\r\nВторая строка.");
+//! assert_eq!(doc.encoding.as_deref(), Some("windows-1251"));
+//!
+//! // An HTML page: recognised by content, whatever its name.
+//! let page = b"<!DOCTYPE html><title>Hi</title><nav>Menu</nav><p>One</p><p>Two</p>";
+//! let doc = extract_bytes("upload.bin", page, &config)?;
+//! assert_eq!((doc.format, doc.title.as_deref()), (Format::Html, Some("Hi")));
+//! assert_eq!(doc.text, "One\n\nTwo");
+//! # Ok::<(), tessera_extract::Error>(())
+//! ```
+//!
+//! To extract many documents, build one [`Extractor`] and reuse it:
+//! `Extractor::new(config).extract_path(path)`.
+//!
+//! # When to use this
+//!
+//! Use this crate to get the text of user files and crawled pages before
+//! normalizing and fingerprinting them. If you already have clean Unicode
+//! text, skip it and go to `tessera-normalize`.
+
+#![deny(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+mod config;
+mod encoding;
+mod error;
+mod extract;
+mod extracted;
+mod extractor;
+mod html;
+mod html_text;
+mod sniff;
+mod text;
+
+pub use config::{DEFAULT_MAX_BYTES, ExtractConfig};
+pub use error::{Error, Result};
+pub use extract::Extract;
+pub use extracted::{Extracted, Format, Warning};
+pub use extractor::{Extractor, extract_bytes, extract_path};
+pub use html::HtmlExtractor;
+pub use sniff::HEAD_LEN;
+pub use text::TextExtractor;

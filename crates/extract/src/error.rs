@@ -1,0 +1,73 @@
+//! The error type: every variant names the file it is about.
+
+use std::path::PathBuf;
+
+/// Why a document could not be extracted.
+///
+/// Every variant names the file (a path, or the name given to
+/// [`extract_bytes`](crate::extract_bytes)), so a message read in a batch log
+/// says which document failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be opened or read.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The file that was being read.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The document is empty or holds only whitespace.
+    #[error("{name}: the document has no text")]
+    Empty {
+        /// The document's name.
+        name: String,
+    },
+    /// The document is binary data (an image, an executable, random bytes),
+    /// not text in any supported format.
+    #[error("{name}: binary data, not a text document")]
+    Binary {
+        /// The document's name.
+        name: String,
+    },
+    /// The document is larger than
+    /// [`ExtractConfig::max_bytes`](crate::ExtractConfig::max_bytes).
+    #[error("{name}: {size} bytes is over the limit of {limit} bytes")]
+    TooLarge {
+        /// The document's name.
+        name: String,
+        /// The document's size in bytes (for a file, as its metadata reports).
+        size: u64,
+        /// The configured limit in bytes.
+        limit: u64,
+    },
+    /// The document is in a recognised format this build cannot extract yet
+    /// (for example a PDF or a ZIP archive).
+    #[error("{name}: unsupported format {media_type}")]
+    Unsupported {
+        /// The document's name.
+        name: String,
+        /// The media type recognised from the content, e.g. `application/pdf`.
+        media_type: String,
+    },
+}
+
+/// A `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_file() {
+        let e = Error::TooLarge { name: "big.txt".into(), size: 10, limit: 5 };
+        assert_eq!(e.to_string(), "big.txt: 10 bytes is over the limit of 5 bytes");
+        let e =
+            Error::Io { path: PathBuf::from("/no/such"), source: std::io::Error::from(std::io::ErrorKind::NotFound) };
+        assert_eq!(e.to_string(), "cannot read /no/such");
+        assert!(std::error::Error::source(&e).is_some());
+    }
+}

@@ -1,0 +1,206 @@
+//! [`Extractor`]: detection by content, size limits, and dispatch to the
+//! [`Extract`] implementation of each format.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use crate::extract::Extract;
+use crate::html::HtmlExtractor;
+use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
+use crate::text::TextExtractor;
+use crate::{Error, ExtractConfig, Extracted, Format, Result};
+
+/// Extracts text from documents in any supported format.
+///
+/// Build it once and reuse it; it is `Send + Sync`.
+///
+/// For each document it:
+/// 1. rejects it if it is larger than [`ExtractConfig::max_bytes`] (for a
+///    file, from its metadata, before reading);
+/// 2. recognises well-known magic numbers: images, executables, audio and
+///    video are [`Error::Binary`]; PDF, ZIP (DOCX, ODT, ...), OLE (DOC), RTF
+///    and other archives are [`Error::Unsupported`] in this version;
+/// 3. asks each [`Extract`] in turn (custom ones first, then HTML, then plain
+///    text) whether it recognises the content, and runs the first that does.
+pub struct Extractor {
+    config: ExtractConfig,
+    formats: Vec<Box<dyn Extract>>,
+}
+
+impl Extractor {
+    /// An extractor for all built-in formats.
+    #[must_use]
+    pub fn new(config: ExtractConfig) -> Self {
+        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor)] }
+    }
+
+    /// Registers another extractor, asked before the built-in ones.
+    #[must_use]
+    pub fn with_extractor(mut self, extractor: impl Extract + 'static) -> Self {
+        self.formats.insert(0, Box::new(extractor));
+        self
+    }
+
+    /// The settings this extractor was built with.
+    #[must_use]
+    pub fn config(&self) -> &ExtractConfig {
+        &self.config
+    }
+
+    /// The format a document would be extracted as, from its name and first
+    /// bytes (only the first [`HEAD_LEN`] are looked at).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Binary`] or [`Error::Unsupported`] when a magic number says
+    /// the document is not in a format this version extracts.
+    pub fn detect(&self, name: &str, head: &[u8]) -> Result<Format> {
+        self.pick(name, head).map(Extract::format)
+    }
+
+    fn pick(&self, name: &str, bytes: &[u8]) -> Result<&dyn Extract> {
+        let head = bytes.get(..HEAD_LEN).unwrap_or(bytes);
+        match sniff::signature(head) {
+            Some(signature) if signature.kind == Kind::Binary => {
+                return Err(Error::Binary { name: name.into() });
+            }
+            Some(signature) => {
+                return Err(Error::Unsupported { name: name.into(), media_type: signature.media_type.into() });
+            }
+            None => {}
+        }
+        self.formats
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|format| format.sniff(name, head))
+            .ok_or_else(|| Error::Unsupported { name: name.into(), media_type: "application/octet-stream".into() })
+    }
+
+    /// Extracts the text of a document held in memory. `name` is used in
+    /// errors and as a hint for detection (its extension breaks ties).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLarge`], [`Error::Empty`], [`Error::Binary`],
+    /// [`Error::Unsupported`], each naming `name`.
+    pub fn extract_bytes(&self, name: &str, bytes: &[u8]) -> Result<Extracted> {
+        let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        if size > self.config.max_bytes {
+            return Err(Error::TooLarge { name: name.into(), size, limit: self.config.max_bytes });
+        }
+        if bytes.is_empty() {
+            return Err(Error::Empty { name: name.into() });
+        }
+        let extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
+        // Holds custom extractors to the same contract as the built-in ones.
+        if is_blank(&extracted.text) {
+            return Err(Error::Empty { name: name.into() });
+        }
+        Ok(extracted)
+    }
+
+    /// Reads and extracts a file. The size limit is checked from the file's
+    /// metadata before anything is read, and again while reading (a file can
+    /// grow, and some special files report no size).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] naming the path when it cannot be opened or read, and
+    /// the errors of [`extract_bytes`](Self::extract_bytes), naming the path.
+    pub fn extract_path(&self, path: &Path) -> Result<Extracted> {
+        let name = path.display().to_string();
+        let io = |source| Error::Io { path: path.to_path_buf(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        let limit = self.config.max_bytes;
+        if size > limit {
+            return Err(Error::TooLarge { name, size, limit });
+        }
+        let capacity = usize::try_from(size).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(capacity);
+        file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+        let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        if read > limit {
+            return Err(Error::TooLarge { name, size: read.max(size), limit });
+        }
+        self.extract_bytes(&name, &bytes)
+    }
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Self::new(ExtractConfig::default())
+    }
+}
+
+impl fmt::Debug for Extractor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let formats: Vec<Format> = self.formats.iter().map(|format| format.format()).collect();
+        f.debug_struct("Extractor").field("config", &self.config).field("formats", &formats).finish()
+    }
+}
+
+/// Extracts the text of a file with a one-off [`Extractor`]; see
+/// [`Extractor::extract_path`].
+///
+/// # Errors
+///
+/// As [`Extractor::extract_path`].
+pub fn extract_path(path: &Path, config: &ExtractConfig) -> Result<Extracted> {
+    Extractor::new(config.clone()).extract_path(path)
+}
+
+/// Extracts the text of a document in memory with a one-off [`Extractor`];
+/// see [`Extractor::extract_bytes`].
+///
+/// # Errors
+///
+/// As [`Extractor::extract_bytes`].
+pub fn extract_bytes(name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
+    Extractor::new(config.clone()).extract_bytes(name, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_by_content() {
+        let extractor = Extractor::default();
+        assert_eq!(extractor.detect("page.txt", b"<!doctype html>").unwrap(), Format::Html);
+        assert_eq!(extractor.detect("notes.html", b"just words").unwrap(), Format::Text);
+        assert!(matches!(
+            extractor.detect("paper.txt", b"%PDF-1.4\n"),
+            Err(Error::Unsupported { media_type, .. }) if media_type == "application/pdf"
+        ));
+        assert!(matches!(extractor.detect("photo.txt", b"\x89PNG\r\n\x1A\n"), Err(Error::Binary { .. })));
+    }
+
+    #[test]
+    fn custom_extractors_come_first() {
+        struct Shouty;
+        impl Extract for Shouty {
+            fn format(&self) -> Format {
+                Format::Text
+            }
+            fn sniff(&self, _name: &str, head: &[u8]) -> bool {
+                head.starts_with(b"!")
+            }
+            fn extract(&self, _: &str, bytes: &[u8], _: &ExtractConfig) -> Result<Extracted> {
+                Ok(Extracted {
+                    text: String::from_utf8_lossy(bytes.get(1..).unwrap_or_default()).to_uppercase(),
+                    title: None,
+                    format: Format::Text,
+                    encoding: None,
+                    warnings: Vec::new(),
+                })
+            }
+        }
+        let extractor = Extractor::default().with_extractor(Shouty);
+        assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
+        assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
+        assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
+        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text]"));
+    }
+}

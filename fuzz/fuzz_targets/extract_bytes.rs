@@ -1,0 +1,19 @@
+//! `extract_bytes` must never panic, whatever the bytes and the name.
+//! Run: `cargo +nightly fuzz run extract_bytes` (from the repository root).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tessera_extract::{ExtractConfig, Extractor};
+
+fuzz_target!(|data: &[u8]| {
+    // The first byte picks a name, so extension tie-breaks are fuzzed too.
+    let (name, bytes) = match data.split_first() {
+        Some((pick, rest)) => (["doc", "doc.txt", "doc.html"][usize::from(*pick % 3)], rest),
+        None => ("doc", data),
+    };
+    let extractor = Extractor::new(ExtractConfig::default());
+    if let Ok(extracted) = extractor.extract_bytes(name, bytes) {
+        assert!(!extracted.text.trim().is_empty());
+    }
+});
