@@ -1,0 +1,519 @@
+//! The normalizer: settings, the per-word canonicalisation and the word cache.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+
+use crate::confusables;
+use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, Script};
+use crate::stopwords::{self, StopSet};
+use crate::tokenizer::{self, CharClass};
+use crate::{Error, Normalized, Result, Span, Token};
+
+/// Version of the canonicalisation rules (tokenizer, tables, stop lists, stemming
+/// policy). Two normalizers with the same [`NormalizerConfig`] and the same version give
+/// the same terms; an index stores it next to the config and refuses to mix versions.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A per-language cache is cleared when it reaches this many distinct words.
+const CACHE_LIMIT: usize = 1 << 20;
+
+/// Normalizer settings. Everything here changes fingerprints, so it is stored in the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NormalizerConfig {
+    /// Drop the built-in stop words (Russian for Cyrillic words, English for Latin words
+    /// when the document's Latin-script language is English).
+    pub stop_words: bool,
+    /// Reduce words to Snowball stems.
+    pub stemming: bool,
+    /// Force the document language (ISO 639-1, e.g. `"en"`, `"ru"`) instead of
+    /// detecting it. It picks the stemmer (and stop list) of Latin-script words;
+    /// Cyrillic words always use Russian.
+    pub language: Option<String>,
+    /// More stop words, dropped whatever their script (also when `stop_words` is off).
+    /// Each must be one word; it is canonicalised like text (NFKC, lowercase, `ё` -> `е`).
+    pub extra_stop_words: Vec<String>,
+    /// Fold Latin/Cyrillic look-alike letters inside mixed words.
+    pub fold_confusables: bool,
+    /// Drop words that have no letter (`2024`, `IV` in Roman numeral characters).
+    pub drop_numbers: bool,
+}
+
+impl Default for NormalizerConfig {
+    fn default() -> Self {
+        Self {
+            stop_words: true,
+            stemming: true,
+            language: None,
+            extra_stop_words: Vec::new(),
+            fold_confusables: true,
+            drop_numbers: true,
+        }
+    }
+}
+
+/// What the cache remembers about one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    term: u64,
+    keep: bool,
+    folded: bool,
+}
+
+/// Distinct words (as written, after cleaning), by their 128-bit `xxh3` hash -> their
+/// entry. Keeping the hash instead of the word keeps a look-up to one probe in a
+/// compact table (no pointer to chase, no string compare): a third faster on large
+/// vocabularies. Two different words of one text would need the same 128-bit hash to
+/// be confused (odds about 1e-27 for a million distinct words).
+type WordCache = HashMap<u128, Entry, BuildHasherDefault<LowBits>>;
+
+/// Hashes a `u128` key that already is a good hash: its low 64 bits.
+#[derive(Debug, Default, Clone, Copy)]
+struct LowBits(u64);
+
+impl Hasher for LowBits {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `u128` keys; a correct fallback anyway.
+        self.0 = xxh3_64(bytes) ^ self.0.rotate_left(5);
+    }
+
+    fn write_u128(&mut self, i: u128) {
+        // Truncation intended: the low half of a uniform hash.
+        #[allow(clippy::cast_possible_truncation)]
+        let low = i as u64;
+        self.0 = low;
+    }
+}
+
+/// The per-word rules; shared, read-only.
+#[derive(Debug)]
+struct Rules {
+    config: NormalizerConfig,
+    english: &'static StopSet,
+    russian: &'static StopSet,
+    extra: StopSet,
+}
+
+/// A built normalizer. Holds a per-instance cache; clone one per thread.
+///
+/// See the [crate documentation](crate) for the rules.
+#[derive(Debug, Clone)]
+pub struct Normalizer {
+    rules: Arc<Rules>,
+    forced: Option<Language>,
+    /// One cache per Latin language tag (a Latin word's term depends on it).
+    caches: Vec<WordCache>,
+    /// Scratch for cleaned words.
+    key: String,
+}
+
+impl Normalizer {
+    /// Validates the settings and builds the normalizer.
+    pub fn new(config: NormalizerConfig) -> Result<Self> {
+        let forced = match &config.language {
+            None => None,
+            Some(code) => {
+                Some(stem::by_code(code).ok_or_else(|| Error::Config(format!("unknown language code {code:?}")))?)
+            }
+        };
+        let mut extra = StopSet::default();
+        for word in &config.extra_stop_words {
+            let mut count = 0;
+            tokenizer::scan(word, |_| count += 1);
+            if count != 1 {
+                return Err(Error::Config(format!("extra stop word {word:?} is not exactly one word")));
+            }
+            let mut clean = String::new();
+            tokenizer::clean_into(word.trim(), &mut clean);
+            extra.insert(&surface(&clean, config.fold_confusables).0);
+        }
+        let rules = Rules { config, english: &stopwords::ENGLISH_SET, russian: &stopwords::RUSSIAN_SET, extra };
+        Ok(Self {
+            rules: Arc::new(rules),
+            forced,
+            caches: vec![WordCache::default(); LATIN_STEMMERS.len()],
+            key: String::new(),
+        })
+    }
+
+    /// The settings this normalizer was built from.
+    pub fn config(&self) -> &NormalizerConfig {
+        &self.rules.config
+    }
+
+    /// Normalizes a text.
+    pub fn normalize(&mut self, text: &str) -> Normalized {
+        let (language, latin) = self.languages(text);
+        let mut tokens = Vec::with_capacity(text.len() / 8 + 1);
+        let (mut words, mut folded_words) = (0, 0);
+        let Self { rules, caches, key, .. } = self;
+        let cache = &mut caches[latin];
+        tokenizer::scan(text, |w| {
+            let raw = &text[w.start..w.end];
+            let word = if w.dirty {
+                tokenizer::clean_into(raw, key);
+                key.as_str()
+            } else {
+                raw
+            };
+            let id = xxh3_128(word.as_bytes());
+            let entry = match cache.get(&id) {
+                Some(entry) => *entry,
+                None => {
+                    let entry = rules.entry(word, latin);
+                    if cache.len() >= CACHE_LIMIT {
+                        cache.clear();
+                    }
+                    cache.insert(id, entry);
+                    entry
+                }
+            };
+            words += 1;
+            folded_words += usize::from(entry.folded);
+            if entry.keep {
+                tokens.push(Token { span: Span { start: w.start, end: w.end }, term: entry.term });
+            }
+        });
+        Normalized { tokens, language, words, folded_words }
+    }
+
+    /// The canonical term of one word, `None` if it is dropped (stop word, number, no
+    /// letter). Characters that cannot be part of a word are removed first, so pass one
+    /// word. Latin words use the configured language, else English (there is no text to
+    /// detect from). For tests and display; [`normalize`](Self::normalize) is the fast
+    /// path and gives `xxh3_64` of exactly this string.
+    pub fn canonical(&mut self, word: &str) -> Option<String> {
+        let clean: String = word
+            .chars()
+            .filter_map(|c| match tokenizer::classify(c) {
+                CharClass::Word | CharClass::Single => Some(if c == '\u{02BC}' { '\'' } else { c }),
+                CharClass::Apostrophe => Some('\''),
+                CharClass::Ignorable | CharClass::Separator => None,
+            })
+            .collect();
+        let latin = self.forced.and_then(|l| stem::latin_tag(l.lang)).unwrap_or(ENGLISH_TAG);
+        self.rules.canonical(&clean, latin).0
+    }
+
+    /// The kept tokens of `text` with their canonical terms as strings (slow: no cache;
+    /// for tests, debugging and display). Same tokens as [`normalize`](Self::normalize).
+    pub fn canonical_terms(&mut self, text: &str) -> Vec<(Span, String)> {
+        let (_, latin) = self.languages(text);
+        let mut out = Vec::new();
+        let mut key = String::new();
+        tokenizer::scan(text, |w| {
+            tokenizer::clean_into(&text[w.start..w.end], &mut key);
+            if let Some(term) = self.rules.canonical(&key, latin).0 {
+                out.push((Span { start: w.start, end: w.end }, term));
+            }
+        });
+        out
+    }
+
+    /// Empties the word cache (it is also bounded: each language's part is cleared at
+    /// about a million distinct words).
+    pub fn clear_cache(&mut self) {
+        self.caches.iter_mut().for_each(WordCache::clear);
+    }
+
+    /// The reported language and the Latin language tag of `text`.
+    fn languages(&self, text: &str) -> (Option<String>, usize) {
+        if let Some(forced) = self.forced {
+            let tag = stem::latin_tag(forced.lang).unwrap_or(ENGLISH_TAG);
+            return (Some(forced.code.to_owned()), tag);
+        }
+        match stem::detect(text, self.rules.english, self.rules.russian) {
+            Some(lang) => (Some(stem::code_of(lang).to_owned()), stem::latin_tag(lang).unwrap_or(ENGLISH_TAG)),
+            None => (None, ENGLISH_TAG),
+        }
+    }
+}
+
+impl Rules {
+    /// The cache entry of a cleaned word.
+    fn entry(&self, word: &str, latin: usize) -> Entry {
+        match self.canonical(word, latin) {
+            (Some(term), folded) => Entry { term: xxh3_64(term.as_bytes()), keep: true, folded },
+            (None, folded) => Entry { term: 0, keep: false, folded },
+        }
+    }
+
+    /// The canonical term of a cleaned word (no ignorables, ASCII apostrophes), `None`
+    /// if dropped; and whether look-alike letters were folded.
+    fn canonical(&self, word: &str, latin: usize) -> (Option<String>, bool) {
+        let config = &self.config;
+        let (surface, folded) = surface(word, config.fold_confusables);
+        let has_letter = surface.chars().any(is_letter);
+        if !has_letter {
+            let number = surface.chars().any(char::is_numeric);
+            return ((number && !config.drop_numbers).then_some(surface), folded);
+        }
+        if self.extra.contains(&surface) {
+            return (None, folded);
+        }
+        let script = stem::word_script(&surface);
+        if config.stop_words {
+            let stop = match script {
+                Script::Cyrillic => self.russian.contains(&surface),
+                Script::Latin if latin == ENGLISH_TAG => self.english.contains(&surface),
+                _ => false,
+            };
+            if stop {
+                return (None, folded);
+            }
+        }
+        if config.stemming
+            && let Some(algorithm) = stem::algorithm(script, latin)
+        {
+            return (Some(stem::stem(algorithm, &surface)), folded);
+        }
+        (Some(surface), folded)
+    }
+}
+
+/// `char::is_alphabetic` with ASCII and Russian fast paths.
+fn is_letter(c: char) -> bool {
+    match c {
+        'a'..='z' | 'A'..='Z' | '\u{0400}'..='\u{0481}' => true,
+        '\0'..='\u{7F}' => false,
+        _ => c.is_alphabetic(),
+    }
+}
+
+/// The surface form of a cleaned word: NFKC (only when needed), look-alike letters
+/// folded (if `fold`), lowercase, `ё` -> `е`, final `ς` -> `σ`, `ʼ` -> `'`, stress marks
+/// (U+0300, U+0301) after Cyrillic letters removed. Returns whether folding happened.
+fn surface(word: &str, fold: bool) -> (String, bool) {
+    if word.is_ascii() {
+        return (word.to_ascii_lowercase(), false);
+    }
+    let nfkc: Cow<'_, str> = if is_nfkc_quick(word.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(word)
+    } else {
+        // NFKC may bring in non-word characters (`⑴` -> `(1)`, Arabic ligatures with
+        // spaces): keep one word per original word.
+        Cow::Owned(
+            word.nfkc()
+                .filter_map(|c| match tokenizer::classify(c) {
+                    CharClass::Word | CharClass::Single => Some(c),
+                    CharClass::Apostrophe => Some('\''),
+                    CharClass::Ignorable | CharClass::Separator => None,
+                })
+                .collect(),
+        )
+    };
+    let mut folded_buf = String::new();
+    let folded = fold && confusables::fold_into(&nfkc, &mut folded_buf);
+    let source: &str = if folded { &folded_buf } else { &nfkc };
+    let mut out = String::with_capacity(source.len());
+    let mut after_cyrillic = false;
+    for c in source.chars() {
+        if matches!(c, '\u{0300}' | '\u{0301}') && after_cyrillic {
+            continue;
+        }
+        after_cyrillic = matches!(c, '\u{0400}'..='\u{04FF}');
+        match c {
+            '\u{02BC}' => out.push('\''),
+            'A'..='Z' => out.push(c.to_ascii_lowercase()),
+            // Russian fast path (the general case handles the rest of Cyrillic).
+            'ё' | 'Ё' => out.push('е'),
+            'а'..='я' => out.push(c),
+            'А'..='Я' => out.push(char::from_u32(c as u32 + 0x20).unwrap_or(c)),
+            _ => {
+                for l in c.to_lowercase() {
+                    out.push(match l {
+                        'ё' => 'е',
+                        'ς' => 'σ',
+                        _ => l,
+                    });
+                }
+            }
+        }
+    }
+    (out, folded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalizer() -> Normalizer {
+        Normalizer::new(NormalizerConfig::default()).unwrap()
+    }
+
+    fn terms(n: &mut Normalizer, text: &str) -> Vec<String> {
+        n.canonical_terms(text).into_iter().map(|(_, t)| t).collect()
+    }
+
+    #[test]
+    fn english_sentence() {
+        let mut n = normalizer();
+        let text = "The students were copying their essays from the Internet, and the teachers didn't notice it.";
+        assert_eq!(terms(&mut n, text), ["student", "copi", "essay", "internet", "teacher", "notic"]);
+        let normalized = n.normalize(text);
+        assert_eq!(normalized.language.as_deref(), Some("en"));
+        let words: Vec<&str> = normalized.tokens.iter().map(|t| &text[t.span.start..t.span.end]).collect();
+        assert_eq!(words, ["students", "copying", "essays", "Internet", "teachers", "notice"]);
+        let hashes: Vec<u64> = terms(&mut n, text).iter().map(|t| xxh3_64(t.as_bytes())).collect();
+        assert_eq!(normalized.term_hashes(), hashes);
+    }
+
+    #[test]
+    fn russian_sentence() {
+        let mut n = normalizer();
+        let text = "Студенты списывали свои рефераты из интернета, а преподаватели этого не замечали.";
+        assert_eq!(terms(&mut n, text), ["студент", "списыва", "реферат", "интернет", "преподавател", "замеча"]);
+        let normalized = n.normalize(text);
+        assert_eq!(normalized.language.as_deref(), Some("ru"));
+        let words: Vec<&str> = normalized.tokens.iter().map(|t| &text[t.span.start..t.span.end]).collect();
+        assert_eq!(words, ["Студенты", "списывали", "рефераты", "интернета", "преподаватели", "замечали"]);
+    }
+
+    #[test]
+    fn mixed_script_word_equals_the_real_one() {
+        let mut n = normalizer();
+        assert_eq!(n.canonical("пpивeт"), n.canonical("привет"));
+        assert_eq!(n.canonical("plаgiаrism"), n.canonical("plagiarism"));
+        let a = n.normalize("Пpивeт, миp! Кaк дeлa у студeнтов?");
+        let b = n.normalize("Привет, мир! Как дела у студентов?");
+        assert_eq!(a.term_hashes(), b.term_hashes());
+        assert_eq!(a.folded_words, 5);
+        assert_eq!(b.folded_words, 0);
+    }
+
+    #[test]
+    fn zero_width_characters_inside_words() {
+        let mut n = normalizer();
+        let a = n.normalize("pla\u{200B}giarism de\u{00AD}tec\u{2060}tion wo\u{FEFF}rk");
+        let b = n.normalize("plagiarism detection work");
+        assert_eq!(a.term_hashes(), b.term_hashes());
+        assert_eq!(a.tokens[0].span, Span { start: 0, end: 13 });
+    }
+
+    #[test]
+    fn numbers_and_punctuation_are_dropped() {
+        let mut n = normalizer();
+        assert_eq!(terms(&mut n, "In 2024, 15.3% (of 100) -- COVID19 cases!!! 3rd"), ["covid19", "case", "3rd"]);
+        let mut keep = Normalizer::new(NormalizerConfig { drop_numbers: false, ..Default::default() }).unwrap();
+        assert_eq!(terms(&mut keep, "in 2024"), ["2024"]);
+    }
+
+    #[test]
+    fn stop_words_per_language() {
+        let mut n = normalizer();
+        assert_eq!(n.canonical("the"), None);
+        assert_eq!(n.canonical("The"), None);
+        assert_eq!(n.canonical("и"), None);
+        assert_eq!(n.canonical("Которые"), None);
+        assert_eq!(n.canonical("don’t"), None);
+        assert_eq!(n.canonical("её"), None);
+        assert!(n.canonical("house").is_some());
+        // Russian stop words are not English ones and vice versa.
+        assert!(n.canonical("дом").is_some());
+        // French text: Latin stop words are English only.
+        let mut fr = Normalizer::new(NormalizerConfig { language: Some("fr".into()), ..Default::default() }).unwrap();
+        assert_eq!(fr.canonical("maisons").as_deref(), Some("maison"));
+        assert_eq!(fr.canonical("the").as_deref(), Some("the"));
+        let mut off = Normalizer::new(NormalizerConfig { stop_words: false, ..Default::default() }).unwrap();
+        assert_eq!(off.canonical("the").as_deref(), Some("the"));
+    }
+
+    #[test]
+    fn extra_stop_words() {
+        let config =
+            NormalizerConfig { extra_stop_words: vec!["Ёлка".into(), "Hello".into()], ..Default::default() };
+        let mut n = Normalizer::new(config).unwrap();
+        assert_eq!(n.canonical("елка"), None);
+        assert_eq!(n.canonical("HELLO"), None);
+        assert!(n.canonical("world").is_some());
+        let bad = NormalizerConfig { extra_stop_words: vec!["two words".into()], ..Default::default() };
+        assert!(Normalizer::new(bad).is_err());
+    }
+
+    #[test]
+    fn yo_equals_ye() {
+        let mut n = normalizer();
+        assert_eq!(n.canonical("ёлка"), n.canonical("елка"));
+        assert_eq!(n.canonical("ЁЛКА"), n.canonical("елка"));
+        // Decomposed ё (е + U+0308) too.
+        assert_eq!(n.canonical("е\u{0308}лка"), n.canonical("елка"));
+        // Stress marks are not part of a Russian word.
+        assert_eq!(n.canonical("за\u{0301}мок"), n.canonical("замок"));
+    }
+
+    #[test]
+    fn nfkc() {
+        let mut n = normalizer();
+        assert_eq!(n.canonical("\u{FB01}le").as_deref(), Some("file"));
+        assert_eq!(n.canonical("ＦＵＬＬＷＩＤＴＨ"), n.canonical("fullwidth"));
+        assert_eq!(n.canonical("ｈｏｕｓｅｓ").as_deref(), Some("hous"));
+        assert_eq!(n.canonical("café"), n.canonical("cafe\u{0301}"));
+    }
+
+    #[test]
+    fn empty_and_whitespace() {
+        let mut n = normalizer();
+        for text in ["", " ", "\n\n\t  \r\n", "...,;!?"] {
+            let normalized = n.normalize(text);
+            assert!(normalized.tokens.is_empty());
+            assert_eq!(normalized.words, 0);
+        }
+    }
+
+    #[test]
+    fn emoji_and_cjk() {
+        let mut n = normalizer();
+        let text = "I ❤️ 東京タワー and 🍣!";
+        let got = n.canonical_terms(text);
+        let words: Vec<&str> = got.iter().map(|(s, _)| &text[s.start..s.end]).collect();
+        assert_eq!(words, ["東", "京", "タ", "ワ", "ー"]);
+        let normalized = n.normalize(text);
+        assert_eq!(normalized.tokens.len(), 5);
+        // Halfwidth katakana folds to fullwidth.
+        assert_eq!(n.canonical("ﾀ").as_deref(), Some("タ"));
+    }
+
+    #[test]
+    fn other_languages_use_their_stemmer() {
+        let mut n = normalizer();
+        let de = "Die Studenten haben ihre Hausarbeiten aus dem Internet kopiert, und die Lehrer haben es nicht bemerkt, weil sie keine Zeit hatten.";
+        let normalized = n.normalize(de);
+        assert_eq!(normalized.language.as_deref(), Some("de"));
+        assert!(terms(&mut n, de).contains(&"hausarbeit".to_owned()));
+        assert_eq!(n.canonical("λόγους"), n.canonical("ΛΌΓΟΥΣ"));
+    }
+
+    #[test]
+    fn unknown_language_is_an_error() {
+        let config = NormalizerConfig { language: Some("klingon".into()), ..Default::default() };
+        assert!(Normalizer::new(config).is_err());
+    }
+
+    #[test]
+    fn cache_does_not_change_results() {
+        let mut n = normalizer();
+        let text = "Copying copying COPYING Копирование копирование";
+        let first = n.normalize(text);
+        let second = n.normalize(text);
+        assert_eq!(first, second);
+        n.clear_cache();
+        assert_eq!(n.normalize(text), first);
+    }
+
+    #[test]
+    fn config_round_trips_through_serde_defaults() {
+        let config = NormalizerConfig::default();
+        assert!(config.stop_words && config.stemming && config.fold_confusables && config.drop_numbers);
+        assert!(config.language.is_none() && config.extra_stop_words.is_empty());
+    }
+}

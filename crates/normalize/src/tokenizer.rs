@@ -1,0 +1,369 @@
+//! Finding words and their byte spans in the original text.
+//!
+//! A word is a maximal run of *word characters*: Unicode alphabetic or numeric
+//! characters and combining marks. Inside a run:
+//! - *ignorable* characters (format characters `Cf` such as U+200B..U+200F, U+2060,
+//!   U+FEFF, the soft hyphen U+00AD, variation selectors, Hangul fillers: see
+//!   [`is_ignorable`]) are skipped and do **not** split the word, so `pla\u{200B}giarism`
+//!   is one word; a word's span never starts or ends with one;
+//! - an apostrophe (`'`, `’`, `‘`, `＇`) directly between two word characters is part of
+//!   the word (`don't`, `O’Neil`); elsewhere it separates words.
+//!
+//! Han, Hiragana and Katakana characters form one word each (with any combining marks
+//! that follow), because these scripts do not separate words with spaces. Everything
+//! else (whitespace, line breaks, punctuation, symbols, emoji) separates words, so
+//! re-flowing lines or repeating spaces never changes the words.
+
+use unicode_normalization::char::is_combining_mark;
+
+/// Byte class: separates words.
+const SEP: u8 = 0;
+/// Byte class: an ASCII letter or digit.
+const WORD: u8 = 1;
+/// Byte class: lead byte 0xD0 or 0xD1, i.e. a two-byte character in U+0400..U+047F,
+/// all of which are Cyrillic letters.
+const CYR: u8 = 2;
+/// Byte class: the ASCII apostrophe.
+const APOS: u8 = 3;
+/// Byte class: any other non-ASCII byte (decode the character to classify it).
+const OTHER: u8 = 4;
+
+/// The class of every byte: the ASCII (and common Cyrillic) fast path.
+static CLASS: [u8; 256] = build_class();
+
+const fn build_class() -> [u8; 256] {
+    let mut table = [SEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = if byte.is_ascii_alphanumeric() {
+            WORD
+        } else if byte == b'\'' {
+            APOS
+        } else if byte == 0xD0 || byte == 0xD1 {
+            CYR
+        } else if byte >= 0x80 {
+            OTHER
+        } else {
+            SEP
+        };
+        b += 1;
+    }
+    table
+}
+
+/// What a character does in the tokenizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CharClass {
+    /// Part of a word.
+    Word,
+    /// A word by itself (Han, Hiragana, Katakana).
+    Single,
+    /// Skipped; does not split a word.
+    Ignorable,
+    /// Part of a word only between two word characters.
+    Apostrophe,
+    /// Splits words.
+    Separator,
+}
+
+/// Classifies one character.
+#[inline]
+pub(crate) fn classify(c: char) -> CharClass {
+    if c.is_ascii() {
+        return match CLASS[c as usize] {
+            WORD => CharClass::Word,
+            APOS => CharClass::Apostrophe,
+            _ => CharClass::Separator,
+        };
+    }
+    if is_ignorable(c) {
+        CharClass::Ignorable
+    } else if is_single(c) {
+        CharClass::Single
+    } else if c.is_alphanumeric() || is_combining_mark(c) {
+        CharClass::Word
+    } else if is_apostrophe(c) {
+        CharClass::Apostrophe
+    } else {
+        CharClass::Separator
+    }
+}
+
+/// Invisible characters that are skipped inside words: every format character (`Cf`)
+/// and the other default-ignorable code points (combining grapheme joiner, variation
+/// selectors, Hangul fillers, Mongolian free variation selectors, tags).
+#[inline]
+pub(crate) fn is_ignorable(c: char) -> bool {
+    if c < '\u{00AD}' {
+        return false;
+    }
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{061C}'
+            | '\u{06DD}'
+            | '\u{070F}'
+            | '\u{0890}'..='\u{0891}'
+            | '\u{08E2}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFFB}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// Characters that form a word by themselves: Han ideographs, Hiragana, Katakana.
+#[inline]
+pub(crate) fn is_single(c: char) -> bool {
+    matches!(
+        c,
+        '\u{3005}'..='\u{3007}'
+            | '\u{3021}'..='\u{3029}'
+            | '\u{3038}'..='\u{303B}'
+            | '\u{3041}'..='\u{3096}'
+            | '\u{309D}'..='\u{309F}'
+            | '\u{30A1}'..='\u{30FA}'
+            | '\u{30FC}'..='\u{30FF}'
+            | '\u{31F0}'..='\u{31FF}'
+            | '\u{3400}'..='\u{4DBF}'
+            | '\u{4E00}'..='\u{9FFF}'
+            | '\u{F900}'..='\u{FAFF}'
+            | '\u{FF66}'..='\u{FF9D}'
+            | '\u{20000}'..='\u{3FFFF}'
+    )
+}
+
+/// Apostrophe look-alikes joined inside words; canonicalised to ASCII `'`.
+/// (U+02BC MODIFIER LETTER APOSTROPHE is a letter, hence always inside words; it is
+/// canonicalised to `'` too.)
+#[inline]
+pub(crate) fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{FF07}')
+}
+
+/// One word found by [`scan`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Word {
+    /// First byte of the first word character.
+    pub start: usize,
+    /// One past the last byte of the last word character.
+    pub end: usize,
+    /// The span contains ignorable characters or non-ASCII apostrophes: the word must
+    /// be cleaned ([`clean_into`]) before it is looked up.
+    pub dirty: bool,
+}
+
+/// The character starting at byte `i` of `text` (a char boundary) and its length.
+#[inline]
+fn decode(text: &str, i: usize) -> Option<(char, usize)> {
+    let c = text.get(i..)?.chars().next()?;
+    Some((c, c.len_utf8()))
+}
+
+/// Whether a word character (not a [`CharClass::Single`]) starts at byte `i`.
+#[inline]
+fn word_char_at(text: &str, i: usize) -> bool {
+    match text.as_bytes().get(i) {
+        None => false,
+        Some(&b) => match CLASS[b as usize] {
+            WORD | CYR => true,
+            OTHER => decode(text, i).is_some_and(|(c, _)| classify(c) == CharClass::Word),
+            _ => false,
+        },
+    }
+}
+
+/// Calls `emit` for every word of `text`, in order.
+#[inline]
+pub(crate) fn scan(text: &str, mut emit: impl FnMut(Word)) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        match CLASS[bytes[i] as usize] {
+            WORD | CYR => i = scan_word(text, i, &mut emit),
+            OTHER => {
+                let Some((c, len)) = decode(text, i) else {
+                    // Unreachable for a `str`; step one byte so the loop always ends.
+                    i += 1;
+                    continue;
+                };
+                match classify(c) {
+                    CharClass::Word => i = scan_word(text, i, &mut emit),
+                    CharClass::Single => i = scan_single(text, i, len, &mut emit),
+                    _ => i += len,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+/// Scans the word starting at `start` (a word character); returns where to continue.
+#[inline]
+fn scan_word(text: &str, start: usize, emit: &mut impl FnMut(Word)) -> usize {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut i = start;
+    let mut end = start;
+    let mut dirty = false;
+    loop {
+        let run = i;
+        while i < n {
+            match CLASS[bytes[i] as usize] {
+                WORD => i += 1,
+                CYR => i += 2,
+                _ => break,
+            }
+        }
+        if i > run {
+            end = i;
+        }
+        if i >= n {
+            break;
+        }
+        let b = bytes[i];
+        if b == b'\'' {
+            if word_char_at(text, i + 1) {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if b < 0x80 {
+            break;
+        }
+        let Some((c, len)) = decode(text, i) else {
+            break;
+        };
+        match classify(c) {
+            CharClass::Word => {
+                i += len;
+                end = i;
+            }
+            CharClass::Ignorable => {
+                dirty = true;
+                i += len;
+            }
+            CharClass::Apostrophe if word_char_at(text, i + len) => {
+                dirty = true;
+                i += len;
+            }
+            _ => break,
+        }
+    }
+    emit(Word { start, end, dirty });
+    i
+}
+
+/// Scans a [`CharClass::Single`] character at `start` of length `len` with the combining
+/// marks (and ignorables) that follow it; returns where to continue.
+fn scan_single(text: &str, start: usize, len: usize, emit: &mut impl FnMut(Word)) -> usize {
+    let mut i = start + len;
+    let mut end = i;
+    let mut dirty = false;
+    while let Some((c, l)) = decode(text, i) {
+        if is_ignorable(c) {
+            dirty = true;
+        } else if is_combining_mark(c) || matches!(c, '\u{FF9E}' | '\u{FF9F}') {
+            end = i + l;
+        } else {
+            break;
+        }
+        i += l;
+    }
+    emit(Word { start, end, dirty });
+    i
+}
+
+/// Writes `word` into `out` without ignorable characters and with every apostrophe
+/// look-alike replaced by ASCII `'`.
+pub(crate) fn clean_into(word: &str, out: &mut String) {
+    out.clear();
+    for c in word.chars() {
+        if is_apostrophe(c) || c == '\u{02BC}' {
+            out.push('\'');
+        } else if !is_ignorable(c) {
+            out.push(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        scan(text, |w| out.push(&text[w.start..w.end]));
+        out
+    }
+
+    #[test]
+    fn splits_on_whitespace_and_punctuation() {
+        assert_eq!(words("Hello,  world!\nNew-line\ttab"), ["Hello", "world", "New", "line", "tab"]);
+        assert_eq!(words("Привет, мир! Ёлка."), ["Привет", "мир", "Ёлка"]);
+        assert!(words("").is_empty());
+        assert!(words(" \n\t ,.;!? — «»").is_empty());
+    }
+
+    #[test]
+    fn ignorables_join_and_are_trimmed_from_spans() {
+        assert_eq!(words("pla\u{200B}giarism"), ["pla\u{200B}giarism"]);
+        assert_eq!(words("\u{200B}word\u{FEFF} x"), ["word", "x"]);
+        assert_eq!(words("при\u{00AD}мер"), ["при\u{00AD}мер"]);
+        let mut dirty = Vec::new();
+        scan("a\u{2060}b c", |w| dirty.push(w.dirty));
+        assert_eq!(dirty, [true, false]);
+    }
+
+    #[test]
+    fn apostrophes_between_letters_join() {
+        assert_eq!(
+            words("don't O’Neil 'quoted' students' rock'n'roll"),
+            ["don't", "O’Neil", "quoted", "students", "rock'n'roll"]
+        );
+        assert_eq!(words("a ' b"), ["a", "b"]);
+    }
+
+    #[test]
+    fn cjk_characters_are_single_words() {
+        assert_eq!(words("日本語のテキスト"), ["日", "本", "語", "の", "テ", "キ", "ス", "ト"]);
+        assert_eq!(words("abc漢字def"), ["abc", "漢", "字", "def"]);
+        // A combining voiced mark stays with its kana.
+        assert_eq!(words("か\u{3099}き"), ["か\u{3099}", "き"]);
+    }
+
+    #[test]
+    fn emoji_and_symbols_separate() {
+        assert_eq!(words("fire🔥water ©2024 x²"), ["fire", "water", "2024", "x²"]);
+    }
+
+    #[test]
+    fn combining_marks_stay_inside_words() {
+        assert_eq!(words("cafe\u{0301} за\u{0301}мок"), ["cafe\u{0301}", "за\u{0301}мок"]);
+    }
+
+    #[test]
+    fn clean_removes_ignorables_and_canonicalises_apostrophes() {
+        let mut out = String::new();
+        clean_into("O’Ne\u{200D}il", &mut out);
+        assert_eq!(out, "O'Neil");
+    }
+}

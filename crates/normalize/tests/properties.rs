@@ -1,0 +1,140 @@
+//! Property tests of the public API: spans, reflow invariance, idempotence.
+
+use proptest::prelude::*;
+use tessera_normalize::{Normalizer, NormalizerConfig};
+
+/// Word pieces that exercise every rule: ASCII, Cyrillic with ё, look-alikes, NFKC
+/// forms, accents, digits, apostrophes, CJK, emoji, ignorables.
+const PIECES: &[&str] = &[
+    "plagiarism",
+    "Text",
+    "students",
+    "copying",
+    "don't",
+    "O’Neil",
+    "covid19",
+    "2024",
+    "the",
+    "and",
+    "Привет",
+    "ёлка",
+    "Ёжик",
+    "студенты",
+    "пpивeт",
+    "и",
+    "которые",
+    "ﬁle",
+    "ＦＵＬＬ",
+    "café",
+    "cafe\u{0301}",
+    "за\u{0301}мок",
+    "pla\u{200B}giarism",
+    "при\u{00AD}мер",
+    "東京",
+    "タワー",
+    "🔥",
+    "λόγος",
+    "naïve",
+    "Straße",
+    "x²",
+    "İstanbul",
+    "ΣΟΦΟΣ",
+];
+
+/// Separators, including line breaks and odd spaces.
+const SEPARATORS: &[&str] = &[" ", "  ", "\n", "\r\n", "\t", ", ", ". ", " - ", "\u{00A0}", "\u{2028}", "!\n\n"];
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    proptest::collection::vec((0..PIECES.len(), 0..SEPARATORS.len()), 0..40).prop_map(|parts| {
+        let mut text = String::new();
+        for (p, s) in parts {
+            text.push_str(PIECES[p]);
+            text.push_str(SEPARATORS[s]);
+        }
+        text
+    })
+}
+
+fn any_text() -> impl Strategy<Value = String> {
+    prop_oneof![text_strategy(), "\\PC{0,300}", any::<String>()]
+}
+
+fn normalizer(stemming: bool) -> Normalizer {
+    Normalizer::new(NormalizerConfig { stemming, language: Some("en".into()), ..Default::default() })
+        .expect("valid config")
+}
+
+proptest! {
+    #[test]
+    fn spans_are_in_bounds_on_boundaries_and_increasing(text in any_text()) {
+        let mut n = Normalizer::new(NormalizerConfig::default()).expect("valid config");
+        let normalized = n.normalize(&text);
+        prop_assert!(normalized.tokens.len() <= normalized.words);
+        let mut last_end = 0;
+        for token in &normalized.tokens {
+            let span = token.span;
+            prop_assert!(span.start < span.end);
+            prop_assert!(span.end <= text.len());
+            prop_assert!(span.start >= last_end);
+            prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+            last_end = span.end;
+        }
+    }
+
+    #[test]
+    fn reflow_does_not_change_terms(parts in proptest::collection::vec((0..PIECES.len(), 0..SEPARATORS.len(), 0..SEPARATORS.len()), 0..30)) {
+        let mut n = normalizer(true);
+        let (mut a, mut b) = (String::new(), String::new());
+        for (p, s1, s2) in parts {
+            // Same words, different whitespace (only whitespace separators here).
+            let ws = |s: usize| if SEPARATORS[s].trim().is_empty() { SEPARATORS[s] } else { " \n " };
+            a.push_str(PIECES[p]);
+            a.push_str(ws(s1));
+            b.push_str(PIECES[p]);
+            b.push_str(ws(s2));
+            b.push_str("   ");
+        }
+        prop_assert_eq!(n.normalize(&a).term_hashes(), n.normalize(&b).term_hashes());
+    }
+
+    /// Without stemming, normalizing the canonical terms gives them back exactly.
+    #[test]
+    fn idempotent_without_stemming(text in text_strategy()) {
+        let mut n = normalizer(false);
+        let terms: Vec<String> = n.canonical_terms(&text).into_iter().map(|(_, t)| t).collect();
+        let again: Vec<String> = n.canonical_terms(&terms.join(" ")).into_iter().map(|(_, t)| t).collect();
+        prop_assert_eq!(&again, &terms);
+        prop_assert_eq!(n.normalize(&terms.join(" ")).term_hashes(), n.normalize(&text).term_hashes());
+    }
+
+    /// With stemming, the surface forms (everything before the stemmer) are a fixed
+    /// point: normalizing them gives the same term hashes as normalizing the text.
+    #[test]
+    fn surface_forms_are_a_fixed_point_of_stemming_normalization(text in text_strategy()) {
+        let mut surface = normalizer(false);
+        let mut stemming = normalizer(true);
+        let forms: Vec<String> = surface.canonical_terms(&text).into_iter().map(|(_, t)| t).collect();
+        prop_assert_eq!(stemming.normalize(&forms.join(" ")).term_hashes(), stemming.normalize(&text).term_hashes());
+    }
+}
+
+/// Snowball stems are not always stems of themselves (`красивая` -> `красив` ->
+/// `крас`), so normalizing stems again is not idempotent; the engine never does that
+/// (queries are normalized from their text). On realistic English vocabulary stems are
+/// almost always stable.
+#[test]
+fn stems_are_mostly_stable_on_english_vocabulary() {
+    let text = "Plagiarism detection systems compare a suspicious document with a large collection \
+        of sources. Each text is split into words, the words are reduced to canonical terms, and \
+        overlapping windows of terms are hashed into fingerprints. Documents sharing many \
+        fingerprints are aligned to find the borrowed passages, which reviewers then inspect \
+        carefully before drawing conclusions about academic honesty and originality.";
+    let mut n = normalizer(true);
+    let terms: Vec<String> = n.canonical_terms(text).into_iter().map(|(_, t)| t).collect();
+    let stable = terms.iter().filter(|t| n.canonical(t).as_deref() == Some(t.as_str())).count();
+    assert!(stable * 100 >= terms.len() * 90, "{stable} of {}", terms.len());
+    let mut ru =
+        Normalizer::new(NormalizerConfig { language: Some("ru".into()), ..Default::default() }).expect("valid");
+    assert_eq!(ru.canonical("красивая").as_deref(), Some("красив"));
+    assert_eq!(ru.canonical("красив").as_deref(), Some("крас"));
+}
