@@ -1,5 +1,95 @@
-//! The on-disk index. SKELETON: the types below are the contract; the storage is being
-//! written.
+//! The on-disk index of Tessera: shingle-hash postings, document snapshots, metadata and
+//! (optionally) texts, grouped in collections.
+//!
+//! An index is a directory:
+//!
+//! ```text
+//! MANIFEST            what is committed: collections, their segments, id counters
+//! LOCK                held by the single writer (std `File::try_lock`)
+//! segments/<id>.seg   immutable segment files
+//! ```
+//!
+//! Documents get global [`DocId`]s. A writer buffers documents within a memory budget,
+//! spilling segment files as it goes, and [`IndexWriter::commit`] publishes them all at
+//! once by swapping the manifest. Readers take no lock: they read one manifest and map
+//! the immutable segments it names, so they always see one whole commit. The byte
+//! layout, the postings encoding and the crash-safety argument are in `docs/design.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use tessera_index::{CollectionConfig, CollectionKind, DocMeta, Index, NewDocument,
+//!     Snapshot, WriterOptions};
+//!
+//! # fn main() -> tessera_index::Result<()> {
+//! let dir = tempfile::tempdir().expect("temp dir");
+//! let index = Index::create(dir.path(), serde_json::json!({ "shingle_size": 5 }))?;
+//!
+//! let mut writer = index.writer(WriterOptions::default())?;
+//! writer.ensure_collection(CollectionConfig {
+//!     name: "web".into(),
+//!     kind: CollectionKind::Source,
+//!     keep_texts: true,
+//! })?;
+//! let text = "one two three";
+//! let snapshot = Snapshot {
+//!     hashes: vec![0x9e37_79b9_7f4a_7c15],
+//!     token_bytes: vec![(0, 3), (4, 7), (8, 13)],
+//!     token_chars: vec![(0, 3), (4, 7), (8, 13)],
+//! };
+//! let meta = DocMeta {
+//!     title: "Numbers".into(),
+//!     origin: "https://example.org/n".into(),
+//!     added_at: 1_700_000_000,
+//!     byte_len: 13,
+//!     char_len: 13,
+//! };
+//! let id = writer.add("web", NewDocument { meta, snapshot: &snapshot, text: Some(text) })?;
+//! writer.commit()?;
+//!
+//! let reader = index.reader()?;
+//! let mut hits = Vec::new();
+//! reader
+//!     .collection("web")
+//!     .expect("committed")
+//!     .lookup_sorted(&[0x9e37_79b9_7f4a_7c15], |i, doc| hits.push((i, doc)))?;
+//! assert_eq!(hits, [(0, id)]);
+//! assert_eq!(reader.snapshot(id)?, snapshot);
+//! assert_eq!(reader.text(id)?.as_deref(), Some(text));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # When to use this
+//!
+//! For the postings and document store of a plagiarism or near-duplicate index where
+//! lookups are by exact 64-bit shingle hash and the index must stay small (under 4 bytes
+//! per posting) and crash-safe. It is not a general key-value store: no deletes or
+//! updates yet, and segment merging is the next step (see `docs/design.md`).
+
+#![deny(missing_docs)]
+
+mod bits;
+mod docmeta;
+mod error;
+mod index;
+mod lock;
+mod manifest;
+mod postings;
+mod reader;
+mod segment;
+mod snapshot;
+mod store;
+mod varint;
+mod writer;
+
+pub use error::{Error, Result};
+pub use index::Index;
+pub use reader::{CollectionInfo, CollectionReader, IndexReader};
+pub use segment::check_segment_bytes;
+#[doc(hidden)]
+pub use segment::check_segment_bytes_ignoring_checksums;
+pub use writer::{CommitStats, IndexWriter, NewDocument, WriterOptions};
 
 use serde::{Deserialize, Serialize};
 

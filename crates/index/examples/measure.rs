@@ -1,0 +1,89 @@
+//! Measures index size and lookup speed on synthetic shingles.
+//!
+//! ```text
+//! cargo run --release -p tessera-index --example measure -- DOCS SHINGLES [BUDGET_MIB]
+//! ```
+//!
+//! Hashes are uniform random u64 (as xxh3 gives), 5% of them drawn from a pool of 5000
+//! "common phrases" shared between documents. Prints build time, segments, bytes per
+//! posting and lookups per second.
+
+use std::time::Instant;
+
+use tessera_index::{CollectionConfig, CollectionKind, DocMeta, Index, NewDocument, Snapshot, WriterOptions};
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn hash(d: u64, i: u64) -> u64 {
+    let r = mix(d << 32 | i);
+    if r.is_multiple_of(20) { mix(r % 5000) } else { r }
+}
+
+fn main() -> tessera_index::Result<()> {
+    let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().expect("numeric arguments")).collect();
+    let docs = args.first().copied().unwrap_or(3_000);
+    let len = args.get(1).copied().unwrap_or(5_000);
+    let budget = args.get(2).copied().unwrap_or(256) as usize * (1 << 20);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = Index::create(dir.path(), serde_json::Value::Null)?;
+    let start = Instant::now();
+    let mut w = index.writer(WriterOptions { memory_budget: budget })?;
+    w.ensure_collection(CollectionConfig { name: "m".into(), kind: CollectionKind::Source, keep_texts: false })?;
+    let spans: Vec<(u64, u64)> = (0..len + 4).map(|t| (t * 6, t * 6 + 5)).collect();
+    let mut s = Snapshot { hashes: Vec::new(), token_bytes: spans.clone(), token_chars: spans };
+    for d in 0..docs {
+        s.hashes.clear();
+        s.hashes.extend((0..len).map(|i| hash(d, i)));
+        let meta = DocMeta {
+            title: String::new(),
+            origin: format!("https://example.org/{d}"),
+            added_at: 1_700_000_000,
+            byte_len: len * 6,
+            char_len: len * 6,
+        };
+        w.add("m", NewDocument { meta, snapshot: &s, text: None })?;
+    }
+    w.commit()?;
+    let build = start.elapsed();
+    // Peak memory of the build, before a reader maps (and so counts) the segment files.
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM")).map(str::to_string))
+        .unwrap_or_default();
+    let reader = index.reader()?;
+    let info = &reader.collections()[0];
+    let p = info.postings as f64;
+    println!("{docs} docs x {len} shingles, budget {} MiB", budget >> 20);
+    println!(
+        "  build {:.1} s, {} segments, peak {}",
+        build.as_secs_f64(),
+        info.segments,
+        peak.split_whitespace().skip(1).collect::<Vec<_>>().join(" ")
+    );
+    println!("  {} postings, {} distinct keys (summed over segments)", info.postings, info.distinct_keys);
+    println!(
+        "  postings sections {:.3} B/posting; snapshots {:.3} B/shingle; files {:.3} B/posting",
+        info.postings_bytes as f64 / p,
+        info.snapshot_bytes as f64 / p,
+        info.total_bytes as f64 / p
+    );
+
+    let cr = reader.collection("m").expect("collection");
+    for (what, present) in [("present", true), ("absent", false)] {
+        let mut q: Vec<u64> =
+            (0..200_000u64).map(|i| if present { hash(mix(i) % docs, mix(i + 7) % len) } else { mix(!i) }).collect();
+        q.sort_unstable();
+        q.dedup();
+        let start = Instant::now();
+        let mut hits = 0u64;
+        cr.lookup_sorted(&q, |_, _| hits += 1)?;
+        let t = start.elapsed().as_secs_f64();
+        println!("  {} {what} hashes: {:.2} M lookups/s, {hits} hits", q.len(), q.len() as f64 / t / 1e6);
+    }
+    Ok(())
+}

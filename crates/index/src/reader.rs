@@ -1,0 +1,272 @@
+//! [`IndexReader`]: a consistent, lock-free view of one commit.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::manifest::{DocRange, Manifest, segment_path};
+use crate::segment::{Section, SegmentReader, SegmentView};
+use crate::{CollectionConfig, DocId, DocMeta, Error, Result, Snapshot};
+
+/// A view of the index as of the commit that was current when it was opened. Later
+/// commits do not change it (segments are immutable); open a new reader to see them.
+#[derive(Debug)]
+pub struct IndexReader {
+    fingerprint_settings: serde_json::Value,
+    collections: Vec<CollectionState>,
+    /// Every run of consecutive doc ids, sorted by first id: where each document lives.
+    runs: Vec<DocRun>,
+}
+
+#[derive(Debug)]
+struct CollectionState {
+    config: CollectionConfig,
+    segments: Vec<OpenSegment>,
+    doc_count: u64,
+}
+
+#[derive(Debug)]
+struct OpenSegment {
+    reader: Arc<SegmentReader>,
+    ranges: Vec<DocRange>,
+    /// Local id of the first doc of each range.
+    local_starts: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct DocRun {
+    base: u64,
+    count: u64,
+    collection: u32,
+    segment: u32,
+    local_base: u64,
+}
+
+/// Statistics of one collection, for `tessera stats` and capacity planning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CollectionInfo {
+    /// The collection's settings.
+    pub config: CollectionConfig,
+    /// Committed documents.
+    pub docs: u64,
+    /// Segment files.
+    pub segments: u64,
+    /// Distinct `(key, doc)` postings, summed over segments.
+    pub postings: u64,
+    /// Distinct truncated keys, summed over segments (a key present in two segments
+    /// counts twice).
+    pub distinct_keys: u64,
+    /// Bytes of the postings directory and postings sections.
+    pub postings_bytes: u64,
+    /// Bytes of the snapshot sections.
+    pub snapshot_bytes: u64,
+    /// Bytes of the metadata sections.
+    pub meta_bytes: u64,
+    /// Bytes of the text sections.
+    pub text_bytes: u64,
+    /// Bytes of the segment files, footers included.
+    pub total_bytes: u64,
+}
+
+impl IndexReader {
+    pub(crate) fn open(
+        dir: &Path,
+        manifest: Manifest,
+        cache: &mut BTreeMap<u64, Arc<SegmentReader>>,
+    ) -> Result<IndexReader> {
+        let mut collections = Vec::with_capacity(manifest.collections.len());
+        let mut runs = Vec::new();
+        let mut live = BTreeMap::new();
+        for (ci, c) in manifest.collections.into_iter().enumerate() {
+            let mut segments = Vec::with_capacity(c.segments.len());
+            let mut doc_count = 0;
+            for (si, s) in c.segments.into_iter().enumerate() {
+                let reader = match cache.get(&s.id) {
+                    Some(r) => Arc::clone(r),
+                    None => Arc::new(SegmentReader::open(&segment_path(dir, s.id), s.file_len)?),
+                };
+                if reader.footer().doc_count != s.doc_count {
+                    return Err(Error::corrupt(
+                        segment_path(dir, s.id),
+                        format!(
+                            "segment holds {} documents, the manifest says {}",
+                            reader.footer().doc_count,
+                            s.doc_count
+                        ),
+                    ));
+                }
+                live.insert(s.id, Arc::clone(&reader));
+                let mut local_starts = Vec::with_capacity(s.doc_ranges.len());
+                let mut local = 0;
+                for r in &s.doc_ranges {
+                    local_starts.push(local);
+                    runs.push(DocRun {
+                        base: r.base,
+                        count: r.count,
+                        collection: ci as u32,
+                        segment: si as u32,
+                        local_base: local,
+                    });
+                    local += r.count;
+                }
+                doc_count += s.doc_count;
+                segments.push(OpenSegment { reader, ranges: s.doc_ranges, local_starts });
+            }
+            collections.push(CollectionState { config: c.config, segments, doc_count });
+        }
+        // Keep only what this commit uses; dropped segments unmap when their last reader
+        // goes.
+        *cache = live;
+        runs.sort_unstable_by_key(|r| r.base);
+        Ok(IndexReader { fingerprint_settings: manifest.fingerprint_settings, collections, runs })
+    }
+
+    /// The settings given at create time.
+    pub fn fingerprint_settings(&self) -> &serde_json::Value {
+        &self.fingerprint_settings
+    }
+
+    /// Statistics of every collection, sorted by name.
+    pub fn collections(&self) -> Vec<CollectionInfo> {
+        self.collections.iter().map(CollectionState::info).collect()
+    }
+
+    /// The collection called `name`.
+    pub fn collection(&self, name: &str) -> Option<CollectionReader<'_>> {
+        self.collections
+            .binary_search_by(|c| c.config.name.as_str().cmp(name))
+            .ok()
+            .map(|i| CollectionReader { state: &self.collections[i] })
+    }
+
+    /// Committed documents in all collections.
+    pub fn doc_count(&self) -> u64 {
+        self.collections.iter().map(|c| c.doc_count).sum()
+    }
+
+    /// Every committed document id, ascending.
+    pub fn docs(&self) -> impl Iterator<Item = DocId> + '_ {
+        self.runs.iter().flat_map(|r| (r.base..r.base + r.count).map(DocId))
+    }
+
+    fn locate(&self, doc: DocId) -> Option<(&CollectionState, &OpenSegment, u32)> {
+        let i = self.runs.partition_point(|r| r.base <= doc.0).checked_sub(1)?;
+        let r = self.runs[i];
+        if doc.0 - r.base >= r.count {
+            return None;
+        }
+        let c = &self.collections[r.collection as usize];
+        let s = &c.segments[r.segment as usize];
+        // Local ids are below the segment's doc count, at most u32::MAX.
+        Some((c, s, (r.local_base + doc.0 - r.base) as u32))
+    }
+
+    fn view_of(&self, doc: DocId) -> Result<(SegmentView<'_>, u32)> {
+        let (_, s, local) = self.locate(doc).ok_or(Error::UnknownDoc(doc))?;
+        Ok((s.reader.view()?, local))
+    }
+
+    /// The collection holding `doc`.
+    pub fn collection_of(&self, doc: DocId) -> Option<&str> {
+        self.locate(doc).map(|(c, _, _)| c.config.name.as_str())
+    }
+
+    /// Metadata of `doc`.
+    pub fn meta(&self, doc: DocId) -> Result<DocMeta> {
+        let (v, local) = self.view_of(doc)?;
+        v.meta(local)
+    }
+
+    /// Snapshot of `doc`.
+    pub fn snapshot(&self, doc: DocId) -> Result<Snapshot> {
+        let (v, local) = self.view_of(doc)?;
+        v.snapshot(local)
+    }
+
+    /// Kept text of `doc`: `None` unless its collection keeps texts and one was given.
+    pub fn text(&self, doc: DocId) -> Result<Option<String>> {
+        let (v, local) = self.view_of(doc)?;
+        v.text(local)
+    }
+}
+
+impl CollectionState {
+    fn info(&self) -> CollectionInfo {
+        let mut info = CollectionInfo {
+            config: self.config.clone(),
+            docs: self.doc_count,
+            segments: self.segments.len() as u64,
+            postings: 0,
+            distinct_keys: 0,
+            postings_bytes: 0,
+            snapshot_bytes: 0,
+            meta_bytes: 0,
+            text_bytes: 0,
+            total_bytes: 0,
+        };
+        for s in &self.segments {
+            let f = s.reader.footer();
+            let len = |sec: Section| f.sections[sec as usize].len;
+            info.postings += f.posting_count;
+            info.distinct_keys += f.distinct_keys;
+            info.postings_bytes += len(Section::PostingsDirectory) + len(Section::Postings);
+            info.snapshot_bytes += len(Section::Snapshots);
+            info.meta_bytes += len(Section::Metadata);
+            info.text_bytes += len(Section::Texts);
+            info.total_bytes += s.reader.file_len();
+        }
+        info
+    }
+}
+
+impl OpenSegment {
+    #[inline]
+    fn global(&self, local: u32) -> DocId {
+        let local = u64::from(local);
+        if self.ranges.len() == 1 {
+            return DocId(self.ranges[0].base + local);
+        }
+        let i = self.local_starts.partition_point(|&s| s <= local) - 1;
+        DocId(self.ranges[i].base + (local - self.local_starts[i]))
+    }
+}
+
+/// One collection of an [`IndexReader`].
+#[derive(Debug, Clone, Copy)]
+pub struct CollectionReader<'a> {
+    state: &'a CollectionState,
+}
+
+impl CollectionReader<'_> {
+    /// The collection's settings.
+    pub fn config(&self) -> &CollectionConfig {
+        &self.state.config
+    }
+
+    /// Committed documents.
+    pub fn doc_count(&self) -> u64 {
+        self.state.doc_count
+    }
+
+    /// Statistics of the collection.
+    pub fn info(&self) -> CollectionInfo {
+        self.state.info()
+    }
+
+    /// For each hash of `hashes` (sorted ascending and distinct for speed; any order is
+    /// answered correctly), calls `f(index_in_hashes, doc)` for every document whose
+    /// postings hold that hash.
+    ///
+    /// Never misses a document. May report a few false positives: postings store
+    /// truncated keys, so an absent hash matches a stored one with probability about
+    /// 2^-12 per segment (see `docs/design.md`); verify against the snapshot's full
+    /// hashes. Calls come segment by segment; within a segment in ascending index order.
+    pub fn lookup_sorted(&self, hashes: &[u64], mut f: impl FnMut(usize, DocId)) -> Result<()> {
+        for s in &self.state.segments {
+            let view = s.reader.view()?;
+            view.postings().lookup(hashes, |i, local| f(i, s.global(local)))?;
+        }
+        Ok(())
+    }
+}

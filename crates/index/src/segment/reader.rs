@@ -1,0 +1,169 @@
+//! Opening a segment file and reading from it.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::footer::{Footer, Section};
+use crate::docmeta::{decode_meta, decode_text};
+use crate::error::IoContext;
+use crate::postings::{Postings, PostingsIter};
+use crate::snapshot::decode_snapshot;
+use crate::store::Store;
+use crate::{DocMeta, Error, Result, Snapshot};
+
+/// An open, checksum-verified segment file.
+#[derive(Debug)]
+pub(crate) struct SegmentReader {
+    map: memmap2::Mmap,
+    path: PathBuf,
+    footer: Footer,
+}
+
+impl SegmentReader {
+    /// Maps `path`, parses its footer and verifies every section checksum.
+    /// `expected_len` (from the manifest) catches truncation with a clear message.
+    pub(crate) fn open(path: &Path, expected_len: u64) -> Result<SegmentReader> {
+        let file = File::open(path).at(path)?;
+        let len = file.metadata().at(path)?.len();
+        if len != expected_len {
+            return Err(Error::corrupt(path, format!("segment is {len} bytes, the manifest says {expected_len}")));
+        }
+        // SAFETY: segment files are immutable once written: the writer creates each under
+        // a fresh id with `create_new`, syncs it, and nothing in this crate opens a
+        // committed segment for writing, truncates or rewrites it. Files are only deleted
+        // (when no manifest references them), which on Unix leaves existing maps valid.
+        // Another process modifying the file behind our back would break that promise;
+        // like every mmap-based store, we document that an index directory must not be
+        // edited by hand.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.at(path)?;
+        let footer = Footer::parse(&map, path)?;
+        footer.verify_checksums(&map, path)?;
+        Ok(SegmentReader { map, path: path.to_path_buf(), footer })
+    }
+
+    /// Length of the file.
+    pub(crate) fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// The parsed footer.
+    pub(crate) fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// Views of the sections.
+    pub(crate) fn view(&self) -> Result<SegmentView<'_>> {
+        SegmentView::new(&self.map, &self.footer, &self.path)
+    }
+}
+
+/// Borrowed views of one segment's sections; cheap to build (no decoding).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SegmentView<'a> {
+    postings: Postings<'a>,
+    snapshots: Store<'a>,
+    metas: Store<'a>,
+    texts: Option<Store<'a>>,
+    footer: &'a Footer,
+    file: &'a Path,
+}
+
+impl<'a> SegmentView<'a> {
+    /// Views of the sections of `bytes`, whose footer is `footer`.
+    pub(crate) fn new(bytes: &'a [u8], footer: &'a Footer, file: &'a Path) -> Result<SegmentView<'a>> {
+        let n = footer.doc_count;
+        Ok(SegmentView {
+            postings: Postings::new(
+                footer.section(bytes, Section::PostingsDirectory),
+                footer.section(bytes, Section::Postings),
+                footer.params,
+                file,
+            )?,
+            snapshots: Store::new(footer.section(bytes, Section::Snapshots), n, "snapshot", file)?,
+            metas: Store::new(footer.section(bytes, Section::Metadata), n, "metadata", file)?,
+            texts: if footer.has_texts() {
+                Some(Store::new(footer.section(bytes, Section::Texts), n, "text", file)?)
+            } else {
+                None
+            },
+            footer,
+            file,
+        })
+    }
+
+    fn check_local(&self, local: u32) -> Result<()> {
+        if u64::from(local) < self.footer.doc_count {
+            Ok(())
+        } else {
+            Err(Error::corrupt(self.file, format!("no document {local} in a segment of {}", self.footer.doc_count)))
+        }
+    }
+
+    /// The postings.
+    pub(crate) fn postings(&self) -> &Postings<'a> {
+        &self.postings
+    }
+
+    /// All postings entries in order: `(truncated key, local doc)`. Merging will consume
+    /// this.
+    #[allow(dead_code)]
+    pub(crate) fn postings_iter(&self) -> PostingsIter<'a> {
+        self.postings.iter()
+    }
+
+    /// Metadata of document `local`.
+    pub(crate) fn meta(&self, local: u32) -> Result<DocMeta> {
+        self.check_local(local)?;
+        decode_meta(self.metas.get(local)?).map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
+    }
+
+    /// Snapshot of document `local`.
+    pub(crate) fn snapshot(&self, local: u32) -> Result<Snapshot> {
+        self.check_local(local)?;
+        decode_snapshot(self.snapshots.get(local)?).map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
+    }
+
+    /// Kept text of document `local`, if any.
+    pub(crate) fn text(&self, local: u32) -> Result<Option<String>> {
+        self.check_local(local)?;
+        match &self.texts {
+            None => Ok(None),
+            Some(t) => decode_text(t.get(local)?).map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}"))),
+        }
+    }
+
+    /// Decodes everything and checks the footer's counts against the content.
+    pub(crate) fn check_all(&self) -> Result<()> {
+        let mut postings = 0u64;
+        let mut distinct = 0u64;
+        let mut prev: Option<(u64, u32)> = None;
+        for entry in self.postings.iter() {
+            let (key, doc) = entry?;
+            if prev.is_some_and(|p| (key, doc) <= p) {
+                return Err(Error::corrupt(self.file, "postings entries out of order"));
+            }
+            if prev.map(|p| p.0) != Some(key) {
+                distinct += 1;
+            }
+            postings += 1;
+            prev = Some((key, doc));
+        }
+        if postings != self.footer.posting_count || distinct != self.footer.distinct_keys {
+            return Err(Error::corrupt(
+                self.file,
+                format!(
+                    "postings hold {postings} entries with {distinct} keys, the footer says {} and {}",
+                    self.footer.posting_count, self.footer.distinct_keys
+                ),
+            ));
+        }
+        for local in 0..self.footer.doc_count {
+            let local = local as u32; // doc_count <= u32::MAX (Footer::parse)
+            self.meta(local)?;
+            self.snapshot(local)?;
+            self.text(local)?;
+        }
+        Ok(())
+    }
+}

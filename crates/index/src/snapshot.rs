@@ -1,0 +1,112 @@
+//! The binary record of a [`Snapshot`], one per document in a segment's snapshot store.
+//!
+//! Record layout:
+//!
+//! ```text
+//! varint  hash_count
+//! varint  token_count
+//! u64 LE  hashes[hash_count]              raw: hashes are random, nothing to squeeze
+//! token_count x (zigzag varint start - prev_end, varint end - start)   byte spans
+//! token_count x (zigzag varint start - prev_end, varint end - start)   char spans
+//! ```
+//!
+//! `prev_end` starts at 0 and is the previous token's end. For tokens in text order the
+//! gap is a small non-negative number and the length a small one, so a span takes about
+//! two bytes. Differences are taken with wrapping arithmetic, so any input (overlapping
+//! or reversed spans included) round-trips exactly; it is only less compact.
+
+use crate::Snapshot;
+use crate::varint::{ByteReader, put_varint, unzigzag, zigzag};
+
+/// Appends the record of `s` to `out`.
+pub(crate) fn encode_snapshot(s: &Snapshot, out: &mut Vec<u8>) {
+    put_varint(out, s.hashes.len() as u64);
+    put_varint(out, s.token_bytes.len() as u64);
+    out.reserve(s.hashes.len() * 8 + s.token_bytes.len() * 4);
+    for h in &s.hashes {
+        out.extend_from_slice(&h.to_le_bytes());
+    }
+    encode_spans(&s.token_bytes, out);
+    encode_spans(&s.token_chars, out);
+}
+
+fn encode_spans(spans: &[(u64, u64)], out: &mut Vec<u8>) {
+    let mut prev_end = 0u64;
+    for &(start, end) in spans {
+        put_varint(out, zigzag(start.wrapping_sub(prev_end) as i64));
+        put_varint(out, end.wrapping_sub(start));
+        prev_end = end;
+    }
+}
+
+/// Decodes one record; `Err` holds the reason.
+pub(crate) fn decode_snapshot(bytes: &[u8]) -> Result<Snapshot, String> {
+    let mut r = ByteReader::new(bytes);
+    let eof = || "snapshot record truncated".to_string();
+    let hash_count = r.varint().ok_or_else(eof)?;
+    let token_count = r.varint().ok_or_else(eof)?;
+    // Bound the allocations by what the record can hold: 8 bytes per hash, at least
+    // 4 bytes per token (two spans of two varints).
+    let rest = r.remaining() as u64;
+    if hash_count.saturating_mul(8) > rest || token_count.saturating_mul(4) > rest {
+        return Err(format!("snapshot record claims {hash_count} hashes and {token_count} tokens in {rest} bytes"));
+    }
+    let hashes = (0..hash_count).map(|_| r.u64_le().ok_or_else(eof)).collect::<Result<Vec<_>, _>>()?;
+    let token_bytes = decode_spans(&mut r, token_count)?;
+    let token_chars = decode_spans(&mut r, token_count)?;
+    if r.remaining() != 0 {
+        return Err(format!("snapshot record has {} trailing bytes", r.remaining()));
+    }
+    Ok(Snapshot { hashes, token_bytes, token_chars })
+}
+
+fn decode_spans(r: &mut ByteReader<'_>, count: u64) -> Result<Vec<(u64, u64)>, String> {
+    let eof = || "snapshot record truncated in token spans".to_string();
+    let mut spans = Vec::with_capacity(count as usize);
+    let mut prev_end = 0u64;
+    for _ in 0..count {
+        let start = prev_end.wrapping_add(unzigzag(r.varint().ok_or_else(eof)?) as u64);
+        let end = start.wrapping_add(r.varint().ok_or_else(eof)?);
+        spans.push((start, end));
+        prev_end = end;
+    }
+    Ok(spans)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // unwrap is fine in tests
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_including_odd_spans() {
+        let s = Snapshot {
+            hashes: vec![0, u64::MAX, 42],
+            token_bytes: vec![(0, 3), (4, 9), (2, 1), (u64::MAX, 0)],
+            token_chars: vec![(0, 3), (4, 8), (8, 8), (100, u64::MAX)],
+        };
+        let mut buf = Vec::new();
+        encode_snapshot(&s, &mut buf);
+        assert_eq!(decode_snapshot(&buf).unwrap(), s);
+        for cut in 0..buf.len() {
+            assert!(decode_snapshot(&buf[..cut]).is_err());
+        }
+    }
+
+    #[test]
+    fn ordinary_spans_take_about_two_bytes() {
+        let spans: Vec<(u64, u64)> = (0..1000u64).map(|i| (i * 6, i * 6 + 5)).collect();
+        let s = Snapshot { hashes: vec![], token_bytes: spans.clone(), token_chars: spans };
+        let mut buf = Vec::new();
+        encode_snapshot(&s, &mut buf);
+        assert!(buf.len() <= 4 * 1000 + 4, "{}", buf.len());
+    }
+
+    #[test]
+    fn huge_counts_do_not_allocate() {
+        let mut buf = Vec::new();
+        put_varint(&mut buf, u64::MAX);
+        put_varint(&mut buf, u64::MAX);
+        assert!(decode_snapshot(&buf).is_err());
+    }
+}

@@ -1,0 +1,314 @@
+//! [`IndexWriter`]: adds documents and commits them atomically, within a memory budget.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::IoContext;
+use crate::lock::DirLock;
+use crate::manifest::{
+    CollectionEntry, DocRange, MANIFEST_TMP_FILE, Manifest, SEGMENTS_DIR, SegmentEntry, segment_path, sync_dir,
+    valid_name,
+};
+use crate::segment::SegmentBuilder;
+use crate::{CollectionConfig, DocId, DocMeta, Error, Result, Snapshot};
+
+/// Settings of a writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriterOptions {
+    /// Bytes the writer may buffer before it writes a segment file. Memory use follows
+    /// this, not the size of the collection. Default 256 MiB.
+    pub memory_budget: usize,
+}
+
+impl Default for WriterOptions {
+    fn default() -> WriterOptions {
+        WriterOptions { memory_budget: 256 << 20 }
+    }
+}
+
+/// A document to add.
+#[derive(Debug, Clone)]
+pub struct NewDocument<'a> {
+    /// Its metadata.
+    pub meta: DocMeta,
+    /// Its snapshot; its hashes become the document's postings.
+    pub snapshot: &'a Snapshot,
+    /// Its text, stored only if the collection keeps texts.
+    pub text: Option<&'a str>,
+}
+
+/// What a commit wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommitStats {
+    /// Documents made visible.
+    pub docs: u64,
+    /// Segment files added (written since the previous commit, including earlier flushes).
+    pub segments: u64,
+    /// Distinct `(key, doc)` postings in those segments.
+    pub postings: u64,
+    /// Bytes of those segment files.
+    pub bytes: u64,
+}
+
+/// The single writer of an index. Holds the `LOCK` file until dropped.
+///
+/// Documents are buffered per collection; when the estimated buffered bytes exceed the
+/// memory budget the largest buffer is written as a segment file that no manifest
+/// references yet. [`IndexWriter::commit`] writes the remaining buffers and publishes all
+/// new segments with one manifest swap. Dropping the writer without committing deletes
+/// the files it wrote and leaves the index as it was.
+#[derive(Debug)]
+pub struct IndexWriter {
+    dir: PathBuf,
+    _lock: DirLock,
+    options: WriterOptions,
+    /// The last committed manifest plus collections created since.
+    manifest: Manifest,
+    buffers: BTreeMap<String, Buffer>,
+    /// Segment files written since the last commit.
+    pending: Vec<PendingSegment>,
+    /// Something changed since the last commit (a collection or a document was added).
+    dirty: bool,
+    /// Set while a manifest naming `pending` may have been published: then the pending
+    /// files must survive a drop (the next writer's clean-up decides from the manifest).
+    maybe_published: bool,
+    poisoned: bool,
+    uncommitted_docs: u64,
+}
+
+#[derive(Debug)]
+struct PendingSegment {
+    collection: String,
+    entry: SegmentEntry,
+    path: PathBuf,
+    postings: u64,
+}
+
+#[derive(Debug)]
+struct Buffer {
+    builder: SegmentBuilder,
+    ranges: Vec<DocRange>,
+}
+
+impl IndexWriter {
+    pub(crate) fn open(dir: &Path, options: WriterOptions) -> Result<IndexWriter> {
+        if !dir.is_dir() {
+            return Err(Error::NotAnIndex { path: dir.to_path_buf() });
+        }
+        let lock = DirLock::acquire(dir)?;
+        // Read under the lock: another writer may have committed since `Index::open`.
+        let manifest = Manifest::load(dir)?;
+        remove_orphans(dir, &manifest)?;
+        Ok(IndexWriter {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            options,
+            manifest,
+            buffers: BTreeMap::new(),
+            pending: Vec::new(),
+            dirty: false,
+            maybe_published: false,
+            poisoned: false,
+            uncommitted_docs: 0,
+        })
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        if self.poisoned { Err(Error::WriterPoisoned { path: self.dir.clone() }) } else { Ok(()) }
+    }
+
+    /// Creates the collection if absent (visible at the next commit). Fails with
+    /// [`Error::CollectionMismatch`] if it exists with another kind or `keep_texts`, and
+    /// with [`Error::InvalidName`] for a name outside `[A-Za-z0-9_.-]{1,64}`.
+    pub fn ensure_collection(&mut self, config: CollectionConfig) -> Result<()> {
+        self.check_usable()?;
+        if !valid_name(&config.name) {
+            return Err(Error::InvalidName(config.name));
+        }
+        let cols = &mut self.manifest.collections;
+        match cols.binary_search_by(|c| c.config.name.as_str().cmp(&config.name)) {
+            Ok(i) => {
+                let existing = &cols[i].config;
+                if existing.kind != config.kind || existing.keep_texts != config.keep_texts {
+                    return Err(Error::CollectionMismatch {
+                        name: config.name,
+                        existing_kind: existing.kind,
+                        existing_keep_texts: existing.keep_texts,
+                        requested_kind: config.kind,
+                        requested_keep_texts: config.keep_texts,
+                    });
+                }
+            }
+            Err(i) => {
+                cols.insert(i, CollectionEntry { config, segments: Vec::new() });
+                self.dirty = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a document to `collection`; it becomes visible at the next commit. The id is
+    /// final once committed.
+    pub fn add(&mut self, collection: &str, doc: NewDocument<'_>) -> Result<DocId> {
+        self.check_usable()?;
+        let entry = self
+            .manifest
+            .collections
+            .iter()
+            .find(|c| c.config.name == collection)
+            .ok_or_else(|| Error::UnknownCollection(collection.to_string()))?;
+        let keep_texts = entry.config.keep_texts;
+        let s = doc.snapshot;
+        if s.token_bytes.len() != s.token_chars.len() {
+            return Err(Error::InvalidDocument(format!(
+                "{} byte spans but {} char spans",
+                s.token_bytes.len(),
+                s.token_chars.len()
+            )));
+        }
+        if self.buffers.get(collection).is_some_and(|b| b.builder.is_full()) {
+            self.flush(collection)?;
+        }
+        let id = self.manifest.next_doc_id;
+        let buffer = self
+            .buffers
+            .entry(collection.to_string())
+            .or_insert_with(|| Buffer { builder: SegmentBuilder::new(keep_texts), ranges: Vec::new() });
+        buffer.builder.add(&doc.meta, s, if keep_texts { doc.text } else { None });
+        match buffer.ranges.last_mut() {
+            Some(r) if r.base + r.count == id => r.count += 1,
+            _ => buffer.ranges.push(DocRange { base: id, count: 1 }),
+        }
+        self.manifest.next_doc_id += 1;
+        self.uncommitted_docs += 1;
+        self.dirty = true;
+        if self.buffered_bytes() > self.options.memory_budget {
+            let largest = self
+                .buffers
+                .iter()
+                .max_by_key(|(_, b)| b.builder.heap_bytes())
+                .map(|(name, _)| name.clone())
+                .expect("a buffer was just filled");
+            self.flush(&largest)?;
+        }
+        Ok(DocId(id))
+    }
+
+    /// Estimated bytes buffered in memory.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buffers.values().map(|b| b.builder.heap_bytes()).sum()
+    }
+
+    /// Documents added since the last commit.
+    pub fn uncommitted_docs(&self) -> u64 {
+        self.uncommitted_docs
+    }
+
+    /// Writes the buffer of `collection` as a segment file (not yet in the manifest).
+    fn flush(&mut self, collection: &str) -> Result<()> {
+        let Some(buffer) = self.buffers.remove(collection) else {
+            return Ok(());
+        };
+        let id = self.manifest.next_segment_id;
+        self.manifest.next_segment_id += 1;
+        let path = segment_path(&self.dir, id);
+        let written = buffer.builder.write(&path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&path);
+        })?;
+        self.pending.push(PendingSegment {
+            collection: collection.to_string(),
+            entry: SegmentEntry {
+                id,
+                doc_ranges: buffer.ranges,
+                doc_count: written.doc_count,
+                file_len: written.file_len,
+            },
+            path,
+            postings: written.posting_count,
+        });
+        Ok(())
+    }
+
+    /// Makes everything added since the last commit visible at once, durably: writes the
+    /// remaining buffers as segment files, syncs them and the segments directory, then
+    /// swaps the manifest (see `docs/design.md`, "Crash safety").
+    pub fn commit(&mut self) -> Result<CommitStats> {
+        self.check_usable()?;
+        if !self.dirty {
+            return Ok(CommitStats::default());
+        }
+        let names: Vec<String> = self.buffers.keys().cloned().collect();
+        for name in names {
+            self.flush(&name)?;
+        }
+        sync_dir(&self.dir.join(SEGMENTS_DIR))?;
+        let mut next = self.manifest.clone();
+        let mut stats = CommitStats::default();
+        for p in &self.pending {
+            let c = next
+                .collections
+                .iter_mut()
+                .find(|c| c.config.name == p.collection)
+                .expect("pending segments belong to known collections");
+            stats.docs += p.entry.doc_count;
+            stats.segments += 1;
+            stats.bytes += p.entry.file_len;
+            stats.postings += p.postings;
+            c.segments.push(p.entry.clone());
+        }
+        self.maybe_published = true;
+        if let Err(e) = next.store(&self.dir) {
+            // The rename may or may not have happened: only a new writer, reading the
+            // manifest, can tell which files are live.
+            self.poisoned = true;
+            return Err(e);
+        }
+        self.manifest = next;
+        self.pending.clear();
+        self.maybe_published = false;
+        self.uncommitted_docs = 0;
+        self.dirty = false;
+        Ok(stats)
+    }
+}
+
+impl Drop for IndexWriter {
+    fn drop(&mut self) {
+        if !self.maybe_published {
+            for p in &self.pending {
+                let _ = std::fs::remove_file(&p.path);
+            }
+        }
+    }
+}
+
+/// Deletes what a crashed writer may have left: segment files no manifest references and
+/// a stale `MANIFEST.tmp`. Runs under the lock, so no other writer is creating files.
+fn remove_orphans(dir: &Path, manifest: &Manifest) -> Result<()> {
+    let tmp = dir.join(MANIFEST_TMP_FILE);
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(tmp, e)),
+        _ => {}
+    }
+    let live: std::collections::BTreeSet<String> = manifest
+        .collections
+        .iter()
+        .flat_map(|c| &c.segments)
+        .map(|s| crate::manifest::segment_file_name(s.id))
+        .collect();
+    let seg_dir = dir.join(SEGMENTS_DIR);
+    if !seg_dir.is_dir() {
+        std::fs::create_dir_all(&seg_dir).at(&seg_dir)?;
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(&seg_dir).at(&seg_dir)? {
+        let entry = entry.at(&seg_dir)?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.ends_with(".seg") && !live.contains(name) {
+            let path = entry.path();
+            std::fs::remove_file(&path).at(&path)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use tessera_index::{CollectionConfig, CollectionKind, DocMeta, Snapshot};
+
+/// splitmix64: a cheap, well-mixed deterministic "random" u64 from a counter.
+pub fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// A snapshot with `hashes` given and plausible token spans (one token per hash plus
+/// four, as a shingle size of 5 gives).
+pub fn snapshot_from(hashes: Vec<u64>) -> Snapshot {
+    let tokens = hashes.len() as u64 + 4;
+    let token_bytes: Vec<(u64, u64)> = (0..tokens).map(|t| (t * 7, t * 7 + 5)).collect();
+    let token_chars: Vec<(u64, u64)> = (0..tokens).map(|t| (t * 6, t * 6 + 5)).collect();
+    Snapshot { hashes, token_bytes, token_chars }
+}
+
+/// The deterministic snapshot of document number `n`: `len` hashes, a few of them
+/// shared with other documents (drawn from a pool of 1000).
+pub fn doc_snapshot(n: u64, len: usize) -> Snapshot {
+    let hashes = (0..len as u64)
+        .map(|i| {
+            if i % 10 == 0 {
+                mix(0xC0FFEE ^ (mix(n * 1000 + i) % 1000))
+            } else {
+                mix(n.wrapping_mul(1_000_003).wrapping_add(i))
+            }
+        })
+        .collect();
+    snapshot_from(hashes)
+}
+
+/// The deterministic metadata of document number `n`.
+pub fn doc_meta(n: u64) -> DocMeta {
+    DocMeta {
+        title: format!("doc {n}"),
+        origin: format!("file:///corpus/{n}.txt"),
+        added_at: 1_700_000_000 + n,
+        byte_len: 100 + n,
+        char_len: 90 + n,
+    }
+}
+
+/// The deterministic text of document number `n`.
+pub fn doc_text(n: u64) -> String {
+    format!("Text of document {n}. ").repeat(1 + (n % 5) as usize)
+}
+
+/// A collection config.
+pub fn collection(name: &str, kind: CollectionKind, keep_texts: bool) -> CollectionConfig {
+    CollectionConfig { name: name.into(), kind, keep_texts }
+}

@@ -1,0 +1,104 @@
+//! The checked-in index `testdata/index-v1/` must keep opening with the same content,
+//! and today's writer must produce it byte for byte: an accidental format change fails
+//! here. After an intended change, bump the format version, keep the old fixture (or
+//! convert it) and regenerate with `TESSERA_BLESS=1 cargo test -p tessera-index --test
+//! format_fixture`.
+
+#![allow(clippy::unwrap_used)] // unwrap is fine in tests
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{collection, doc_meta, doc_snapshot, doc_text};
+use tessera_index::{CollectionKind, DocId, Index, NewDocument, WriterOptions};
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/index-v1")
+}
+
+/// (collection, document number) of the fixture's documents, in add order. The
+/// collections interleave so that one segment holds two id ranges.
+const DOCS: [(&str, u64); 9] =
+    [("web", 0), ("web", 1), ("laws", 2), ("web", 3), ("web", 4), ("laws", 5), ("web", 6), ("laws", 7), ("web", 8)];
+
+fn build(dir: &Path) {
+    let index = Index::create(dir, serde_json::json!({"shingle_size": 5, "seed": 0})).unwrap();
+    let mut w = index.writer(WriterOptions { memory_budget: 6 << 10 }).unwrap();
+    w.ensure_collection(collection("web", CollectionKind::Source, false)).unwrap();
+    w.ensure_collection(collection("laws", CollectionKind::Citation, true)).unwrap();
+    for (i, &(name, n)) in DOCS.iter().enumerate() {
+        let s = doc_snapshot(n, 12 + n as usize * 3);
+        let text = doc_text(n);
+        w.add(name, NewDocument { meta: doc_meta(n), snapshot: &s, text: Some(&text) }).unwrap();
+        if i == 5 {
+            w.commit().unwrap();
+        }
+    }
+    w.commit().unwrap();
+    drop(w);
+    std::fs::remove_file(dir.join("LOCK")).unwrap();
+}
+
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = vec![(PathBuf::from("MANIFEST"), std::fs::read(dir.join("MANIFEST")).unwrap())];
+    let mut segs: Vec<_> = std::fs::read_dir(dir.join("segments")).unwrap().map(|e| e.unwrap().path()).collect();
+    segs.sort();
+    for s in segs {
+        let rel = s.strip_prefix(dir).unwrap().to_path_buf();
+        out.push((rel, std::fs::read(&s).unwrap()));
+    }
+    out
+}
+
+#[test]
+fn index_v1_fixture() {
+    let fixture = fixture_dir();
+    if std::env::var_os("TESSERA_BLESS").is_some_and(|v| v == "1") {
+        let _ = std::fs::remove_dir_all(&fixture);
+        build(&fixture);
+    }
+    assert!(fixture.join("MANIFEST").exists(), "missing fixture {}; create it with TESSERA_BLESS=1", fixture.display());
+
+    // It opens and holds what was written.
+    let index = Index::open(&fixture).unwrap();
+    assert_eq!(index.fingerprint_settings(), &serde_json::json!({"shingle_size": 5, "seed": 0}));
+    let reader = index.reader().unwrap();
+    let infos = reader.collections();
+    let names: Vec<&str> = infos.iter().map(|c| c.config.name.as_str()).collect();
+    assert_eq!(names, ["laws", "web"]);
+    assert_eq!(infos[0].config.kind, CollectionKind::Citation);
+    assert!(infos[0].config.keep_texts && !infos[1].config.keep_texts);
+    assert_eq!((infos[0].docs, infos[1].docs), (3, 6));
+    assert!(infos[1].segments >= 2, "{infos:?}");
+    assert_eq!(reader.docs().collect::<Vec<_>>(), (0..9).map(DocId).collect::<Vec<_>>());
+    for &(name, n) in &DOCS {
+        let id = DocId(n);
+        let s = doc_snapshot(n, 12 + n as usize * 3);
+        assert_eq!(reader.collection_of(id), Some(name));
+        assert_eq!(reader.meta(id).unwrap(), doc_meta(n));
+        assert_eq!(reader.snapshot(id).unwrap(), s);
+        assert_eq!(reader.text(id).unwrap(), (name == "laws").then(|| doc_text(n)));
+        let mut q = s.hashes.clone();
+        q.sort_unstable();
+        q.dedup();
+        let mut hits = vec![false; q.len()];
+        reader.collection(name).unwrap().lookup_sorted(&q, |i, d| hits[i] |= d == id).unwrap();
+        assert!(hits.iter().all(|&h| h));
+    }
+    for (rel, bytes) in files(&fixture) {
+        if rel.starts_with("segments") {
+            tessera_index::check_segment_bytes(&bytes).unwrap();
+        }
+    }
+
+    // Today's writer produces the same bytes.
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    let fresh = files(tmp.path());
+    let committed = files(&fixture);
+    assert_eq!(fresh.iter().map(|f| &f.0).collect::<Vec<_>>(), committed.iter().map(|f| &f.0).collect::<Vec<_>>());
+    for ((name, a), (_, b)) in fresh.iter().zip(&committed) {
+        assert!(a == b, "{} differs from the fixture: the format changed", name.display());
+    }
+}
