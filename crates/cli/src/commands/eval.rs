@@ -1,0 +1,150 @@
+//! `tessera eval`: detection quality on evaluation corpora.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use rayon::prelude::*;
+use tessera_engine::index::{CollectionConfig, CollectionKind};
+use tessera_engine::{Engine, EngineOptions};
+use tessera_eval::{Annotation, PanCorpus};
+
+use super::CreateArgs;
+
+/// Evaluation commands.
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// PAN text alignment corpus: index all sources into one collection, check every
+    /// suspicious document against the whole collection, write PAN XML detections and
+    /// score them.
+    Pan(PanArgs),
+}
+
+/// Arguments of `tessera eval pan`.
+#[derive(Debug, Args)]
+pub struct PanArgs {
+    /// The corpus root (with `pairs`, `src/`, `susp/` and one folder per subset).
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Output folder: detections/ (one XML per pair), index/ unless --index is given,
+    /// and scores.json.
+    #[arg(long)]
+    out: PathBuf,
+    /// Reuse this index (it must hold the corpus sources in collection "pan").
+    #[arg(long)]
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    create: CreateArgs,
+    /// Output format of the scores.
+    #[arg(long, value_enum, default_value_t = super::Format::Text)]
+    format: super::Format,
+}
+
+pub fn run(cmd: EvalCommand, quiet: bool) -> Result<ExitCode> {
+    match cmd {
+        EvalCommand::Pan(args) => pan(&args, quiet),
+    }
+}
+
+fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
+    let corpus = PanCorpus::open(&args.corpus).with_context(|| format!("opening {}", args.corpus.display()))?;
+    let index_dir = args.index.clone().unwrap_or_else(|| args.out.join("index"));
+    let engine = Engine::open_or_create(&index_dir, &args.create.settings(), EngineOptions::default())
+        .with_context(|| format!("opening {}", index_dir.display()))?;
+    let collection = CollectionConfig { name: "pan".into(), kind: CollectionKind::Source, keep_texts: false };
+    let has_sources = engine.collections()?.iter().any(|c| c.config.name == "pan" && c.docs > 0);
+    let mut timings = serde_json::Map::new();
+    if !has_sources {
+        let started = Instant::now();
+        let bar = super::progress::files_bar(quiet, "indexing sources");
+        let summary = engine.add_paths(&collection, &[corpus.src_dir()], &|p| {
+            bar.set_length(p.total);
+            bar.set_position(p.done);
+        })?;
+        bar.finish_and_clear();
+        anyhow::ensure!(summary.failed.is_empty(), "some sources failed: {:?}", summary.failed);
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!("indexed {} sources in {secs:.1} s", summary.added);
+        timings.insert("index_seconds".into(), secs.into());
+    }
+
+    // Every suspicious document of the listed pairs, checked against the whole collection.
+    let mut suspects: Vec<String> = corpus.pairs.iter().map(|p| p.suspicious.clone()).collect();
+    suspects.sort();
+    suspects.dedup();
+    let reader = engine.reader()?;
+    let names: BTreeMap<u64, String> = reader
+        .docs()
+        .into_iter()
+        .map(|d| Ok((d.0, file_name(&reader.meta(d)?.origin))))
+        .collect::<Result<_>>()?;
+    let det_dir = args.out.join("detections");
+    if det_dir.exists() {
+        std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
+    }
+    std::fs::create_dir_all(&det_dir).with_context(|| format!("creating {}", det_dir.display()))?;
+    let bar = super::progress::files_bar(quiet, "checking suspects");
+    bar.set_length(suspects.len() as u64);
+    let started = Instant::now();
+    let only = [collection.name.clone()];
+    let detections: Vec<Vec<Annotation>> = suspects
+        .par_iter()
+        .map_init(
+            || engine.fingerprinter(),
+            |fp, susp| -> Result<Vec<Annotation>> {
+                let path = corpus.susp_dir().join(susp);
+                let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+                let query = fp.query(&text);
+                let revisions = engine.search(&reader, &query, Some(&only))?;
+                let mut out = Vec::new();
+                for rev in &revisions {
+                    for src in &rev.sources {
+                        for b in &src.blocks {
+                            out.push(Annotation {
+                                suspicious: susp.clone(),
+                                source: names.get(&src.doc.0).cloned().unwrap_or_default(),
+                                this_offset: b.suspect.chars.start as u64,
+                                this_length: (b.suspect.chars.end - b.suspect.chars.start) as u64,
+                                source_offset: b.source.chars.start as u64,
+                                source_length: (b.source.chars.end - b.source.chars.start) as u64,
+                            });
+                        }
+                    }
+                }
+                bar.inc(1);
+                Ok(out)
+            },
+        )
+        .collect::<Result<_>>()?;
+    bar.finish_and_clear();
+    let check_secs = started.elapsed().as_secs_f64();
+    timings.insert("check_seconds".into(), check_secs.into());
+    timings.insert("suspects".into(), suspects.len().into());
+    timings.insert("ms_per_suspect".into(), (1000.0 * check_secs / suspects.len().max(1) as f64).into());
+
+    let mut by_pair: BTreeMap<(String, String), Vec<Annotation>> = BTreeMap::new();
+    for a in detections.into_iter().flatten() {
+        by_pair.entry((a.suspicious.clone(), a.source.clone())).or_default().push(a);
+    }
+    for ((susp, src), dets) in &by_pair {
+        tessera_eval::write_detections(&det_dir, susp, src, dets)?;
+    }
+    let report = tessera_eval::score_dir(&corpus, &det_dir)?;
+    let json = serde_json::json!({ "scores": report, "timings": timings });
+    std::fs::write(args.out.join("scores.json"), serde_json::to_string_pretty(&json)?)
+        .with_context(|| format!("writing {}", args.out.join("scores.json").display()))?;
+    if args.format == super::Format::Json {
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        println!("{report}");
+        println!("checked {} suspects in {check_secs:.1} s ({:.1} ms each)", suspects.len(), 1000.0 * check_secs / suspects.len().max(1) as f64);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn file_name(origin: &str) -> String {
+    Path::new(origin).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| origin.to_owned())
+}

@@ -1,0 +1,63 @@
+//! `tessera index`
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use tessera_engine::{AddProgress, Engine, EngineOptions};
+
+use super::{CollectionArgs, CreateArgs, Format, IndexDir};
+
+/// Arguments of `tessera index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    #[command(flatten)]
+    dir: IndexDir,
+    #[command(flatten)]
+    collection: CollectionArgs,
+    #[command(flatten)]
+    create: CreateArgs,
+    /// Memory the writer may use before it writes a segment, in MiB.
+    #[arg(long, default_value_t = 256)]
+    memory_mb: usize,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Files and folders to add (folders recursively).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
+    let options = EngineOptions { memory_budget: args.memory_mb << 20, ..EngineOptions::default() };
+    let engine = Engine::open_or_create(&args.dir.dir, &args.create.settings(), options)
+        .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?;
+    let bar = super::progress::files_bar(quiet, "indexing");
+    let progress = |p: AddProgress| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    };
+    let summary = engine
+        .add_paths(&args.collection.config(), &args.paths, &progress)
+        .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
+    bar.finish_and_clear();
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),
+        _ => {
+            for (path, reason) in &summary.failed {
+                eprintln!("skipped {path}: {reason}");
+            }
+            println!(
+                "added {} documents ({:.1} MB) to collection {:?} in {:.2} s; {} failed",
+                summary.added,
+                summary.bytes as f64 / 1e6,
+                args.collection.collection,
+                summary.seconds,
+                summary.failed.len()
+            );
+        }
+    }
+    // Some files failed but the rest were added: a distinct exit code scripts can test.
+    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
+}

@@ -1,0 +1,162 @@
+//! Command-line arguments and the commands. Settings are resolved here, once, and handed
+//! to the engine; the commands stay thin.
+
+mod bench;
+mod check;
+mod demo;
+mod eval;
+mod index;
+mod progress;
+mod stats;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use tessera_engine::index::{CollectionConfig, CollectionKind};
+use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+
+/// Tessera finds borrowed text and near-duplicates.
+#[derive(Debug, Parser)]
+#[command(name = "tessera", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, env = "TESSERA_THREADS")]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Add files and folders (recursively) to a collection of an index.
+    Index(index::IndexArgs),
+    /// Check a document for borrowings against every collection.
+    Check(check::CheckArgs),
+    /// Collections, documents and sizes of an index.
+    Stats(stats::StatsArgs),
+    /// Index a bundled sample, check a document, print the report and write report.html.
+    Demo(demo::DemoArgs),
+    /// Measure detection quality on an evaluation corpus.
+    #[command(subcommand)]
+    Eval(eval::EvalCommand),
+    /// Print speed and size figures.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Output formats of reports and statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable, for a terminal.
+    Text,
+    /// Machine-readable JSON.
+    Json,
+    /// A self-contained HTML page.
+    Html,
+}
+
+/// Where the index lives.
+#[derive(Debug, Args)]
+pub struct IndexDir {
+    /// Index directory.
+    #[arg(long = "index", short = 'i', env = "TESSERA_INDEX", value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// Settings used when an index is created (an existing index keeps its own).
+#[derive(Debug, Args, Clone)]
+pub struct CreateArgs {
+    /// Words per shingle.
+    #[arg(long, default_value_t = 3)]
+    pub shingle_size: usize,
+    /// Keep stop words.
+    #[arg(long)]
+    pub keep_stop_words: bool,
+    /// Do not stem words.
+    #[arg(long)]
+    pub no_stemming: bool,
+}
+
+impl CreateArgs {
+    fn settings(&self) -> FingerprintSettings {
+        let mut s = FingerprintSettings::default();
+        s.shingles.size = self.shingle_size;
+        s.normalizer.stop_words = !self.keep_stop_words;
+        s.normalizer.stemming = !self.no_stemming;
+        s
+    }
+}
+
+/// A collection to add to.
+#[derive(Debug, Args, Clone)]
+pub struct CollectionArgs {
+    /// Collection name.
+    #[arg(long, short = 'c', default_value = "main")]
+    pub collection: String,
+    /// What the collection's matches mean (used when it is created).
+    #[arg(long, value_enum, default_value_t = KindArg::Source)]
+    pub kind: KindArg,
+    /// Keep the documents' texts so reports can show source passages (used when the
+    /// collection is created; off by default: the index keeps digital snapshots only).
+    #[arg(long)]
+    pub keep_texts: bool,
+}
+
+/// Collection kinds on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Matches are borrowings.
+    Source,
+    /// Matches are citations.
+    Citation,
+}
+
+impl CollectionArgs {
+    fn config(&self) -> CollectionConfig {
+        let kind = match self.kind {
+            KindArg::Source => CollectionKind::Source,
+            KindArg::Citation => CollectionKind::Citation,
+        };
+        CollectionConfig { name: self.collection.clone(), kind, keep_texts: self.keep_texts }
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    if let Some(n) = cli.threads {
+        rayon_threads(n)?;
+    }
+    let quiet = cli.quiet;
+    match cli.command {
+        Command::Index(args) => index::run(&args, quiet),
+        Command::Check(args) => check::run(&args),
+        Command::Stats(args) => stats::run(&args),
+        Command::Demo(args) => demo::run(&args, quiet),
+        Command::Eval(cmd) => eval::run(cmd, quiet),
+        Command::Bench(cmd) => bench::run(cmd, quiet),
+    }
+}
+
+fn rayon_threads(n: usize) -> Result<()> {
+    tessera_engine::set_threads(n).context("setting the thread count")
+}
+
+fn open_engine(dir: &IndexDir) -> Result<Engine> {
+    Engine::open(&dir.dir, EngineOptions::default()).with_context(|| format!("opening the index at {}", dir.dir.display()))
+}
+
+/// Renders a report in a format.
+pub fn render(report: &tessera_engine::report::Report, format: Format, color: bool, out: &mut Vec<u8>) -> Result<()> {
+    use tessera_engine::report::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
+    let renderer: Box<dyn Render> = match format {
+        Format::Text => Box::new(TextRenderer { color, ..TextRenderer::default() }),
+        Format::Json => Box::new(JsonRenderer::pretty()),
+        Format::Html => Box::new(HtmlRenderer),
+    };
+    renderer.render(report, out).context("rendering the report")
+}

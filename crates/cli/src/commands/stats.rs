@@ -1,0 +1,70 @@
+//! `tessera stats`
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{Format, IndexDir};
+
+/// Arguments of `tessera stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    dir: IndexDir,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+pub fn run(args: &StatsArgs) -> Result<ExitCode> {
+    let engine = super::open_engine(&args.dir)?;
+    let collections = engine.collections()?;
+    if args.format == Format::Json {
+        let json = serde_json::json!({
+            "index": args.dir.dir.display().to_string(),
+            "settings": engine.settings(),
+            "collections": collections.iter().map(|c| serde_json::json!({
+                "name": c.config.name,
+                "kind": c.config.kind,
+                "keep_texts": c.config.keep_texts,
+                "docs": c.docs,
+                "segments": c.segments,
+                "postings": c.postings,
+                "distinct_keys": c.distinct_keys,
+                "postings_bytes": c.postings_bytes,
+                "snapshot_bytes": c.snapshot_bytes,
+                "total_bytes": c.total_bytes,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("index {}", args.dir.dir.display());
+    let s = engine.settings();
+    println!(
+        "fingerprints: {}-word shingles, seed {}, stop words {}, stemming {}",
+        s.shingles.size,
+        s.shingles.seed,
+        if s.normalizer.stop_words { "dropped" } else { "kept" },
+        if s.normalizer.stemming { "on" } else { "off" }
+    );
+    for c in &collections {
+        let per_posting = if c.postings > 0 { c.postings_bytes as f64 / c.postings as f64 } else { 0.0 };
+        println!(
+            "collection {:<16} kind {:<8} docs {:>10} segments {:>4} postings {:>12} ({:.2} B/posting) size {:.1} MB{}",
+            c.config.name,
+            format!("{:?}", c.config.kind).to_lowercase(),
+            c.docs,
+            c.segments,
+            c.postings,
+            per_posting,
+            c.total_bytes as f64 / 1e6,
+            if c.config.keep_texts { ", texts kept" } else { "" }
+        );
+    }
+    if collections.is_empty() {
+        println!("no collections yet");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,113 @@
+//! A suspect assembled from three real documents with edits: all three sources are found
+//! and every block's spans are exact on both sides.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use tessera_engine::index::{CollectionConfig, CollectionKind};
+use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+
+fn demo(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo").join(name);
+    std::fs::read_to_string(&path).unwrap()
+}
+
+/// Byte range of `needle` in `hay`, which must hold it once.
+fn find(hay: &str, needle: &str) -> (usize, usize) {
+    let start = hay.find(needle).unwrap_or_else(|| panic!("{needle:?} not found"));
+    assert!(hay[start + needle.len()..].find(needle).is_none(), "{needle:?} occurs twice");
+    (start, start + needle.len())
+}
+
+fn chars(text: &str, byte: usize) -> usize {
+    text[..byte].chars().count()
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    engine: Engine,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default()).unwrap();
+    let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
+    for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
+        engine.add_text(&lib, name, name, &demo(&format!("library/{name}"))).unwrap();
+    }
+    // Unrelated documents that share topic words but no passage.
+    engine
+        .add_text(&lib, "other-1", "other", "Printing shops and bee hives both appear in this unrelated note about towns and rivers of Europe, written for another purpose entirely.")
+        .unwrap();
+    Fixture { _dir: dir, engine }
+}
+
+#[test]
+fn three_sources_found_with_exact_spans() {
+    let f = fixture();
+    let press = demo("library/printing-press.txt");
+    let bees = demo("library/honey-bees.txt");
+    let rivers = demo("library/siberian-rivers.txt");
+
+    // 1. Verbatim, re-flowed onto one line with doubled spaces.
+    let p1_src = "Movable metal type was cast in a hand mould from an alloy of lead, tin and\nantimony, which melted at a low temperature and cooled quickly without shrinking";
+    let p1 = p1_src.replace('\n', " ").replace(" was ", "  was ");
+    // 2. One word replaced in the middle ("rich" -> "large").
+    let p2_src = "Foragers share information about food through a remarkable dance. A bee that has found a\nrich patch of flowers returns to the comb and runs a figure of eight";
+    let p2 = p2_src.replace("a\nrich", "a large");
+    // 3. Russian, verbatim.
+    let p3_src = "Зимой реки покрываются толстым льдом, и на несколько месяцев ледовые дороги становятся\nглавным путём для грузов в северные посёлки";
+    let p3 = p3_src.to_owned();
+
+    let suspect = format!(
+        "My own introduction explains why this essay exists at all.\n\n{p1}. Then something original follows here, about gardens and weather.\n\n{p2}.\n\nЭтот абзац написан мною самостоятельно и ни откуда не заимствован. {p3}.\n"
+    );
+    let report = f.engine.check_text("suspect.txt", "Suspect", &suspect).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 3, "{json:#}");
+
+    for (block, (passage, source_text, source_passage)) in
+        blocks.iter().zip([(&p1, &press, p1_src), (&p2, &bees, p2_src), (&p3, &rivers, p3_src)])
+    {
+        let (sb, se) = find(&suspect, passage);
+        let (tb, te) = find(source_text, source_passage);
+        assert_eq!(block["suspect_span"]["bytes"]["start"], sb, "{block:#}");
+        assert_eq!(block["suspect_span"]["bytes"]["end"], se, "{block:#}");
+        assert_eq!(block["suspect_span"]["chars"]["start"], chars(&suspect, sb));
+        assert_eq!(block["suspect_span"]["chars"]["end"], chars(&suspect, se));
+        assert_eq!(block["source_span"]["bytes"]["start"], tb, "{block:#}");
+        assert_eq!(block["source_span"]["bytes"]["end"], te);
+        assert_eq!(block["source_span"]["chars"]["start"], chars(source_text, tb));
+        assert_eq!(block["source_span"]["chars"]["end"], chars(source_text, te));
+    }
+    let sources = json["sources"].as_array().unwrap();
+    let mut titles: Vec<&str> = sources.iter().map(|s| s["title"].as_str().unwrap()).collect();
+    titles.sort_unstable();
+    assert_eq!(titles, ["honey-bees.txt", "printing-press.txt", "siberian-rivers.txt"]);
+}
+
+#[test]
+fn original_text_has_no_sources() {
+    let f = fixture();
+    let report = f
+        .engine
+        .check_text("own.txt", "Own", "A wholly original paragraph about mountain weather, written for this test alone, with nothing borrowed from anywhere in the library.")
+        .unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["blocks"].as_array().unwrap().is_empty(), "{json:#}");
+}
+
+#[test]
+fn settings_are_read_from_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx");
+    let mut settings = FingerprintSettings::default();
+    settings.shingles.size = 4;
+    drop(Engine::open_or_create(&path, &settings, EngineOptions::default()).unwrap());
+    // Opened with other settings, the index keeps its own.
+    let engine = Engine::open_or_create(&path, &FingerprintSettings::default(), EngineOptions::default()).unwrap();
+    assert_eq!(engine.settings().shingles.size, 4);
+    assert_eq!(engine.fingerprinter().shingle_size(), 4);
+}

@@ -1,0 +1,146 @@
+//! Stage 1 (candidate ranking) and stage 2 (the greedy revision), after seed 000.
+
+use tessera_index::{DocId, IndexReader};
+
+use crate::{Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
+
+/// Searches collections for the sources of a suspect. Built once, reused.
+#[derive(Debug, Clone, Default)]
+pub struct Searcher {
+    config: SearchConfig,
+}
+
+/// One stage 1 candidate: a source and the distinct suspect hashes it shares.
+#[derive(Debug)]
+struct Candidate {
+    doc: DocId,
+    /// Indexes into the query's distinct hashes.
+    shared: Vec<u32>,
+    /// Shared hashes not yet explained by an earlier source.
+    score: u32,
+}
+
+impl Searcher {
+    /// A searcher with these settings.
+    pub fn new(config: SearchConfig) -> Self {
+        Self { config }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Builds the revision of one collection for a suspect.
+    ///
+    /// Stage 1 reads the postings of every distinct suspect hash and ranks sources by
+    /// the distinct hashes they share (hashes held by more than `max_postings_per_hash`
+    /// documents are skipped). Stage 2 repeats, up to `max_rounds` times: take the best
+    /// candidate, align it, mark the suspect shingles its blocks explain, take those
+    /// hashes away from every other candidate, drop candidates left with fewer than
+    /// `min_shared_hashes`, re-rank.
+    pub fn search(&self, reader: &IndexReader, collection: &str, query: &Query) -> Result<Revision, Error> {
+        let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
+        let kind = coll.config().kind;
+        let (distinct, positions_of) = distinct_hashes(&query.hashes);
+        let mut hits: Vec<(u32, DocId)> = Vec::new();
+        coll.lookup_sorted(&distinct, |i, doc| hits.push((i as u32, doc)))?;
+        let mut candidates = self.rank(hits, distinct.len());
+
+        // Per suspect shingle: explained by an earlier source of this revision.
+        let mut explained_shingle = vec![false; query.hashes.len()];
+        let mut explained_hash = vec![false; distinct.len()];
+        let mut sources = Vec::new();
+        for _round in 0..self.config.max_rounds {
+            let Some(best) = candidates.first() else { break };
+            if best.score < self.config.min_shared_hashes {
+                break;
+            }
+            let best = candidates.swap_remove(0);
+            let snapshot = reader.snapshot(best.doc)?;
+            let blocks: Vec<Block> = align::align(query, &snapshot, &explained_shingle, &self.config.align);
+            if !blocks.is_empty() {
+                for block in &blocks {
+                    let last = block.suspect_tokens.end.saturating_sub(query.shingle_size);
+                    for s in block.suspect_tokens.start..=last.min(query.hashes.len().saturating_sub(1)) {
+                        explained_shingle[s] = true;
+                    }
+                }
+                for (h, positions) in positions_of.iter().enumerate() {
+                    if !explained_hash[h] && positions.iter().all(|&p| explained_shingle[p as usize]) {
+                        explained_hash[h] = true;
+                    }
+                }
+                sources.push(SourceMatch { doc: best.doc, shared_hashes: best.score, blocks });
+            }
+            for c in &mut candidates {
+                c.score = c.shared.iter().filter(|&&h| !explained_hash[h as usize]).count() as u32;
+            }
+            candidates.retain(|c| c.score >= self.config.min_shared_hashes);
+            sort_candidates(&mut candidates);
+        }
+        Ok(Revision { collection: collection.to_owned(), kind, sources })
+    }
+
+    /// Stage 1: group hits by document, skipping too frequent hashes; keep the best
+    /// `max_candidates`, best first.
+    fn rank(&self, mut hits: Vec<(u32, DocId)>, distinct: usize) -> Vec<Candidate> {
+        let mut df = vec![0u32; distinct];
+        for &(h, _) in &hits {
+            df[h as usize] += 1;
+        }
+        let max_df = u32::try_from(self.config.max_postings_per_hash).unwrap_or(u32::MAX);
+        hits.retain(|&(h, _)| df[h as usize] <= max_df);
+        hits.sort_unstable_by_key(|&(h, doc)| (doc, h));
+        hits.dedup();
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for (h, doc) in hits {
+            match candidates.last_mut() {
+                Some(c) if c.doc == doc => c.shared.push(h),
+                _ => candidates.push(Candidate { doc, shared: vec![h], score: 0 }),
+            }
+        }
+        for c in &mut candidates {
+            c.score = c.shared.len() as u32;
+        }
+        candidates.retain(|c| c.score >= self.config.min_shared_hashes);
+        sort_candidates(&mut candidates);
+        candidates.truncate(self.config.max_candidates);
+        candidates
+    }
+}
+
+/// Best first; ties go to the older document, so results never depend on hit order.
+fn sort_candidates(candidates: &mut [Candidate]) {
+    candidates.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.doc.cmp(&b.doc)));
+}
+
+/// The distinct hashes of a sequence, sorted, with the positions where each occurs.
+fn distinct_hashes(hashes: &[u64]) -> (Vec<u64>, Vec<Vec<u32>>) {
+    let mut order: Vec<(u64, u32)> = hashes.iter().enumerate().map(|(i, &h)| (h, i as u32)).collect();
+    order.sort_unstable();
+    let mut distinct: Vec<u64> = Vec::new();
+    let mut positions: Vec<Vec<u32>> = Vec::new();
+    for (h, i) in order {
+        if distinct.last() != Some(&h) {
+            distinct.push(h);
+            positions.push(Vec::new());
+        }
+        if let Some(p) = positions.last_mut() {
+            p.push(i);
+        }
+    }
+    (distinct, positions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_hashes_keep_all_positions() {
+        let (d, p) = distinct_hashes(&[5, 3, 5, 9]);
+        assert_eq!(d, vec![3, 5, 9]);
+        assert_eq!(p, vec![vec![1], vec![0, 2], vec![3]]);
+    }
+}
