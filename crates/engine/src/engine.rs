@@ -9,7 +9,7 @@ use tessera_index::{CollectionConfig, CollectionInfo, DocId, DocMeta, Index, Ind
 use tessera_report::{Report, ReportOptions, SourceInfo, SuspectInfo};
 use tessera_search::{Query, Revision, SearchConfig, Searcher};
 
-use crate::{Error, Fingerprint, FingerprintSettings, Fingerprinter, Result, FINGERPRINT_VERSION};
+use crate::{Error, FINGERPRINT_VERSION, Fingerprint, FingerprintSettings, Fingerprinter, Result};
 
 /// Engine settings that do not change fingerprints (those live in the index).
 #[derive(Debug, Clone)]
@@ -188,7 +188,12 @@ impl Engine {
     /// Adds texts (origin, title, text) to a collection, fingerprinting them in parallel
     /// batches, and commits once at the end. Bounded memory: one batch is prepared at a
     /// time and the writer cuts segments under its budget.
-    pub fn add_texts<I>(&self, collection: &CollectionConfig, texts: I, progress: &(dyn Fn(AddProgress) + Sync)) -> Result<AddSummary>
+    pub fn add_texts<I>(
+        &self,
+        collection: &CollectionConfig,
+        texts: I,
+        progress: &(dyn Fn(AddProgress) + Sync),
+    ) -> Result<AddSummary>
     where
         I: IntoIterator<Item = (String, String, String)>,
     {
@@ -280,7 +285,11 @@ impl Engine {
     }
 }
 
-fn add_prepared(writer: &mut tessera_index::IndexWriter, collection: &CollectionConfig, doc: &Prepared) -> Result<DocId> {
+fn add_prepared(
+    writer: &mut tessera_index::IndexWriter,
+    collection: &CollectionConfig,
+    doc: &Prepared,
+) -> Result<DocId> {
     let text = &doc.extracted.text;
     let title = doc.extracted.title.clone().unwrap_or_else(|| file_title(Path::new(&doc.origin)));
     let meta = DocMeta {
@@ -322,7 +331,7 @@ fn file_title(path: &Path) -> String {
 fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = fs_err::metadata(p).map_err(|e| Error::Io { path: p.clone(), source: e.into() })?;
+        let meta = std::fs::metadata(p).map_err(|e| Error::Io { path: p.clone(), source: e })?;
         if meta.is_dir() {
             walk(p, &mut out)?;
         } else {

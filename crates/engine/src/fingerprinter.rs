@@ -59,7 +59,12 @@ impl Fingerprinter {
     /// Fingerprints a suspect for search.
     pub fn query(&mut self, text: &str) -> Query {
         let f = self.fingerprint(text);
-        Query { hashes: f.hashes, token_bytes: f.token_bytes, token_chars: f.token_chars, shingle_size: self.shingle_size() }
+        Query {
+            hashes: f.hashes,
+            token_bytes: f.token_bytes,
+            token_chars: f.token_chars,
+            shingle_size: self.shingle_size(),
+        }
     }
 }
 

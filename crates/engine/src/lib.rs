@@ -17,6 +17,7 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod engine;
 mod error;

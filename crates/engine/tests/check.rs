@@ -31,7 +31,8 @@ struct Fixture {
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let engine =
-        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default()).unwrap();
+        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
+            .unwrap();
     let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
     for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
         engine.add_text(&lib, name, name, &demo(&format!("library/{name}"))).unwrap();

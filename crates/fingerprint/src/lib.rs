@@ -19,6 +19,7 @@
 //! assert_eq!(hashes.len(), 2);
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64_with_seed;

@@ -11,6 +11,7 @@
 //! Use [`Searcher`] against an open [`tessera_index::IndexReader`]; the engine crate
 //! builds the [`Query`] from a document.
 #![deny(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod align;
 mod config;

@@ -1,6 +1,6 @@
 //! Stage 1 (candidate ranking) and stage 2 (the greedy revision), after seed 000.
 
-use tessera_index::{DocId, IndexReader};
+use tessera_index::{CollectionKind, DocId, IndexReader};
 
 use crate::{Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
 
@@ -58,13 +58,18 @@ impl Searcher {
             }
             let best = candidates.swap_remove(0);
             let snapshot = reader.snapshot(best.doc)?;
-            let blocks: Vec<Block> = align::align(query, &snapshot, &explained_shingle, &self.config.align);
+            let mut blocks: Vec<Block> = align::align(query, &snapshot, &explained_shingle, &self.config.align);
+            if kind == CollectionKind::Source && covered_chars(&blocks) < self.config.min_source_chars {
+                blocks.clear();
+            }
             if !blocks.is_empty() {
                 for block in &blocks {
-                    let last = block.suspect_tokens.end.saturating_sub(query.shingle_size);
-                    for s in block.suspect_tokens.start..=last.min(query.hashes.len().saturating_sub(1)) {
-                        explained_shingle[s] = true;
-                    }
+                    // Shingle i covers tokens i .. i + size, so the block's shingles are
+                    // first ..= end - size (one shingle when the text is shorter).
+                    let first = block.suspect_tokens.start;
+                    let last = block.suspect_tokens.end.saturating_sub(query.shingle_size).max(first);
+                    let end = (last + 1).min(explained_shingle.len());
+                    explained_shingle[first.min(end)..end].fill(true);
                 }
                 for (h, positions) in positions_of.iter().enumerate() {
                     if !explained_hash[h] && positions.iter().all(|&p| explained_shingle[p as usize]) {
@@ -108,6 +113,19 @@ impl Searcher {
         candidates.truncate(self.config.max_candidates);
         candidates
     }
+}
+
+/// Suspect characters covered by blocks sorted by suspect start (overlaps counted once).
+fn covered_chars(blocks: &[Block]) -> usize {
+    let (mut total, mut end) = (0, 0);
+    for b in blocks {
+        let (s, e) = (b.suspect.chars.start.max(end), b.suspect.chars.end);
+        if e > s {
+            total += e - s;
+            end = e;
+        }
+    }
+    total
 }
 
 /// Best first; ties go to the older document, so results never depend on hit order.

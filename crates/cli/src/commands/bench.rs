@@ -128,8 +128,10 @@ struct Vocabulary {
 
 impl Vocabulary {
     fn new(size: usize, rng: &mut Rng) -> Self {
-        const SYLLABLES: [&str; 24] =
-            ["ka", "lo", "mi", "ren", "sta", "vo", "de", "nul", "pri", "ton", "bel", "gra", "shi", "mar", "qui", "zen", "ost", "ula", "fer", "dis", "com", "ple", "tiv", "ani"];
+        const SYLLABLES: [&str; 24] = [
+            "ka", "lo", "mi", "ren", "sta", "vo", "de", "nul", "pri", "ton", "bel", "gra", "shi", "mar", "qui", "zen",
+            "ost", "ula", "fer", "dis", "com", "ple", "tiv", "ani",
+        ];
         let mut words = Vec::with_capacity(size);
         let mut seen = std::collections::HashSet::new();
         while words.len() < size {
@@ -212,7 +214,7 @@ fn generate(args: &GenerateArgs, quiet: bool) -> Result<ExitCode> {
 }
 
 fn check(args: &CheckBenchArgs) -> Result<ExitCode> {
-    let engine = super::open_engine(&args.dir)?;
+    let engine = super::open_engine(&args.dir, tessera_engine::EngineOptions::default())?;
     let text = std::fs::read_to_string(&args.suspect).with_context(|| format!("reading {}", args.suspect.display()))?;
     let name = args.suspect.display().to_string();
     let warm = engine.check_text(&name, "suspect", &text)?;

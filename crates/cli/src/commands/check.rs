@@ -21,12 +21,14 @@ pub struct CheckArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    search: super::SearchArgs,
     /// The document to check.
     suspect: PathBuf,
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode> {
-    let engine = super::open_engine(&args.dir)?;
+    let engine = super::open_engine(&args.dir, args.search.options())?;
     let report = engine.check_path(&args.suspect).with_context(|| format!("checking {}", args.suspect.display()))?;
     write_report(&report, args.format, args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)

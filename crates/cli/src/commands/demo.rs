@@ -31,7 +31,8 @@ pub fn run(args: &DemoArgs, _quiet: bool) -> Result<ExitCode> {
     let out = &args.out;
     let index_dir = out.join("index");
     if index_dir.exists() {
-        std::fs::remove_dir_all(&index_dir).with_context(|| format!("removing the old demo index {}", index_dir.display()))?;
+        std::fs::remove_dir_all(&index_dir)
+            .with_context(|| format!("removing the old demo index {}", index_dir.display()))?;
     }
     let engine = Engine::open_or_create(&index_dir, &FingerprintSettings::default(), EngineOptions::default())
         .with_context(|| format!("creating the demo index at {}", index_dir.display()))?;

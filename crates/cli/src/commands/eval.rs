@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
+use tessera_engine::Engine;
 use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::{Engine, EngineOptions};
 use tessera_eval::{Annotation, PanCorpus};
 
 use super::CreateArgs;
@@ -38,6 +38,8 @@ pub struct PanArgs {
     index: Option<PathBuf>,
     #[command(flatten)]
     create: CreateArgs,
+    #[command(flatten)]
+    search: super::SearchArgs,
     /// Output format of the scores.
     #[arg(long, value_enum, default_value_t = super::Format::Text)]
     format: super::Format,
@@ -52,20 +54,33 @@ pub fn run(cmd: EvalCommand, quiet: bool) -> Result<ExitCode> {
 fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let corpus = PanCorpus::open(&args.corpus).with_context(|| format!("opening {}", args.corpus.display()))?;
     let index_dir = args.index.clone().unwrap_or_else(|| args.out.join("index"));
-    let engine = Engine::open_or_create(&index_dir, &args.create.settings(), EngineOptions::default())
+    let engine = Engine::open_or_create(&index_dir, &args.create.settings(), args.search.options())
         .with_context(|| format!("opening {}", index_dir.display()))?;
     let collection = CollectionConfig { name: "pan".into(), kind: CollectionKind::Source, keep_texts: false };
     let has_sources = engine.collections()?.iter().any(|c| c.config.name == "pan" && c.docs > 0);
     let mut timings = serde_json::Map::new();
     if !has_sources {
         let started = Instant::now();
+        // The corpus defines offsets on the raw files, so they are read as they are rather
+        // than through extraction (which would also refuse the few junk web pages whose
+        // text is mostly control characters).
+        let mut files: Vec<PathBuf> = std::fs::read_dir(corpus.src_dir())
+            .with_context(|| format!("listing {}", corpus.src_dir().display()))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        files.sort();
+        let texts: Vec<(String, String, String)> = files
+            .iter()
+            .map(|path| {
+                let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                let origin = path.display().to_string();
+                Ok((origin.clone(), file_name(&origin), String::from_utf8_lossy(&bytes).into_owned()))
+            })
+            .collect::<Result<_>>()?;
         let bar = super::progress::files_bar(quiet, "indexing sources");
-        let summary = engine.add_paths(&collection, &[corpus.src_dir()], &|p| {
-            bar.set_length(p.total);
-            bar.set_position(p.done);
-        })?;
+        bar.set_length(files.len() as u64);
+        let summary = engine.add_texts(&collection, texts, &|p| bar.set_position(p.done))?;
         bar.finish_and_clear();
-        anyhow::ensure!(summary.failed.is_empty(), "some sources failed: {:?}", summary.failed);
         let secs = started.elapsed().as_secs_f64();
         eprintln!("indexed {} sources in {secs:.1} s", summary.added);
         timings.insert("index_seconds".into(), secs.into());
@@ -76,11 +91,8 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     suspects.sort();
     suspects.dedup();
     let reader = engine.reader()?;
-    let names: BTreeMap<u64, String> = reader
-        .docs()
-        .into_iter()
-        .map(|d| Ok((d.0, file_name(&reader.meta(d)?.origin))))
-        .collect::<Result<_>>()?;
+    let names: BTreeMap<u64, String> =
+        reader.docs().map(|d| Ok((d.0, file_name(&reader.meta(d)?.origin)))).collect::<Result<_>>()?;
     let det_dir = args.out.join("detections");
     if det_dir.exists() {
         std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
@@ -140,7 +152,11 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         println!("{report}");
-        println!("checked {} suspects in {check_secs:.1} s ({:.1} ms each)", suspects.len(), 1000.0 * check_secs / suspects.len().max(1) as f64);
+        println!(
+            "checked {} suspects in {check_secs:.1} s ({:.1} ms each)",
+            suspects.len(),
+            1000.0 * check_secs / suspects.len().max(1) as f64
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use tessera_engine::index::{CollectionConfig, CollectionKind};
+use tessera_engine::search::{AlignConfig, SearchConfig};
 use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
 
 /// Tessera finds borrowed text and near-duplicates.
@@ -92,6 +93,49 @@ impl CreateArgs {
     }
 }
 
+/// Search settings (they do not change fingerprints, so any value works with any index).
+#[derive(Debug, Args, Clone)]
+pub struct SearchArgs {
+    /// Rounds of the greedy revision (sources per collection at most).
+    #[arg(long, default_value_t = SearchConfig::default().max_rounds)]
+    pub max_rounds: usize,
+    /// Shingles allowed between two exact runs of one block.
+    #[arg(long, default_value_t = SearchConfig::default().align.max_gap)]
+    pub max_gap: usize,
+    /// Matched shingles a block needs.
+    #[arg(long, default_value_t = SearchConfig::default().align.min_block_shingles)]
+    pub min_block_shingles: u32,
+    /// Suspect characters a source's blocks must cover (collections of kind source).
+    #[arg(long, default_value_t = SearchConfig::default().min_source_chars)]
+    pub min_source_chars: usize,
+    /// Stage 1 skips hashes held by more documents than this.
+    #[arg(long, default_value_t = SearchConfig::default().max_postings_per_hash)]
+    pub max_postings_per_hash: usize,
+}
+
+impl SearchArgs {
+    /// The search settings these flags give.
+    pub fn config(&self) -> SearchConfig {
+        let defaults = SearchConfig::default();
+        SearchConfig {
+            max_rounds: self.max_rounds,
+            min_source_chars: self.min_source_chars,
+            max_postings_per_hash: self.max_postings_per_hash,
+            align: AlignConfig {
+                max_gap: self.max_gap,
+                min_block_shingles: self.min_block_shingles,
+                ..defaults.align.clone()
+            },
+            ..defaults
+        }
+    }
+
+    /// Engine options with these search settings.
+    pub fn options(&self) -> EngineOptions {
+        EngineOptions { search: self.config(), ..EngineOptions::default() }
+    }
+}
+
 /// A collection to add to.
 #[derive(Debug, Args, Clone)]
 pub struct CollectionArgs {
@@ -146,8 +190,8 @@ fn rayon_threads(n: usize) -> Result<()> {
     tessera_engine::set_threads(n).context("setting the thread count")
 }
 
-fn open_engine(dir: &IndexDir) -> Result<Engine> {
-    Engine::open(&dir.dir, EngineOptions::default()).with_context(|| format!("opening the index at {}", dir.dir.display()))
+fn open_engine(dir: &IndexDir, options: EngineOptions) -> Result<Engine> {
+    Engine::open(&dir.dir, options).with_context(|| format!("opening the index at {}", dir.dir.display()))
 }
 
 /// Renders a report in a format.

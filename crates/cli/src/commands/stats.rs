@@ -18,7 +18,7 @@ pub struct StatsArgs {
 }
 
 pub fn run(args: &StatsArgs) -> Result<ExitCode> {
-    let engine = super::open_engine(&args.dir)?;
+    let engine = super::open_engine(&args.dir, tessera_engine::EngineOptions::default())?;
     let collections = engine.collections()?;
     if args.format == Format::Json {
         let json = serde_json::json!({
