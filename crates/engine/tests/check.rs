@@ -58,7 +58,7 @@ fn three_sources_found_with_exact_spans() {
     let p2_src = "Foragers share information about food through a remarkable dance. A bee that has found a\nrich patch of flowers returns to the comb and runs a figure of eight";
     let p2 = p2_src.replace("a\nrich", "a large");
     // 3. Russian, verbatim.
-    let p3_src = "Зимой реки покрываются толстым льдом, и на несколько месяцев ледовые дороги становятся\nглавным путём для грузов в северные посёлки";
+    let p3_src = "Зимой реки покрываются толстым льдом, и на несколько месяцев ледовые дороги становятся\nглавным путём для грузов в северные посёлки. Весной лёд трогается сначала в верховьях,\nпоэтому в низовьях часто образуются заторы и наводнения";
     let p3 = p3_src.to_owned();
 
     let suspect = format!(
