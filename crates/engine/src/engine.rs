@@ -109,6 +109,13 @@ impl Engine {
                 settings.version
             )));
         }
+        if settings.normalizer_version != tessera_normalize::FORMAT_VERSION {
+            return Err(incompatible(format!(
+                "normalization rules version {} (this build applies {})",
+                settings.normalizer_version,
+                tessera_normalize::FORMAT_VERSION
+            )));
+        }
         let fingerprinter = Fingerprinter::new(&settings)?;
         let searcher = Searcher::new(options.search.clone());
         Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinter, searcher, options })

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot read or write {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,

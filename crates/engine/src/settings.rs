@@ -14,6 +14,9 @@ pub const FINGERPRINT_VERSION: u32 = 1;
 pub struct FingerprintSettings {
     /// See [`FINGERPRINT_VERSION`].
     pub version: u32,
+    /// The normalization rules' version ([`tessera_normalize::FORMAT_VERSION`]): stop
+    /// lists, folding and tokenizing rules that this build applies.
+    pub normalizer_version: u32,
     /// Normalizer settings.
     pub normalizer: NormalizerConfig,
     /// Shingle settings.
@@ -24,6 +27,7 @@ impl Default for FingerprintSettings {
     fn default() -> Self {
         Self {
             version: FINGERPRINT_VERSION,
+            normalizer_version: tessera_normalize::FORMAT_VERSION,
             normalizer: NormalizerConfig::default(),
             shingles: ShingleConfig::default(),
         }

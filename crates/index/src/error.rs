@@ -10,7 +10,7 @@ use crate::DocId;
 #[non_exhaustive]
 pub enum Error {
     /// An I/O operation on `path` failed.
-    #[error("I/O error on {}: {source}", path.display())]
+    #[error("I/O error on {}", path.display())]
     Io {
         /// The file or directory the operation was about.
         path: PathBuf,

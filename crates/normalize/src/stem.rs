@@ -241,6 +241,9 @@ pub(crate) fn quick_detect(sample: &str, english: &StopSet, russian: &StopSet) -
                 _ => {}
             }
             match c {
+                // The common case first: ASCII lowercases in place, without the
+                // iterator `to_lowercase` returns.
+                _ if c.is_ascii() => lower.push(c.to_ascii_lowercase()),
                 'ё' | 'Ё' => lower.push('е'),
                 '\u{2019}' | '\u{2018}' | '\u{02BC}' | '\u{FF07}' => lower.push('\''),
                 _ => lower.extend(c.to_lowercase()),
