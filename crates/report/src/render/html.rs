@@ -63,7 +63,7 @@ vertical-align:-.1rem;border:1px solid rgba(0,0,0,.15)}
 .source .origin{color:var(--muted);font-size:.85rem;word-break:break-all}
 .tag{display:inline-block;font-size:.72rem;padding:0 .4rem;border-radius:99px;
 border:1px solid var(--line);color:var(--muted);margin-left:.35rem;vertical-align:.1rem}
-.text{max-width:46rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.02rem;line-height:1.75}
+.text{max-width:62rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.02rem;line-height:1.75}
 .text a.m{color:inherit;text-decoration:none;border-radius:2px;padding:.1em 0;
 box-decoration-break:clone;-webkit-box-decoration-break:clone}
 .text a.m.citation{border-bottom:2px solid var(--green)}
@@ -76,7 +76,7 @@ ol.notes{list-style:none;margin:0;padding:0}
 .note.disabled{opacity:.6}
 .note-head{font-size:.85rem;color:var(--muted);margin-bottom:.35rem}
 .note-head strong{color:var(--ink)}
-blockquote{margin:.25rem 0;padding:0;max-width:46rem;white-space:pre-wrap;overflow-wrap:anywhere}
+blockquote{margin:.25rem 0;padding:0;max-width:62rem;white-space:pre-wrap;overflow-wrap:anywhere}
 blockquote.from{color:#343a40;font-style:italic}
 .loc{color:var(--muted);font-size:.9rem;margin:.25rem 0}
 footer{color:var(--muted);font-size:.8rem;text-align:center}
