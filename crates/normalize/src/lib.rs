@@ -58,7 +58,7 @@
 //! index stores it with the [`NormalizerConfig`].
 //!
 //! **Speed.** A byte-table tokenizer (ASCII and two-byte Cyrillic fast paths) and a
-//! per-normalizer cache from each distinct word as written (keyed by its 128-bit
+//! per-normalizer cache from each distinct word as written (keyed by its 64-bit
 //! `xxh3`) to its term: a word is canonicalised, stemmed and hashed once, and a text
 //! costs one hash-map probe per word; no allocation per token. Each per-language cache
 //! is cleared at about a million distinct words.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
-use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::confusables;
 use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, Script};
@@ -22,6 +22,8 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// A per-language cache is cleared when it reaches this many distinct words.
 const CACHE_LIMIT: usize = 1 << 20;
+/// Seed of the cache key hash (any fixed value; distinct from the term hash's seed 0).
+const CACHE_SEED: u64 = 0x7e55_e4a0_c0ff_ee01;
 
 /// Normalizer settings. Everything here changes fingerprints, so it is stored in the index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,14 +68,15 @@ struct Entry {
     folded: bool,
 }
 
-/// Distinct words (as written, after cleaning), by their 128-bit `xxh3` hash -> their
+/// Distinct words (as written, after cleaning), by their 64-bit `xxh3` hash -> their
 /// entry. Keeping the hash instead of the word keeps a look-up to one probe in a
-/// compact table (no pointer to chase, no string compare): a third faster on large
-/// vocabularies. Two different words of one text would need the same 128-bit hash to
-/// be confused (odds about 1e-27 for a million distinct words).
-type WordCache = HashMap<u128, Entry, BuildHasherDefault<LowBits>>;
+/// compact table (24-byte slots, no pointer to chase, no string compare); on large
+/// vocabularies the look-up's cache misses are most of normalization's time. Two words
+/// would need the same 64-bit hash to be confused: for a million distinct words in a
+/// cache's life the odds are about 3e-8, and the cost would be one wrong term.
+type WordCache = HashMap<u64, Entry, BuildHasherDefault<LowBits>>;
 
-/// Hashes a `u128` key that already is a good hash: its low 64 bits.
+/// Hashes a `u64` key that already is a good hash: the key itself.
 #[derive(Debug, Default, Clone, Copy)]
 struct LowBits(u64);
 
@@ -83,15 +86,12 @@ impl Hasher for LowBits {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        // Not used by `u128` keys; a correct fallback anyway.
+        // Not used by `u64` keys; a correct fallback anyway.
         self.0 = xxh3_64(bytes) ^ self.0.rotate_left(5);
     }
 
-    fn write_u128(&mut self, i: u128) {
-        // Truncation intended: the low half of a uniform hash.
-        #[allow(clippy::cast_possible_truncation)]
-        let low = i as u64;
-        self.0 = low;
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
     }
 }
 
@@ -166,7 +166,7 @@ impl Normalizer {
             } else {
                 raw
             };
-            let id = xxh3_128(word.as_bytes());
+            let id = xxh3_64_with_seed(word.as_bytes(), CACHE_SEED);
             let entry = match cache.get(&id) {
                 Some(entry) => *entry,
                 None => {
