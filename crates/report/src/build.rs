@@ -7,6 +7,7 @@ use tessera_index::DocId;
 use tessera_normalize::Span;
 use tessera_search::{Revision, TextSpan};
 
+use crate::citations::{self, Detect};
 use crate::model::{
     Block, BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect, SuspectInfo, Totals,
 };
@@ -18,6 +19,13 @@ impl Report {
     /// for the source met first (revision order, then each revision's greedy order).
     /// `sources` gives the metadata (and, when kept, the text) of the sources; a source
     /// missing there is shown with its collection and id only.
+    ///
+    /// A block from a collection of kind citation is a citation. A block from any other
+    /// collection is a borrowing, unless (with [`ReportOptions::detect_quotations`] and
+    /// [`ReportOptions::detect_bibliography`], both on by default) at least
+    /// [`INSIDE_PERCENT`](crate::INSIDE_PERCENT) percent of its letters and digits lie
+    /// in quoted passages with a reference next to them or in the bibliography section
+    /// of the suspect: then it is a citation too. [`Block::reason`] says why.
     ///
     /// Input never panics: spans are clamped to the texts, empty blocks and blocks
     /// shorter than [`ReportOptions::min_block_chars`] are dropped, a document met twice
@@ -41,6 +49,8 @@ impl Report {
         let mut blocks: Vec<Block> = Vec::new();
         for revision in revisions {
             let detected_kind = BlockKind::from_collection(revision.kind);
+            let reason = (detected_kind == BlockKind::Citation)
+                .then(|| format!("citation collection \"{}\"", revision.collection));
             for found in &revision.sources {
                 if let Entry::Vacant(slot) = source_texts.entry(found.doc) {
                     let info = infos.get(&found.doc).copied();
@@ -68,6 +78,7 @@ impl Report {
                         source: found.doc,
                         kind: detected_kind,
                         detected_kind,
+                        reason: reason.clone(),
                         suspect_span,
                         source_span,
                         matched_shingles: block.matched_shingles,
@@ -78,6 +89,11 @@ impl Report {
             }
         }
 
+        citations::classify(
+            &text,
+            &mut blocks,
+            Detect { quotations: options.detect_quotations, bibliography: options.detect_bibliography },
+        );
         blocks.sort_by_key(|b| {
             (b.suspect_span.chars.start, b.source, b.suspect_span.chars.end, b.source_span.chars.start)
         });

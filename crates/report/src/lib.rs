@@ -5,7 +5,10 @@
 //! crate merges the revisions into one [`Report`]:
 //!
 //! - every block becomes a *borrowing* or a *citation* ([`BlockKind`]): a block from a
-//!   collection of kind citation is a citation, any other a borrowing;
+//!   collection of kind citation is a citation; so is a block lying in a quoted passage
+//!   of the suspect with a reference next to it (`«…» [12]`, `"…" (Smith, 2010)`,
+//!   [`find_quotations`]) or in its bibliography section ([`find_bibliography`]); any
+//!   other is a borrowing. [`Block::reason`] says why a block is a citation;
 //! - every source gets a *share in text* (suspect characters its blocks cover) and a
 //!   *share in report* (the same, but each character counted for one source only, the
 //!   first in revision order), so report shares add up to the borrowed plus cited total;
@@ -86,10 +89,14 @@
 #![deny(missing_docs)]
 
 mod build;
+mod citations;
 mod model;
 mod render;
 mod shares;
 
+pub use citations::{
+    INSIDE_PERCENT, MAX_QUOTE_CHARS, Quotation, Reference, ReferenceKind, find_bibliography, find_quotations,
+};
 pub use model::{
     Block, BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect, SuspectInfo, Totals,
 };

@@ -52,11 +52,18 @@ pub struct ReportOptions {
     /// Copy the source passage of each block into the report when the source text is
     /// known. Off: `source_excerpt` is always `null` (e.g. for copyrighted collections).
     pub source_excerpts: bool,
+    /// A borrowing block inside a quoted passage of the suspect that has a reference
+    /// next to it (`«…» [12]`, `"…" (Smith, 2010)`, `”¹`) is a citation
+    /// ([`find_quotations`](crate::find_quotations)).
+    pub detect_quotations: bool,
+    /// A borrowing block inside the suspect's bibliography section is a citation
+    /// ([`find_bibliography`](crate::find_bibliography)).
+    pub detect_bibliography: bool,
 }
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        Self { min_block_chars: 0, source_excerpts: true }
+        Self { min_block_chars: 0, source_excerpts: true, detect_quotations: true, detect_bibliography: true }
     }
 }
 
@@ -66,7 +73,8 @@ impl Default for ReportOptions {
 pub enum BlockKind {
     /// Borrowed text (orange).
     Borrowing,
-    /// Legitimate citation: a quotation, a common expression, a legal text (green).
+    /// Legitimate citation: a quotation with a reference, a bibliography entry, a
+    /// common expression, a legal text (green).
     Citation,
 }
 
@@ -181,8 +189,15 @@ pub struct Block {
     pub source: DocId,
     /// Current kind (after a reviewer's reclassification, if any).
     pub kind: BlockKind,
-    /// Kind given by the source's collection, before any edit.
+    /// Kind Tessera detected, before any edit: a citation when the source's collection
+    /// is of kind citation, or the block lies in a quotation with a reference or in the
+    /// bibliography; a borrowing otherwise.
     pub detected_kind: BlockKind,
+    /// Why `detected_kind` is a citation (`None` when it is a borrowing):
+    /// `citation collection "NAME"`, `quoted with reference [12]`,
+    /// `quoted with footnote mark ¹` or `bibliography`.
+    #[serde(default)]
+    pub reason: Option<String>,
     /// Span in the suspect's text.
     pub suspect_span: TextSpan,
     /// Span in the source's text.

@@ -10,8 +10,13 @@ use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SuspectInfo};
 
 /// A random text mixing one- and two-byte characters.
 fn text_strategy() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop_oneof![Just('a'), Just(' '), Just('ж'), Just('ё')], 0..120)
-        .prop_map(|chars| chars.into_iter().collect())
+    // Quotation marks, brackets, digits and line breaks make quotation and bibliography
+    // detection turn some blocks into citations.
+    let c = prop_oneof![
+        6 => Just('a'), 4 => Just(' '), 3 => Just('ж'), 3 => Just('ё'), 1 => Just('«'), 1 => Just('»'),
+        1 => Just('"'), 1 => Just('['), 1 => Just(']'), 1 => Just('1'), 1 => Just('\n'),
+    ];
+    proptest::collection::vec(c, 0..120).prop_map(|chars| chars.into_iter().collect())
 }
 
 /// Revisions: (is_citation, sources: [(blocks: [(start, len)])]).

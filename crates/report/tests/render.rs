@@ -117,3 +117,24 @@ fn html_highlights_each_counted_run_once() {
         assert!(html.contains(&format!("id=\"block-{}\"", block.id.0)));
     }
 }
+
+#[test]
+fn text_quoted_citations() {
+    insta::assert_snapshot!(text(&russian_quoted(&ReportOptions::default()), TextRenderer::default()));
+}
+
+#[test]
+fn json_quoted_citations() {
+    insta::assert_snapshot!(
+        JsonRenderer::pretty().render_to_string(&russian_quoted(&ReportOptions::default())).unwrap()
+    );
+}
+
+#[test]
+fn html_quoted_citations() {
+    let html = HtmlRenderer.render_to_string(&russian_quoted(&ReportOptions::default())).unwrap();
+    assert!(html.contains("<span class=\"reason\">quoted with reference [3, с. 7]</span>"), "{html}");
+    assert!(html.contains("<span class=\"reason\">bibliography</span>"));
+    assert!(html.contains("title=\"Citation (quoted with reference [3, с. 7]) from source 1"));
+    insta::assert_snapshot!(html);
+}

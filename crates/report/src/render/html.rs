@@ -14,7 +14,8 @@ use crate::render::{Render, fmt_percent, shorten, source_label};
 /// both shares, the suspect's text with every counted run highlighted in its owner's
 /// colour (borrowings in the orange family, citations in the green family, one hue per
 /// source), and a note per block with the source passage (or, when the source text is
-/// not kept, the source's title, origin and character range). Each highlight carries
+/// not kept, the source's title, origin and character range) and, for a citation, why
+/// it is one (a reference, the bibliography, a citation collection). Each highlight carries
 /// a tooltip and links to its note. Reading needs no JavaScript; there is none. All
 /// text is escaped. A print style drops the colours of the chrome but keeps the
 /// highlights.
@@ -76,6 +77,7 @@ ol.notes{list-style:none;margin:0;padding:0}
 .note.disabled{opacity:.6}
 .note-head{font-size:.85rem;color:var(--muted);margin-bottom:.35rem}
 .note-head strong{color:var(--ink)}
+.note-head .reason{color:var(--green)}
 blockquote{margin:.25rem 0;padding:0;max-width:62rem;white-space:pre-wrap;overflow-wrap:anywhere}
 blockquote.from{color:#343a40;font-style:italic}
 .loc{color:var(--muted);font-size:.9rem;margin:.25rem 0}
@@ -251,6 +253,9 @@ impl Page<'_> {
     /// What a highlight's tooltip says about its block.
     fn tooltip(&self, block: &Block) -> String {
         let mut tip = format!("{} ", capitalised(block.kind));
+        if let Some(reason) = block.reason.as_deref().filter(|_| block.kind == BlockKind::Citation) {
+            let _ = write!(tip, "({reason}) ");
+        }
         match self.source_index(block.source) {
             Some((_, s)) => {
                 let _ = write!(tip, "from source {}: {}", s.rank, source_label(&s.title, &s.origin, s.id.0));
@@ -324,6 +329,9 @@ impl Page<'_> {
                 |(_, s)| format!("source {}: {}", s.rank, source_label(&s.title, &s.origin, s.id.0)),
             );
             let mut flags = String::new();
+            if let Some(reason) = &block.reason {
+                let _ = write!(flags, " · <span class=\"reason\">{}</span>", escape(reason));
+            }
             if block.kind != block.detected_kind {
                 let _ = write!(flags, " · reclassified from {}", block.detected_kind.as_str());
             }

@@ -141,6 +141,9 @@ impl TextRenderer {
                 block.source_span.chars.start,
                 block.source_span.chars.end,
             )?;
+            if let Some(reason) = &block.reason {
+                writeln!(out, "        why:    {}", shorten(reason, excerpt_width))?;
+            }
             writeln!(out, "        text:   «{}»", shorten(&block.suspect_excerpt, excerpt_width.saturating_sub(6)))?;
             match (&block.source_excerpt, source) {
                 (Some(excerpt), _) => {

@@ -116,7 +116,21 @@ pub fn russian_with(options: &ReportOptions) -> Report {
 ///   overlapping sources 10 and 11 but inside neither;
 /// - source 21 (quotes, citation, rank 5): `[129, 155)` "it was the epoch of belief",
 ///   wholly inside source 12's block.
+///
+/// Built with quotation detection off, so the kinds come from the collections alone
+/// (source 12's block is the quoted sentence followed by `[1]`: with detection on,
+/// [`english_detected`], it is a citation).
 pub fn english() -> Report {
+    english_with(&ReportOptions { detect_quotations: false, ..ReportOptions::default() })
+}
+
+/// [`english`] with the default options: quotation detection on.
+pub fn english_detected() -> Report {
+    english_with(&ReportOptions::default())
+}
+
+/// [`english`] built with `options`.
+pub fn english_with(options: &ReportOptions) -> Report {
     let revisions = vec![
         revision(
             "web",
@@ -147,6 +161,68 @@ pub fn english() -> Report {
         SuspectInfo::new("essay.txt", "On the opening of A Tale of Two Cities", EN),
         &revisions,
         &sources,
-        &ReportOptions::default(),
+        options,
+    )
+}
+
+/// The chars of the only occurrence of `needle` in `text`.
+pub fn find(text: &str, needle: &str) -> TextSpan {
+    let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the text"));
+    assert!(text[at + needle.len()..].find(needle).is_none(), "{needle:?} occurs twice");
+    let start = text[..at].chars().count();
+    span(text, start, start + needle.chars().count())
+}
+
+/// The block matching `needle` in `suspect` with its occurrence in `source`.
+pub fn matched(suspect: &str, source: &str, needle: &str) -> Block {
+    let s = find(suspect, needle);
+    block(suspect, s.chars.start, s.chars.end, find(source, needle))
+}
+
+/// A Russian essay quoting "Anna Karenina" three ways, with a bibliography.
+pub const RU_QUOTED: &str = "Роман открывается афоризмом: «Все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему» [3, с. 7]. Эту мысль часто повторяют без кавычек: все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему. Бывает и так: «Жена узнала, что муж был в связи с бывшею в их доме француженкою-гувернанткой», но источник не назван.\n\nСписок литературы\n1. Иванов И. И. Семья в романе. — СПб. : Наука, 2012. — 240 с.\n2. Толстой Л. Н. Анна Каренина : роман в восьми частях. — М. : Эксмо, 2015. — 800 с.\n";
+
+/// A library catalogue record, indexed as a source.
+pub const RU_CATALOGUE: &str = "Каталог РГБ. Толстой Л. Н. Анна Каренина : роман в восьми частях. — М. : Эксмо, 2015. — 800 с. Шифр хранения: 84(2Рос=Рус)1.";
+
+/// The passage quoted in «» with `[3, с. 7]`.
+pub const RU_Q1: &str = "Все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему";
+/// The same passage, copied without quotation marks (lower-case first letter).
+pub const RU_Q2: &str = "все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему";
+/// The passage quoted in «» without a reference.
+pub const RU_Q3: &str = "Жена узнала, что муж был в связи с бывшею в их доме француженкою-гувернанткой";
+/// The bibliography entry that matches the catalogue record.
+pub const RU_Q4: &str = "Толстой Л. Н. Анна Каренина : роман в восьми частях. — М. : Эксмо, 2015. — 800 с.";
+
+/// [`RU_QUOTED`] checked against "Anna Karenina" (source 1, text kept) and the
+/// catalogue record (source 2): blocks for [`RU_Q1`] .. [`RU_Q4`].
+pub fn russian_quoted(options: &ReportOptions) -> Report {
+    let lower = RU.replacen("Все", "все", 1);
+    let revisions = vec![revision(
+        "web",
+        CollectionKind::Source,
+        vec![
+            source_match(
+                1,
+                vec![matched(RU_QUOTED, RU, RU_Q1), matched(RU_QUOTED, &lower, RU_Q2), matched(RU_QUOTED, RU, RU_Q3)],
+            ),
+            source_match(2, vec![matched(RU_QUOTED, RU_CATALOGUE, RU_Q4)]),
+        ],
+    )];
+    let mut karenina = info(
+        1,
+        "web",
+        CollectionKind::Source,
+        "Анна Каренина — Лев Толстой",
+        "https://ru.wikisource.org/wiki/Анна_Каренина",
+    );
+    karenina.text = Some(RU.to_owned());
+    let catalogue =
+        info(2, "web", CollectionKind::Source, "Каталог РГБ", "https://search.rsl.ru/ru/record/01007654321");
+    Report::build(
+        SuspectInfo::new("esse.txt", "Эссе об «Анне Карениной»", RU_QUOTED),
+        &revisions,
+        &[karenina, catalogue],
+        options,
     )
 }

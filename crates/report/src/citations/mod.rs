@@ -1,0 +1,234 @@
+//! Citations found in the suspect's own text: quoted passages with a reference next to
+//! them, and the bibliography section.
+//!
+//! A block that a source collection reports as a borrowing becomes a citation when it
+//! lies (almost) wholly inside one of these *citation zones*:
+//!
+//! - a **quotation** with a reference ([`find_quotations`]): the zone runs from the
+//!   opening mark to the closing mark, and is widened to take in the reference when the
+//!   reference is outside the marks;
+//! - the **bibliography** ([`find_bibliography`]): from its heading to the next major
+//!   heading (an appendix) or the end of the text.
+//!
+//! "Almost wholly inside" is measured in *word characters* (letters and digits, as
+//! [`char::is_alphanumeric`] says): at least [`INSIDE_PERCENT`] percent of the block's
+//! word characters lie inside the union of the zones. Spaces and punctuation at the
+//! block's edges do not count, so a block that reaches past a closing mark by a comma
+//! is still inside; a block with a sentence of its own outside the quotation is not.
+//! Blocks are never split: a block that is half quotation and half paraphrase stays a
+//! borrowing.
+//!
+//! The detectors read arbitrary user text: they never panic, run in linear time
+//! (bounded windows around each quotation mark), and return spans on character
+//! boundaries inside the text.
+
+mod biblio;
+mod quotes;
+mod refs;
+
+use tessera_normalize::Span;
+use tessera_search::TextSpan;
+
+pub use biblio::find_bibliography;
+pub use quotes::{MAX_QUOTE_CHARS, find_quotations};
+
+use crate::model::{Block, BlockKind};
+
+/// Percent of a block's word characters that must lie inside citation zones for the
+/// block to count as a citation.
+pub const INSIDE_PERCENT: u64 = 90;
+
+/// A quoted passage of a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quotation {
+    /// From the opening mark to the closing mark, both included.
+    pub span: TextSpan,
+    /// The opening and the closing mark.
+    pub marks: (char, char),
+    /// The reference next to it, if any: only quotations with one are citations.
+    pub reference: Option<Reference>,
+}
+
+/// How a reference is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReferenceKind {
+    /// In square brackets: `[12]`, `[12, p. 5]`, `[1-3]`, `[Иванов, 2010]`,
+    /// `[Электронный ресурс]`.
+    Bracketed,
+    /// In parentheses with a year or a page: `(Author, 2010)`, `(Author 2010: 15)`,
+    /// `(Иванов, 2010, с. 5)`, `(p. 5)`, `(ibid.)`.
+    Parenthetical,
+    /// A footnote mark right after the closing quotation mark: `¹`, `*`, `†`, or plain
+    /// digits as PDF extraction leaves them (`»12`).
+    Footnote,
+}
+
+/// A bibliographic reference next to a quotation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The reference, brackets included.
+    pub span: TextSpan,
+    /// How it is written.
+    pub kind: ReferenceKind,
+    /// Its text with runs of whitespace collapsed to one space.
+    pub text: String,
+}
+
+/// Which detectors [`classify`] runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Detect {
+    pub quotations: bool,
+    pub bibliography: bool,
+}
+
+/// A part of the suspect whose borrowed blocks are citations, in chars.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Zone {
+    start: usize,
+    end: usize,
+    reason: String,
+}
+
+/// The suspect's characters with their byte offsets: random access for the detectors.
+pub(crate) struct Chars {
+    chars: Vec<char>,
+    /// Byte offset of every char, plus the text's length at the end.
+    bytes: Vec<usize>,
+}
+
+impl Chars {
+    pub(crate) fn new(text: &str) -> Self {
+        let mut chars = Vec::with_capacity(text.len());
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        for (b, c) in text.char_indices() {
+            chars.push(c);
+            bytes.push(b);
+        }
+        bytes.push(text.len());
+        Self { chars, bytes }
+    }
+
+    fn len(&self) -> usize {
+        self.chars.len()
+    }
+
+    fn get(&self, i: usize) -> Option<char> {
+        self.chars.get(i).copied()
+    }
+
+    /// The span of chars `[start, end)`, clamped to the text.
+    fn span(&self, start: usize, end: usize) -> TextSpan {
+        let end = end.min(self.len());
+        let start = start.min(end);
+        let byte = |c: usize| self.bytes.get(c).copied().unwrap_or(0);
+        TextSpan { bytes: Span { start: byte(start), end: byte(end) }, chars: Span { start, end } }
+    }
+
+    /// Chars `[start, end)` with whitespace runs collapsed to one space, trimmed.
+    fn collapsed(&self, start: usize, end: usize) -> String {
+        let mut out = String::new();
+        let mut space = false;
+        for &c in self.chars.get(start..end.min(self.len())).unwrap_or_default() {
+            if c.is_whitespace() {
+                space = !out.is_empty();
+            } else {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// Marks as citations the borrowing blocks that lie inside citation zones of `text`,
+/// with the reason. Blocks already detected as citations (citation collections) and
+/// blocks of other texts are left alone.
+pub(crate) fn classify(text: &str, blocks: &mut [Block], detect: Detect) {
+    if !blocks.iter().any(|b| b.detected_kind == BlockKind::Borrowing) {
+        return;
+    }
+    let chars = Chars::new(text);
+    let mut zones = Vec::new();
+    if detect.quotations {
+        for q in quotes::quotations(&chars) {
+            let Some(r) = q.reference else { continue };
+            let reason = match r.kind {
+                ReferenceKind::Footnote => format!("quoted with footnote mark {}", shorten(&r.text)),
+                _ => format!("quoted with reference {}", shorten(&r.text)),
+            };
+            let start = q.span.chars.start.min(r.span.chars.start);
+            let end = q.span.chars.end.max(r.span.chars.end);
+            zones.push(Zone { start, end, reason });
+        }
+    }
+    if detect.bibliography
+        && let Some(span) = biblio::bibliography(&chars)
+    {
+        zones.push(Zone { start: span.chars.start, end: span.chars.end, reason: "bibliography".to_owned() });
+    }
+    if zones.is_empty() {
+        return;
+    }
+    zones.sort_by_key(|z| (z.start, z.end));
+    // Word characters before each char: the weight of any range in O(1).
+    let mut words = Vec::with_capacity(chars.len() + 1);
+    let mut count = 0u64;
+    words.push(0);
+    for &c in &chars.chars {
+        count += u64::from(c.is_alphanumeric());
+        words.push(count);
+    }
+    let weight = |s: usize, e: usize| {
+        let at = |i: usize| words.get(i.min(chars.len())).copied().unwrap_or(0);
+        at(e).saturating_sub(at(s))
+    };
+    for block in blocks.iter_mut().filter(|b| b.detected_kind == BlockKind::Borrowing) {
+        let (s, e) = (block.suspect_span.chars.start, block.suspect_span.chars.end);
+        let total = weight(s, e);
+        if total == 0 {
+            continue;
+        }
+        // Union of the zones' overlaps with the block, and the zone overlapping most
+        // (the innermost on a tie).
+        let mut covered = 0u64;
+        let mut covered_to = s;
+        let mut best: Option<(u64, usize, &Zone)> = None;
+        for zone in zones.iter().take_while(|z| z.start < e) {
+            let (from, to) = (zone.start.max(s), zone.end.min(e));
+            if from >= to {
+                continue;
+            }
+            let own = weight(from, to);
+            let len = zone.end - zone.start;
+            if best.is_none_or(|(w, l, _)| own > w || (own == w && len < l)) {
+                best = Some((own, len, zone));
+            }
+            let from = from.max(covered_to);
+            if to > from {
+                covered += weight(from, to);
+            }
+            covered_to = covered_to.max(to);
+        }
+        if let Some((_, _, zone)) = best
+            && covered * 100 >= total * INSIDE_PERCENT
+        {
+            block.kind = BlockKind::Citation;
+            block.detected_kind = BlockKind::Citation;
+            block.reason = Some(zone.reason.clone());
+        }
+    }
+}
+
+/// A reference as a reason shows it: at most 60 characters.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 60;
+    if text.chars().count() <= MAX {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(MAX - 1).collect();
+    out.push('…');
+    out
+}
