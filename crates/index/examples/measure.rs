@@ -6,7 +6,7 @@
 //!
 //! Hashes are uniform random u64 (as xxh3 gives), 5% of them drawn from a pool of 5000
 //! "common phrases" shared between documents. Prints build time, segments, bytes per
-//! posting and lookups per second.
+//! posting and lookups per second (best of 5 rounds).
 
 use std::time::Instant;
 
@@ -73,17 +73,39 @@ fn main() -> tessera_index::Result<()> {
         info.total_bytes as f64 / p
     );
 
+    // Opening reads the manifest, footers, postings directories and offset tables only;
+    // a full verify reads everything.
+    let start = Instant::now();
+    let fresh = Index::open(dir.path())?;
+    drop(fresh.reader()?);
+    let open = start.elapsed();
+    let start = Instant::now();
+    let report = fresh.verify()?;
+    println!(
+        "  open {:.1} ms; verify {:.2} s ({} buckets, {} records)",
+        open.as_secs_f64() * 1e3,
+        start.elapsed().as_secs_f64(),
+        report.buckets,
+        report.records
+    );
+
     let cr = reader.collection("m").expect("collection");
     for (what, present) in [("present", true), ("absent", false)] {
         let mut q: Vec<u64> =
             (0..200_000u64).map(|i| if present { hash(mix(i) % docs, mix(i + 7) % len) } else { mix(!i) }).collect();
         q.sort_unstable();
         q.dedup();
-        let start = Instant::now();
+        // Best of 5 rounds: the machine is shared, so the fastest round is the least
+        // disturbed one.
+        let mut best = f64::MAX;
         let mut hits = 0u64;
-        cr.lookup_sorted(&q, |_, _| hits += 1)?;
-        let t = start.elapsed().as_secs_f64();
-        println!("  {} {what} hashes: {:.2} M lookups/s, {hits} hits", q.len(), q.len() as f64 / t / 1e6);
+        for _ in 0..5 {
+            hits = 0;
+            let start = Instant::now();
+            cr.lookup_sorted(&q, |_, _| hits += 1)?;
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!("  {} {what} hashes: {:.2} M lookups/s, {hits} hits", q.len(), q.len() as f64 / best / 1e6);
     }
     Ok(())
 }

@@ -57,6 +57,11 @@ impl BitWriter {
         self.write(u64::MAX, n);
     }
 
+    /// Writes one-bits up to the next byte boundary (0 to 7 of them).
+    pub(crate) fn pad_to_byte(&mut self) {
+        self.write_ones((8 - self.used % 8) % 8);
+    }
+
     /// The words written, the last one zero-padded.
     pub(crate) fn finish(mut self) -> Vec<u64> {
         if self.used > 0 {
@@ -83,6 +88,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// True once every bit up to the end has been read.
+    #[cfg(test)]
     pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.end
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::IoContext;
 use crate::lock::DirLock;
 use crate::manifest::{MANIFEST_FILE, Manifest, SEGMENTS_DIR, sync_dir};
-use crate::reader::IndexReader;
+use crate::reader::{IndexReader, VerifyReport};
 use crate::segment::SegmentReader;
 use crate::writer::{IndexWriter, WriterOptions};
 use crate::{Error, Result};
@@ -18,8 +18,8 @@ use crate::{Error, Result};
 pub struct Index {
     dir: PathBuf,
     fingerprint_settings: serde_json::Value,
-    /// Segments opened by earlier readers, by id. Segment files never change, so a
-    /// verified segment can be reused by every later reader without re-checking it.
+    /// Segments opened by earlier readers, by id. Segment files never change, so an
+    /// opened segment can be reused by every later reader without re-checking it.
     cache: Mutex<BTreeMap<u64, Arc<SegmentReader>>>,
 }
 
@@ -91,5 +91,15 @@ impl Index {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let reader = IndexReader::open(&self.dir, manifest, &mut cache)?;
         Ok(reader)
+    }
+
+    /// Verifies the whole last commit: the manifest, then every segment's footer, every
+    /// section's crc32, every postings bucket (crc32 and decoding), every snapshot,
+    /// metadata and text record (crc32 and decoding) and the footers' counts. O(index
+    /// size), unlike opening, which checks only the manifest, footers and small sections
+    /// and leaves buckets and records to be checked when they are read. Stops at the
+    /// first damage with [`Error::Corrupt`] naming the file.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        self.reader()?.verify()
     }
 }

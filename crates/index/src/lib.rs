@@ -85,7 +85,7 @@ mod writer;
 
 pub use error::{Error, Result};
 pub use index::Index;
-pub use reader::{CollectionInfo, CollectionReader, IndexReader};
+pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]
 pub use segment::check_segment_bytes_ignoring_checksums;

@@ -1,29 +1,39 @@
-//! Per-document record stores: an offset table followed by the records.
+//! Per-document record stores: an offset table and the records, in two sections.
 //!
-//! Section layout (all little-endian): `doc_count + 1` u64 offsets, relative to the
-//! start of the data that follows the table, then the records back to back. Record `i`
-//! is `data[offsets[i]..offsets[i + 1]]`; `offsets[0] == 0` and the last offset is the
-//! data length. Snapshots, metadata and texts each use one such section.
+//! Offsets section: `doc_count + 1` u64 offsets (little-endian), relative to the start of
+//! the records section; `offsets[0] == 0` and the last offset is the records section's
+//! length. Record `i` is `records[offsets[i]..offsets[i + 1]]`: its payload followed by
+//! the u32 crc32 of that payload. The offsets section is small (8 bytes per document) and
+//! is verified whole when the segment is opened; each record's crc32 is checked whenever
+//! the record is read. Snapshots, metadata and texts each use one such pair of sections.
 
 use std::path::Path;
 
 use crate::{Error, Result};
 
-/// Builds one store section in memory.
+/// Bytes of the crc32 that ends every record.
+const RECORD_CRC_LEN: usize = 4;
+
+/// Builds one store in memory.
 #[derive(Debug, Default)]
 pub(crate) struct StoreWriter {
+    /// End offset of every finished record.
     offsets: Vec<u64>,
     data: Vec<u8>,
 }
 
 impl StoreWriter {
-    /// The buffer to append the next record to; call [`StoreWriter::end_record`] after.
+    /// The buffer to append the next record's payload to; call
+    /// [`StoreWriter::end_record`] after.
     pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.data
     }
 
-    /// Ends the record appended since the previous call.
+    /// Ends the record appended since the previous call: appends its crc32.
     pub(crate) fn end_record(&mut self) {
+        let start = self.offsets.last().map_or(0, |&o| o as usize);
+        let crc = crc32fast::hash(&self.data[start..]);
+        self.data.extend_from_slice(&crc.to_le_bytes());
         self.offsets.push(self.data.len() as u64);
     }
 
@@ -37,42 +47,51 @@ impl StoreWriter {
         self.offsets.capacity() * 8 + self.data.capacity()
     }
 
-    /// Writes the section: offset table, then data.
-    pub(crate) fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    /// Writes the offsets section.
+    pub(crate) fn write_offsets(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         let mut table = Vec::with_capacity((self.offsets.len() + 1) * 8);
         table.extend_from_slice(&0u64.to_le_bytes());
         for o in &self.offsets {
             table.extend_from_slice(&o.to_le_bytes());
         }
-        out.write_all(&table)?;
+        out.write_all(&table)
+    }
+
+    /// Writes the records section.
+    pub(crate) fn write_records(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         out.write_all(&self.data)
     }
 }
 
-/// A read-only view of one store section.
+/// A read-only view of one store.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Store<'a> {
     table: &'a [u8],
     data: &'a [u8],
     what: &'static str,
     file: &'a Path,
+    /// Verify each record's crc32 when reading it (off only for fuzzing).
+    checksums: bool,
 }
 
 impl<'a> Store<'a> {
-    /// Checks the table's size and its first and last offsets.
-    pub(crate) fn new(section: &'a [u8], doc_count: u64, what: &'static str, file: &'a Path) -> Result<Store<'a>> {
-        let corrupt = |r: String| Error::corrupt(file, format!("{what} store: {r}"));
-        let table_len = doc_count
-            .checked_add(1)
-            .and_then(|n| n.checked_mul(8))
-            .filter(|&n| n <= section.len() as u64)
-            .ok_or_else(|| corrupt(format!("section of {} bytes too short for {doc_count} docs", section.len())))?;
-        let (table, data) = section.split_at(table_len as usize);
-        let store = Store { table, data, what, file };
-        if store.offset(0) != 0 || store.offset(doc_count as usize) != data.len() as u64 {
-            return Err(corrupt("offset table does not span the data".into()));
+    /// Checks the table's size (O(1); [`Store::check_table`] checks its entries).
+    pub(crate) fn new(
+        table: &'a [u8],
+        data: &'a [u8],
+        doc_count: u64,
+        what: &'static str,
+        file: &'a Path,
+        checksums: bool,
+    ) -> Result<Store<'a>> {
+        let expected = doc_count.checked_add(1).and_then(|n| n.checked_mul(8));
+        if expected != Some(table.len() as u64) {
+            return Err(Error::corrupt(
+                file,
+                format!("{what} offsets section of {} bytes does not fit {doc_count} docs", table.len()),
+            ));
         }
-        Ok(store)
+        Ok(Store { table, data, what, file, checksums })
     }
 
     fn offset(&self, i: usize) -> u64 {
@@ -80,19 +99,44 @@ impl<'a> Store<'a> {
         u64::from_le_bytes(b.try_into().expect("8 bytes"))
     }
 
-    /// Record `local`.
+    fn records(&self) -> usize {
+        self.table.len() / 8 - 1
+    }
+
+    /// Checks every offset: the first is 0, each record holds at least its crc32, the
+    /// last is the records' length. O(documents), run on open.
+    pub(crate) fn check_table(&self) -> Result<()> {
+        let n = self.records();
+        if self.offset(0) != 0 || self.offset(n) != self.data.len() as u64 {
+            return Err(Error::corrupt(self.file, format!("{} offsets do not span the records", self.what)));
+        }
+        for i in 0..n {
+            if self.offset(i).saturating_add(RECORD_CRC_LEN as u64) > self.offset(i + 1) {
+                return Err(Error::corrupt(self.file, format!("{} record {i} has bad offsets", self.what)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The payload of record `local`, after checking its crc32.
     pub(crate) fn get(&self, local: u32) -> Result<&'a [u8]> {
         let i = local as usize;
-        if (i + 2) * 8 > self.table.len() {
+        if i >= self.records() {
             return Err(Error::corrupt(self.file, format!("{} store: no record {local}", self.what)));
         }
         let (start, end) = (self.offset(i), self.offset(i + 1));
-        if start > end || end > self.data.len() as u64 {
-            return Err(Error::corrupt(
-                self.file,
-                format!("{} store: record {local} has bad offsets {start}..{end}", self.what),
-            ));
+        let record = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(end).ok())
+            .and_then(|(s, e)| self.data.get(s..e))
+            .filter(|r| r.len() >= RECORD_CRC_LEN)
+            .ok_or_else(|| {
+                Error::corrupt(self.file, format!("{} record {local} has bad offsets {start}..{end}", self.what))
+            })?;
+        let (payload, crc) = record.split_at(record.len() - RECORD_CRC_LEN);
+        if self.checksums && crc32fast::hash(payload).to_le_bytes() != crc {
+            return Err(Error::corrupt(self.file, format!("{} record {local} checksum mismatch", self.what)));
         }
-        Ok(&self.data[start as usize..end as usize])
+        Ok(payload)
     }
 }

@@ -7,7 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{collection, doc_meta, doc_snapshot, doc_text};
-use tessera_index::{CollectionKind, Error, Index, NewDocument, WriterOptions, check_segment_bytes};
+use tessera_index::{
+    CollectionKind, DocId, DocMeta, Error, Index, NewDocument, Snapshot, WriterOptions, check_segment_bytes,
+};
 
 /// A small committed index with one segment per collection; returns the segment paths.
 fn small_index(dir: &Path) -> Vec<PathBuf> {
@@ -105,26 +107,106 @@ fn truncated_segment_is_corrupt() {
     }
 }
 
+/// Everything the intact index answers: every document's records and, per collection,
+/// the hits of a lookup of all its documents' hashes (which decodes every non-empty
+/// bucket of its segments).
+struct Answers {
+    docs: Vec<(DocId, DocMeta, Snapshot, Option<String>)>,
+    lookups: Vec<Lookup>,
+}
+
+/// A collection, the hashes looked up in it, and the sorted `(index, doc)` hits.
+type Lookup = (String, Vec<u64>, Vec<(usize, DocId)>);
+
+fn answers(dir: &Path) -> Answers {
+    let reader = Index::open(dir).unwrap().reader().unwrap();
+    let docs: Vec<_> = reader
+        .docs()
+        .map(|d| (d, reader.meta(d).unwrap(), reader.snapshot(d).unwrap(), reader.text(d).unwrap()))
+        .collect();
+    let mut lookups = Vec::new();
+    for c in reader.collections() {
+        let name = c.config.name;
+        let mut hashes: Vec<u64> = docs
+            .iter()
+            .filter(|d| reader.collection_of(d.0) == Some(name.as_str()))
+            .flat_map(|d| d.2.hashes.iter().copied())
+            .collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        let mut hits = Vec::new();
+        reader.collection(&name).unwrap().lookup_sorted(&hashes, |i, d| hits.push((i, d))).unwrap();
+        hits.sort_unstable();
+        lookups.push((name, hashes, hits));
+    }
+    Answers { docs, lookups }
+}
+
+/// Reads everything `good` holds from the (damaged) index at `dir`: every read must
+/// either fail with `Corrupt` naming `file` or return exactly the intact answer. Returns
+/// the number of failed reads.
+fn failed_reads(dir: &Path, good: &Answers, file: &Path) -> usize {
+    let reader = Index::open(dir).unwrap().reader().unwrap();
+    let mut failed = 0;
+    let mut check = |what: &str, ok: bool, err: Option<Error>| match err {
+        None => assert!(ok, "{what} returned wrong data"),
+        Some(e) => {
+            assert_corrupt(Err(e), file);
+            failed += 1;
+        }
+    };
+    for (d, meta, snapshot, text) in &good.docs {
+        let m = reader.meta(*d);
+        check("meta", m.as_ref().ok() == Some(meta), m.err());
+        let s = reader.snapshot(*d);
+        check("snapshot", s.as_ref().ok() == Some(snapshot), s.err());
+        let t = reader.text(*d);
+        check("text", t.as_ref().ok() == Some(text), t.err());
+    }
+    for (name, hashes, hits) in &good.lookups {
+        let mut got = Vec::new();
+        let r = reader.collection(name).unwrap().lookup_sorted(hashes, |i, d| got.push((i, d)));
+        got.sort_unstable();
+        check("lookup", &got == hits, r.err());
+    }
+    failed
+}
+
 #[test]
-fn flipped_segment_bytes_are_caught_by_checksums() {
+fn flipped_segment_bytes_are_caught() {
     let dir = tempfile::tempdir().unwrap();
     let segs = small_index(dir.path());
-    let path = &segs[1];
-    let bytes = std::fs::read(path).unwrap();
-    let step = (bytes.len() / 150).max(1);
-    for i in (0..bytes.len()).step_by(step).chain(bytes.len() - 20..bytes.len()) {
-        let mut b = bytes.clone();
-        b[i] ^= 0x04;
-        std::fs::write(path, &b).unwrap();
-        match read_all(dir.path()) {
-            Err(Error::Corrupt { file, .. }) | Err(Error::VersionUnsupported { file, .. }) => {
-                assert_eq!(&file, path)
+    let good = answers(dir.path());
+    for path in &segs {
+        let bytes = std::fs::read(path).unwrap();
+        let (mut at_open, mut at_read) = (0, 0);
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x04;
+            std::fs::write(path, &b).unwrap();
+            // Footer, postings directory and offset tables: caught when opening.
+            match Index::open(dir.path()).and_then(|i| i.reader()) {
+                Err(Error::Corrupt { file, .. }) | Err(Error::VersionUnsupported { file, .. }) => {
+                    assert_eq!(&file, path);
+                    at_open += 1;
+                    continue;
+                }
+                Err(e) => panic!("flip at {i}: {e:?}"),
+                Ok(_) => {}
             }
-            other => panic!("flip at {i}: {other:?}"),
+            // Buckets and records: caught by a full verify, and by every read that
+            // touches them; no read returns wrong data.
+            assert_corrupt(Index::open(dir.path()).unwrap().verify().map(drop), path);
+            assert!(failed_reads(dir.path(), &good, path) > 0, "flip at {i} not caught by any read");
+            at_read += 1;
         }
+        assert!(at_open > 0 && at_read > 0, "{at_open} {at_read}");
+        std::fs::write(path, &bytes).unwrap();
     }
-    std::fs::write(path, &bytes).unwrap();
-    read_all(dir.path()).unwrap();
+    assert_eq!(failed_reads(dir.path(), &good, Path::new("")), 0);
+    let report = Index::open(dir.path()).unwrap().verify().unwrap();
+    assert_eq!((report.segments, report.docs, report.records), (2, 20, 50));
+    assert_eq!(report.files, segs);
 }
 
 #[test]

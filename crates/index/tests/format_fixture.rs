@@ -86,6 +86,8 @@ fn index_v1_fixture() {
         reader.collection(name).unwrap().lookup_sorted(&q, |i, d| hits[i] |= d == id).unwrap();
         assert!(hits.iter().all(|&h| h));
     }
+    let report = index.verify().unwrap();
+    assert_eq!((report.segments, report.docs, report.records), (4, 9, 21));
     for (rel, bytes) in files(&fixture) {
         if rel.starts_with("segments") {
             tessera_index::check_segment_bytes(&bytes).unwrap();

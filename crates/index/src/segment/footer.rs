@@ -1,23 +1,29 @@
 //! The segment footer: where the sections are, their checksums, counts and postings
 //! parameters. It sits at the end of the file so the writer can stream sections first.
 //!
-//! Layout (little-endian), [`FOOTER_LEN`] = 148 bytes, at `file_len - 148`:
+//! Layout (little-endian), [`FOOTER_LEN`] = 224 bytes, at `file_len - 224`:
 //!
 //! ```text
-//!   0  5 x section entry: offset u64, length u64, crc32 u32      (20 bytes each)
-//!      order: postings directory, postings, snapshots, metadata, texts
-//! 100  u64 doc_count
-//! 108  u64 posting_count        distinct (key, doc) entries
-//! 116  u64 distinct_keys
-//! 124  u8  key_bits, u8 bucket_bits, u8 rice_k, u8 doc_bits
-//! 128  u32 flags                bit 0: the texts section is present
-//! 132  u32 crc32 of bytes 0..132 of the footer
-//! 136  u32 segment format version (1)
-//! 140  8 bytes magic "TSRSEGM1"
+//!   0  8 x section entry: offset u64, length u64, crc32 u32      (20 bytes each)
+//!      order: postings directory, postings, snapshot offsets, snapshot records,
+//!             metadata offsets, metadata records, text offsets, text records
+//! 160  u64 doc_count
+//! 168  u64 posting_count        distinct (key, doc) entries
+//! 176  u64 distinct_keys
+//! 184  u64 bucket_count
+//! 192  u64 bucket_width
+//! 200  u8  rice_k, u8 repeat_code, u8 repeat_k, u8 doc_bits
+//! 204  u32 flags                bit 0: the text sections are present;
+//!                               bit 1: directory offsets are u64 (else u32)
+//! 208  u32 crc32 of bytes 0..208 of the footer
+//! 212  u32 segment format version (1)
+//! 216  8 bytes magic "TSRSEGM1"
 //! ```
 //!
 //! The magic and version come last so a reader can recognise the file and its version
-//! before it knows the footer's length.
+//! before it knows the footer's length. Opening verifies the crc32 of the small sections
+//! (directory and offset tables); the large ones carry a crc32 per bucket or record,
+//! checked on every read, and their whole-section crc32 is checked by a full verify.
 
 use std::path::Path;
 
@@ -30,41 +36,64 @@ pub(crate) const SEGMENT_MAGIC: &[u8; 8] = b"TSRSEGM1";
 /// The segment format this build reads and writes.
 pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 1;
 /// Size of the version 1 footer.
-pub(crate) const FOOTER_LEN: usize = 148;
+pub(crate) const FOOTER_LEN: usize = 224;
 /// Offset of the footer checksum inside the footer.
-const FOOTER_CRC_AT: usize = 132;
+const FOOTER_CRC_AT: usize = 208;
 /// Number of sections.
-pub(crate) const SECTION_COUNT: usize = 5;
+pub(crate) const SECTION_COUNT: usize = 8;
 /// Footer flag: the texts section is present.
 pub(crate) const FLAG_TEXTS: u32 = 1;
+/// Footer flag: the postings directory's offsets are u64 (else u32).
+pub(crate) const FLAG_WIDE_DIRECTORY: u32 = 2;
 
 /// The sections of a segment, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Section {
-    /// `2^bucket_bits + 1` u64 bit offsets.
+    /// `bucket_count + 1` entries: byte offset, crc32 of the bucket.
     PostingsDirectory = 0,
-    /// The Rice-coded bucket bit stream.
+    /// The Rice-coded buckets.
     Postings = 1,
-    /// Snapshot store.
-    Snapshots = 2,
-    /// Metadata store.
-    Metadata = 3,
-    /// Text store (empty when the collection keeps no texts).
-    Texts = 4,
+    /// Snapshot offsets.
+    SnapshotOffsets = 2,
+    /// Snapshot records.
+    Snapshots = 3,
+    /// Metadata offsets.
+    MetadataOffsets = 4,
+    /// Metadata records.
+    Metadata = 5,
+    /// Text offsets (empty when the collection keeps no texts).
+    TextOffsets = 6,
+    /// Text records (empty when the collection keeps no texts).
+    Texts = 7,
 }
 
 impl Section {
     /// All sections in file order.
-    pub(crate) const ALL: [Section; SECTION_COUNT] =
-        [Section::PostingsDirectory, Section::Postings, Section::Snapshots, Section::Metadata, Section::Texts];
+    pub(crate) const ALL: [Section; SECTION_COUNT] = [
+        Section::PostingsDirectory,
+        Section::Postings,
+        Section::SnapshotOffsets,
+        Section::Snapshots,
+        Section::MetadataOffsets,
+        Section::Metadata,
+        Section::TextOffsets,
+        Section::Texts,
+    ];
+
+    /// The sections verified whole on open: O(buckets + documents) bytes.
+    pub(crate) const SMALL: [Section; 4] =
+        [Section::PostingsDirectory, Section::SnapshotOffsets, Section::MetadataOffsets, Section::TextOffsets];
 
     fn name(self) -> &'static str {
         match self {
             Section::PostingsDirectory => "postings directory",
             Section::Postings => "postings",
-            Section::Snapshots => "snapshots",
-            Section::Metadata => "metadata",
-            Section::Texts => "texts",
+            Section::SnapshotOffsets => "snapshot offsets",
+            Section::Snapshots => "snapshot records",
+            Section::MetadataOffsets => "metadata offsets",
+            Section::Metadata => "metadata records",
+            Section::TextOffsets => "text offsets",
+            Section::Texts => "text records",
         }
     }
 }
@@ -101,8 +130,10 @@ impl Footer {
         out.extend_from_slice(&self.posting_count.to_le_bytes());
         out.extend_from_slice(&self.distinct_keys.to_le_bytes());
         let p = &self.params;
+        out.extend_from_slice(&p.bucket_count.to_le_bytes());
+        out.extend_from_slice(&p.bucket_width.to_le_bytes());
         // All four are <= 64 (checked by PostingsParams::validate on read).
-        out.extend_from_slice(&[p.key_bits as u8, p.bucket_bits as u8, p.rice_k as u8, p.doc_bits as u8]);
+        out.extend_from_slice(&[p.rice_k as u8, p.repeat_code as u8, p.repeat_k as u8, p.doc_bits as u8]);
         out.extend_from_slice(&self.flags.to_le_bytes());
         debug_assert_eq!(out.len(), FOOTER_CRC_AT);
         let crc = crc32fast::hash(&out);
@@ -153,10 +184,12 @@ impl Footer {
         let doc_count = r.u64_le().ok_or_else(short)?;
         let posting_count = r.u64_le().ok_or_else(short)?;
         let distinct_keys = r.u64_le().ok_or_else(short)?;
+        let bucket_count = r.u64_le().ok_or_else(short)?;
+        let bucket_width = r.u64_le().ok_or_else(short)?;
         let mut param = || r.u8().map(u32::from).ok_or_else(short);
-        let key_bits = param()?;
-        let bucket_bits = param()?;
         let rice_k = param()?;
+        let repeat_code = param()?;
+        let repeat_k = param()?;
         let doc_bits = param()?;
         let flags = r.u32_le().ok_or_else(short)?;
         // Sections must lie in order, without overlap, before the footer.
@@ -173,16 +206,27 @@ impl Footer {
         if doc_count > u64::from(u32::MAX) {
             return Err(corrupt(format!("doc count {doc_count} too large")));
         }
-        if flags & !FLAG_TEXTS != 0 {
+        if flags & !(FLAG_TEXTS | FLAG_WIDE_DIRECTORY) != 0 {
             return Err(corrupt(format!("unknown flags {flags:#x}")));
         }
-        if flags & FLAG_TEXTS == 0 && sections[Section::Texts as usize].len != 0 {
+        if flags & FLAG_TEXTS == 0
+            && (sections[Section::Texts as usize].len != 0 || sections[Section::TextOffsets as usize].len != 0)
+        {
             return Err(corrupt("texts section present but not flagged".into()));
         }
         if distinct_keys > posting_count {
             return Err(corrupt("more distinct keys than postings".into()));
         }
-        let params = PostingsParams { key_bits, bucket_bits, rice_k, doc_bits, doc_count };
+        let params = PostingsParams {
+            bucket_count,
+            bucket_width,
+            rice_k,
+            repeat_code,
+            repeat_k,
+            doc_bits,
+            offset_bytes: if flags & FLAG_WIDE_DIRECTORY != 0 { 8 } else { 4 },
+            doc_count,
+        };
         params.validate().map_err(|r| corrupt(format!("postings parameters: {r}")))?;
         Ok(Footer { sections, doc_count, posting_count, distinct_keys, params, flags })
     }
@@ -193,9 +237,9 @@ impl Footer {
         &bytes[e.offset as usize..(e.offset + e.len) as usize]
     }
 
-    /// Checks every section's crc32.
-    pub(crate) fn verify_checksums(&self, bytes: &[u8], file: &Path) -> Result<()> {
-        for s in Section::ALL {
+    /// Checks the crc32 of each of `sections`.
+    pub(crate) fn verify_checksums(&self, bytes: &[u8], file: &Path, sections: &[Section]) -> Result<()> {
+        for &s in sections {
             if crc32fast::hash(self.section(bytes, s)) != self.sections[s as usize].crc {
                 return Err(Error::corrupt(file, format!("{} section checksum mismatch", s.name())));
             }

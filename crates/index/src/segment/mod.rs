@@ -4,7 +4,8 @@
 //! A segment file is a sequence of sections followed by a fixed-size footer; see
 //! `docs/design.md` for the byte layout. The writer ([`SegmentBuilder`]) buffers one
 //! segment in memory and writes it in one go; the reader ([`SegmentReader`]) maps a
-//! file and verifies every checksum before handing out views.
+//! file and verifies its footer and small sections before handing out views; buckets
+//! and records carry their own crc32, checked on every read.
 
 mod footer;
 mod reader;
@@ -19,7 +20,8 @@ use std::path::Path;
 use crate::Result;
 
 /// Parses a whole segment held in memory and decodes every record of it: footer,
-/// checksums, postings (every bucket), snapshots, metadata and texts.
+/// every section's checksum, postings (every bucket, with its crc32), snapshots,
+/// metadata and texts (every record, with its crc32).
 ///
 /// This is the entry point for fuzzing (`fuzz/fuzz_targets/open_segment.rs`): whatever
 /// the bytes, it returns `Ok` or an [`Error::Corrupt`](crate::Error::Corrupt) /
@@ -28,18 +30,18 @@ use crate::Result;
 pub fn check_segment_bytes(bytes: &[u8]) -> Result<()> {
     let file = Path::new("<memory>");
     let footer = Footer::parse(bytes, file)?;
-    footer.verify_checksums(bytes, file)?;
-    SegmentView::new(bytes, &footer, file)?.check_all()
+    footer.verify_checksums(bytes, file, &Section::ALL)?;
+    SegmentView::new(bytes, &footer, file, true)?.check_all().map(drop)
 }
 
-/// Like [`check_segment_bytes`] but skips the section checksums, so a fuzzer's mutations
-/// reach the decoders instead of stopping at the first crc32. The footer checksum is
-/// still checked. Not part of the stable API.
+/// Like [`check_segment_bytes`] but skips the section, bucket and record checksums, so a
+/// fuzzer's mutations reach the decoders instead of stopping at the first crc32. The
+/// footer checksum is still checked. Not part of the stable API.
 #[doc(hidden)]
 pub fn check_segment_bytes_ignoring_checksums(bytes: &[u8]) -> Result<()> {
     let file = Path::new("<memory>");
     let footer = Footer::parse(bytes, file)?;
-    SegmentView::new(bytes, &footer, file)?.check_all()
+    SegmentView::new(bytes, &footer, file, false)?.check_all().map(drop)
 }
 
 #[cfg(test)]
@@ -105,13 +107,13 @@ mod tests {
     fn footer_fields_are_validated() {
         let good = sample_segment();
         let body = good.len() - footer::FOOTER_LEN;
-        for i in body..body + 132 {
+        for i in body..body + 208 {
             for v in [0u8, 1, 0x40, 0xFF] {
                 let mut b = good.clone();
                 b[i] = v;
                 // Recompute the footer checksum so the field checks run.
-                let crc = crc32fast::hash(&b[body..body + 132]);
-                b[body + 132..body + 136].copy_from_slice(&crc.to_le_bytes());
+                let crc = crc32fast::hash(&b[body..body + 208]);
+                b[body + 208..body + 212].copy_from_slice(&crc.to_le_bytes());
                 let _ = check_segment_bytes_ignoring_checksums(&b);
             }
         }

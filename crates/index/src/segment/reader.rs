@@ -11,7 +11,8 @@ use crate::snapshot::decode_snapshot;
 use crate::store::Store;
 use crate::{DocMeta, Error, Result, Snapshot};
 
-/// An open, checksum-verified segment file.
+/// An open segment file whose footer and small sections (postings directory, offset
+/// tables) are verified; buckets and records are verified as they are read.
 #[derive(Debug)]
 pub(crate) struct SegmentReader {
     map: memmap2::Mmap,
@@ -20,8 +21,9 @@ pub(crate) struct SegmentReader {
 }
 
 impl SegmentReader {
-    /// Maps `path`, parses its footer and verifies every section checksum.
-    /// `expected_len` (from the manifest) catches truncation with a clear message.
+    /// Maps `path`, parses its footer and verifies the small sections: O(buckets +
+    /// documents), not O(file size). `expected_len` (from the manifest) catches
+    /// truncation with a clear message.
     pub(crate) fn open(path: &Path, expected_len: u64) -> Result<SegmentReader> {
         let file = File::open(path).at(path)?;
         let len = file.metadata().at(path)?.len();
@@ -38,7 +40,8 @@ impl SegmentReader {
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(&file) }.at(path)?;
         let footer = Footer::parse(&map, path)?;
-        footer.verify_checksums(&map, path)?;
+        footer.verify_checksums(&map, path, &Section::SMALL)?;
+        SegmentView::new(&map, &footer, path, true)?.check_tables()?;
         Ok(SegmentReader { map, path: path.to_path_buf(), footer })
     }
 
@@ -52,9 +55,23 @@ impl SegmentReader {
         &self.footer
     }
 
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Views of the sections.
     pub(crate) fn view(&self) -> Result<SegmentView<'_>> {
-        SegmentView::new(&self.map, &self.footer, &self.path)
+        SegmentView::new(&self.map, &self.footer, &self.path, true)
+    }
+
+    /// Verifies everything: every bucket and record (their own crc32s, so an error names
+    /// the damaged one, and their decoding), the footer's counts, then every section's
+    /// crc32 (which also covers any byte no bucket or record claims).
+    pub(crate) fn verify(&self) -> Result<SegmentCounts> {
+        let counts = self.view()?.check_all()?;
+        self.footer.verify_checksums(&self.map, &self.path, &Section::ALL)?;
+        Ok(counts)
     }
 }
 
@@ -70,26 +87,39 @@ pub(crate) struct SegmentView<'a> {
 }
 
 impl<'a> SegmentView<'a> {
-    /// Views of the sections of `bytes`, whose footer is `footer`.
-    pub(crate) fn new(bytes: &'a [u8], footer: &'a Footer, file: &'a Path) -> Result<SegmentView<'a>> {
+    /// Views of the sections of `bytes`, whose footer is `footer`; `checksums` turns
+    /// the per-bucket and per-record crc32 checks on (off only for fuzzing). O(1).
+    pub(crate) fn new(bytes: &'a [u8], footer: &'a Footer, file: &'a Path, checksums: bool) -> Result<SegmentView<'a>> {
         let n = footer.doc_count;
+        let store = |offsets: Section, records: Section, what: &'static str| {
+            Store::new(footer.section(bytes, offsets), footer.section(bytes, records), n, what, file, checksums)
+        };
         Ok(SegmentView {
             postings: Postings::new(
                 footer.section(bytes, Section::PostingsDirectory),
                 footer.section(bytes, Section::Postings),
                 footer.params,
                 file,
+                checksums,
             )?,
-            snapshots: Store::new(footer.section(bytes, Section::Snapshots), n, "snapshot", file)?,
-            metas: Store::new(footer.section(bytes, Section::Metadata), n, "metadata", file)?,
-            texts: if footer.has_texts() {
-                Some(Store::new(footer.section(bytes, Section::Texts), n, "text", file)?)
-            } else {
-                None
-            },
+            snapshots: store(Section::SnapshotOffsets, Section::Snapshots, "snapshot")?,
+            metas: store(Section::MetadataOffsets, Section::Metadata, "metadata")?,
+            texts: if footer.has_texts() { Some(store(Section::TextOffsets, Section::Texts, "text")?) } else { None },
             footer,
             file,
         })
+    }
+
+    /// Checks the postings directory and the offset tables entry by entry: O(buckets +
+    /// documents), run on open.
+    pub(crate) fn check_tables(&self) -> Result<()> {
+        self.postings.check_directory()?;
+        self.snapshots.check_table()?;
+        self.metas.check_table()?;
+        if let Some(t) = &self.texts {
+            t.check_table()?;
+        }
+        Ok(())
     }
 
     fn check_local(&self, local: u32) -> Result<()> {
@@ -133,8 +163,10 @@ impl<'a> SegmentView<'a> {
         }
     }
 
-    /// Decodes everything and checks the footer's counts against the content.
-    pub(crate) fn check_all(&self) -> Result<()> {
+    /// Decodes everything (checking every bucket's and record's crc32 unless checksums
+    /// are off) and checks the footer's counts against the content.
+    pub(crate) fn check_all(&self) -> Result<SegmentCounts> {
+        self.check_tables()?;
         let mut postings = 0u64;
         let mut distinct = 0u64;
         let mut prev: Option<(u64, u32)> = None;
@@ -158,12 +190,23 @@ impl<'a> SegmentView<'a> {
                 ),
             ));
         }
+        let mut records = 0;
         for local in 0..self.footer.doc_count {
             let local = local as u32; // doc_count <= u32::MAX (Footer::parse)
             self.meta(local)?;
             self.snapshot(local)?;
             self.text(local)?;
+            records += if self.texts.is_some() { 3 } else { 2 };
         }
-        Ok(())
+        Ok(SegmentCounts { docs: self.footer.doc_count, postings, buckets: self.postings.bucket_count(), records })
     }
+}
+
+/// What a full check of one segment covered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SegmentCounts {
+    pub docs: u64,
+    pub postings: u64,
+    pub buckets: u64,
+    pub records: u64,
 }

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use super::footer::{FLAG_TEXTS, Footer, SECTION_COUNT, SectionEntry};
+use super::footer::{FLAG_TEXTS, FLAG_WIDE_DIRECTORY, Footer, SECTION_COUNT, SectionEntry};
 use crate::docmeta::{encode_meta, encode_text};
 use crate::error::IoContext;
 use crate::postings::{self, pack};
@@ -113,12 +113,16 @@ impl SegmentBuilder {
         let io = |e| crate::Error::io(path, e);
         write_section(0, &mut out, &|o| o.write_all(&enc.directory)).map_err(io)?;
         write_section(1, &mut out, &|o| o.write_all(&enc.data)).map_err(io)?;
-        write_section(2, &mut out, &|o| self.snapshots.write_to(o)).map_err(io)?;
-        write_section(3, &mut out, &|o| self.metas.write_to(o)).map_err(io)?;
+        write_section(2, &mut out, &|o| self.snapshots.write_offsets(o)).map_err(io)?;
+        write_section(3, &mut out, &|o| self.snapshots.write_records(o)).map_err(io)?;
+        write_section(4, &mut out, &|o| self.metas.write_offsets(o)).map_err(io)?;
+        write_section(5, &mut out, &|o| self.metas.write_records(o)).map_err(io)?;
         if let Some(texts) = &self.texts {
-            write_section(4, &mut out, &|o| texts.write_to(o)).map_err(io)?;
+            write_section(6, &mut out, &|o| texts.write_offsets(o)).map_err(io)?;
+            write_section(7, &mut out, &|o| texts.write_records(o)).map_err(io)?;
         } else {
-            sections[4] = SectionEntry { offset: out.pos, len: 0, crc: crc32fast::hash(&[]) };
+            sections[6] = SectionEntry { offset: out.pos, len: 0, crc: crc32fast::hash(&[]) };
+            sections[7] = sections[6];
         }
         let footer = Footer {
             sections,
@@ -126,7 +130,8 @@ impl SegmentBuilder {
             posting_count: enc.posting_count,
             distinct_keys: enc.distinct_keys,
             params: enc.params,
-            flags: if self.texts.is_some() { FLAG_TEXTS } else { 0 },
+            flags: if self.texts.is_some() { FLAG_TEXTS } else { 0 }
+                | if enc.params.offset_bytes == 8 { FLAG_WIDE_DIRECTORY } else { 0 },
         };
         out.write_all(&footer.to_bytes()).map_err(io)?;
         let file_len = out.pos;
