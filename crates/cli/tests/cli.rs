@@ -297,7 +297,7 @@ fn check_html_report() {
     let html = fs::read_to_string(tmp.path().join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.trim_end().ends_with("</html>"));
-    assert_eq!(html.matches("<a class=\"m borrowing\"").count(), 4);
+    assert_eq!(html.matches("<a class=\"m borrowing\"").count(), 3);
     assert_eq!(html.matches("<a class=\"m citation\"").count(), 1);
     assert!(html.contains(">Реки всегда были дорогами освоения Сибири."), "the Russian passage is highlighted");
     assert!(!html.contains(&tmp.path().display().to_string()), "no absolute paths");
@@ -321,7 +321,7 @@ fn demo_end_to_end() {
     }
     let report = json(&fs::read_to_string(tmp.path().join("out/report.json")).unwrap());
     assert_eq!(report["suspect"]["name"], "out/sample/thesis.txt");
-    assert_eq!(report["blocks"].as_array().unwrap().len(), 5);
+    assert_eq!(report["blocks"].as_array().unwrap().len(), 4);
 
     // A second demo into the same folder replaces its index: same output, same counts.
     let json_before = fs::read_to_string(tmp.path().join("out/report.json")).unwrap();

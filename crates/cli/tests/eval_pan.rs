@@ -196,3 +196,42 @@ fn not_a_corpus() {
     }
     assert!(!tmp.path().join("out").exists(), "nothing written for a bad corpus");
 }
+
+#[test]
+fn pairwise_align_and_eval() {
+    let c = corpus();
+    let dir = c.root.parent().unwrap();
+    // `tessera align`: one XML per listed pair, the copied passage exactly, nothing for
+    // the clean pair; no index.
+    let (code, stdout, stderr) =
+        run(dir, &["align", "--pairs", "pan/pairs", "--src", "pan/src", "--susp", "pan/susp", "--out", "aligned"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("aligned 2 pairs"), "{stderr}");
+    let dets =
+        tessera_eval::read_detections(&dir.join("aligned/suspicious-document00001-source-document00001.xml")).unwrap();
+    assert_eq!(dets.len(), 1, "{dets:?}");
+    let d = &dets[0];
+    assert_eq!(
+        (d.this_offset, d.this_length, d.source_offset, d.source_length),
+        (c.case.0 as u64, c.case.1 as u64, c.case.2 as u64, c.case.3 as u64)
+    );
+    let clean =
+        tessera_eval::read_detections(&dir.join("aligned/suspicious-document00002-source-document00002.xml")).unwrap();
+    assert!(clean.is_empty(), "{clean:?}");
+    assert!(!dir.join("aligned/index").exists());
+
+    // `eval pan --pairwise`: the same alignment, scored.
+    let (code, stdout, stderr) = run(dir, &["eval", "pan", "--pairwise", "--corpus", "pan", "--out", "pw"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let scores: Value = serde_json::from_str(&fs::read_to_string(dir.join("pw/scores.json")).unwrap()).unwrap();
+    assert!(scores["scores"]["entire"]["plagdet"].as_f64().unwrap() > 0.99, "{scores:#}");
+    assert_eq!(scores["timings"]["pairs"], 2);
+    assert!(!dir.join("pw/index").exists(), "pairwise needs no index");
+
+    // A pairs file naming a missing document: exit 1 naming it.
+    fs::write(dir.join("bad-pairs"), "suspicious-document00009.txt source-document00001.txt\n").unwrap();
+    let (code, _, stderr) =
+        run(dir, &["align", "--pairs", "bad-pairs", "--src", "pan/src", "--susp", "pan/susp", "--out", "bad"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("suspicious-document00009.txt"), "{stderr}");
+}

@@ -285,7 +285,18 @@ impl Engine {
         }
         let mut revisions: Vec<Revision> = names
             .par_iter()
-            .map(|name| self.searcher.search(reader, name, query).map_err(Error::from))
+            .map(|name| {
+                // A collection that keeps its texts gives alignment the sources' terms and
+                // sentences (sentence seeding); otherwise alignment works on snapshots.
+                if !reader.collection(name).is_some_and(|c| c.config().keep_texts) {
+                    return self.searcher.search(reader, name, query).map_err(Error::from);
+                }
+                let mut fp = self.fingerprinter.clone();
+                let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
+                    Ok(reader.text(doc)?.map(|text| fp.query(&text)))
+                };
+                self.searcher.search_with(reader, name, query, &mut source_text).map_err(Error::from)
+            })
             .collect::<Result<_>>()?;
         revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
         Ok(revisions)

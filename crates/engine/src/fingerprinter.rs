@@ -44,26 +44,35 @@ impl Fingerprinter {
 
     /// Fingerprints a text.
     pub fn fingerprint(&mut self, text: &str) -> Fingerprint {
+        self.fingerprint_with_terms(text).0
+    }
+
+    fn fingerprint_with_terms(&mut self, text: &str) -> (Fingerprint, Vec<u64>) {
         let normalized = self.normalizer.normalize(text);
         let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
         let token_bytes: Vec<Span> = normalized.tokens.iter().map(|t| t.span).collect();
         let token_chars = char_spans(text, &token_bytes);
-        Fingerprint {
+        let fingerprint = Fingerprint {
             hashes: self.shingler.hashes(&terms),
             token_bytes,
             token_chars,
             folded_words: normalized.folded_words,
-        }
+        };
+        (fingerprint, terms)
     }
 
-    /// Fingerprints a suspect for search.
+    /// Fingerprints a suspect for search, with its terms and sentences (sentence
+    /// seeding in alignment uses them).
     pub fn query(&mut self, text: &str) -> Query {
-        let f = self.fingerprint(text);
+        let (f, terms) = self.fingerprint_with_terms(text);
+        let sentences = tessera_search::sentences(text, &f.token_bytes, tessera_search::MAX_SENTENCE_TERMS);
         Query {
             hashes: f.hashes,
             token_bytes: f.token_bytes,
             token_chars: f.token_chars,
             shingle_size: self.shingle_size(),
+            terms,
+            sentences,
         }
     }
 }

@@ -1,22 +1,45 @@
-//! Alignment: exact shared shingle runs between a suspect and one source, merged into
-//! blocks with character spans on both sides.
+//! Alignment: the borrowed passages between a suspect and one source, with character
+//! spans on both sides.
 //!
-//! Written by hand because it is the core of what we do. The method:
-//! 1. every (suspect position i, source position j) with equal hashes is a match (a
-//!    source hash repeated more than `max_occurrences` times keeps its first ones);
-//! 2. matches on one diagonal (`j - i`) at consecutive positions form a *run*: an exact
-//!    shared passage (a suffix structure would find the same maximal runs; with
-//!    hashed shingles a hash map from hash to source positions is simpler and as fast);
-//! 3. runs are chosen longest first, skipping any that overlaps a chosen one on either
-//!    side (repeated passages match several times; each suspect shingle is explained
-//!    once);
-//! 4. chosen runs, in suspect order, merge into one block while both gaps (suspect and
-//!    source) are at most `max_gap` shingles and the source goes forward: rewording,
-//!    inserted or deleted words break shingles, not the block;
-//! 5. a block keeps at least `min_block_shingles` matched shingles; its spans run from
-//!    the first token of its first shingle to the last token of its last shingle.
+//! Written by hand because it is the core of what we do. Two kinds of seeds, then one
+//! extension:
+//! 1. *Exact runs.* Every (suspect position i, source position j) with equal shingle
+//!    hashes is a match (a source hash repeated more than `max_occurrences` times keeps
+//!    its first ones); matches on one diagonal at consecutive positions form a run (an
+//!    exact shared passage); runs are chosen longest first, skipping any that overlaps a
+//!    chosen one on either side; chosen runs, in suspect order, merge while both gaps are
+//!    at most `max_gap` shingles and the source goes forward. This alone is the whole
+//!    alignment when the source's terms are unknown (a snapshot): a block then needs
+//!    `min_block_shingles` matched shingles and its spans run from the first token of
+//!    its first shingle to the last token of its last shingle.
+//! 2. *Sentence pairs* (when both texts' terms and sentences are known; after
+//!    Sanchez-Perez, Sidorov and Gelbukh, PAN 2014): sentences shorter than
+//!    `min_sentence_terms` join the next one; each is a bag of terms weighted by tf-idf
+//!    (idf over the sentences of both texts). For each suspect sentence not mostly
+//!    inside exact blocks, the source sentences (and, with `pair_seeds`, pairs of
+//!    adjacent ones) whose cosine and Dice coefficients reach `seed_cosine` and
+//!    `seed_dice` are candidates, and the best one is a seed, trimmed on each side to
+//!    the first and last term the other side holds. Shuffled, inserted and replaced
+//!    words lower these scores without breaking them as they break shingles.
+//! 3. *Extension.* Seeds of both kinds are clustered: sorted by suspect sentence, split
+//!    where more than `max_sentence_gap` sentences separate them, then the same on the
+//!    source side, until nothing splits. A cluster becomes a passage (the smallest
+//!    ranges holding its seeds) when it holds an exact block of `min_block_shingles` or
+//!    `min_sentence_seeds` seeds and the tf-idf cosine of its two sides reaches
+//!    `validation_cosine`; otherwise it is clustered again with gaps one smaller (a lone
+//!    exact block always stands). A passage with sentence seeds grows at its ends by
+//!    boundary sentences that share enough terms with the other side (`grow_share`).
+//!    With `summary_sentence_gap`, a second extension with that gap looks for summaries:
+//!    its passages whose source side is over `summary_ratio` times longer than their
+//!    suspect side replace the passages they overlap (a summary condenses a long source
+//!    passage into a few sentences).
+//! 4. *Filtering.* Passages overlapping on both sides merge; of passages overlapping on
+//!    the suspect side only, the better one stays; passages under `min_passage_chars`
+//!    suspect characters are dropped.
+//!
+//! Blocks come sorted by suspect position; exact copies keep their spans to the word.
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
@@ -30,16 +53,30 @@ struct Run {
     len: usize,
 }
 
-/// Aligns a suspect with one source snapshot. Blocks come sorted by suspect position.
-/// `skip[i]` marks suspect shingles already explained by an earlier source (they neither
-/// start nor extend a run); pass an empty slice to use them all.
+/// Aligns a suspect with one source snapshot (exact runs only: a snapshot has no terms).
+/// Blocks come sorted by suspect position. `skip[i]` marks suspect shingles already
+/// explained by an earlier source (they neither start nor extend a run); pass an empty
+/// slice to use them all.
 pub fn align(query: &Query, source: &Snapshot, skip: &[bool], config: &AlignConfig) -> Vec<Block> {
-    let runs = choose_runs(exact_runs(&query.hashes, &source.hashes, skip, config.max_occurrences));
-    merge_runs(&runs, config)
+    align_pair(query, &Query::from_snapshot(source, query.shingle_size), skip, config)
+}
+
+/// Aligns a suspect with one source given as a [`Query`]. With terms and sentences on
+/// both sides (texts fingerprinted by the engine), sentence-pair seeds join the exact
+/// runs; otherwise this is [`align`]. `skip` as in [`align`].
+pub fn align_pair(suspect: &Query, source: &Query, skip: &[bool], config: &AlignConfig) -> Vec<Block> {
+    let runs = choose_runs(exact_runs(&suspect.hashes, &source.hashes, skip, config.max_occurrences));
+    let sentences = suspect.has_sentences() && source.has_sentences();
+    // With sentences, shorter exact blocks are seeds too: a cluster must validate.
+    let min =
+        if sentences { config.min_seed_shingles.min(config.min_block_shingles) } else { config.min_block_shingles };
+    let exact: Vec<Passage> = merge_runs(&runs, config)
         .into_iter()
-        .filter(|b| b.matched >= config.min_block_shingles as usize)
-        .filter_map(|b| to_block(query, source, &b))
-        .collect()
+        .filter(|b| b.matched >= min as usize)
+        .filter_map(|b| b.passage(suspect, source))
+        .collect();
+    let passages = if sentences { SentenceAligner::new(suspect, source, skip, config).align(exact) } else { exact };
+    passages.iter().filter_map(|p| to_block(suspect, source, p)).collect()
 }
 
 fn exact_runs(suspect: &[u64], source: &[u64], skip: &[bool], max_occurrences: usize) -> Vec<Run> {
@@ -129,30 +166,562 @@ fn merge_runs(runs: &[Run], config: &AlignConfig) -> Vec<ShingleBlock> {
     blocks
 }
 
-fn to_block(query: &Query, source: &Snapshot, b: &ShingleBlock) -> Option<Block> {
-    let s_tokens = query.tokens_of_shingles(b.s_first, b.s_last);
-    let t_count = source.token_bytes.len();
-    let t_tokens = Span { start: b.t_first, end: (b.t_last + query.shingle_size).min(t_count) };
-    if s_tokens.start >= s_tokens.end || t_tokens.start >= t_tokens.end {
+impl ShingleBlock {
+    /// The block in token coordinates.
+    fn passage(&self, suspect: &Query, source: &Query) -> Option<Passage> {
+        let s = suspect.tokens_of_shingles(self.s_first, self.s_last);
+        let t = Span { start: self.t_first, end: (self.t_last + suspect.shingle_size).min(source.token_bytes.len()) };
+        (s.start < s.end && t.start < t.end).then_some(Passage {
+            s,
+            t,
+            matched: self.matched,
+            score: 0.0,
+            sentences: false,
+        })
+    }
+}
+
+/// A passage in token coordinates: suspect tokens `s`, source tokens `t`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Passage {
+    s: Span,
+    t: Span,
+    /// Matched suspect shingles (exact runs), or shared suspect shingles once extended.
+    matched: usize,
+    /// Quality when passages compete for one suspect span (higher wins).
+    score: f64,
+    /// Made with sentence seeds (else of exact runs only, whose spans are exact).
+    sentences: bool,
+}
+
+fn to_block(suspect: &Query, source: &Query, p: &Passage) -> Option<Block> {
+    let (s, t) = (p.s, p.t);
+    if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
         return None;
     }
-    let suspect = TextSpan {
-        bytes: Span { start: query.token_bytes[s_tokens.start].start, end: query.token_bytes[s_tokens.end - 1].end },
-        chars: Span { start: query.token_chars[s_tokens.start].start, end: query.token_chars[s_tokens.end - 1].end },
-    };
-    let (tb0, tb1) = (source.token_bytes[t_tokens.start], source.token_bytes[t_tokens.end - 1]);
-    let (tc0, tc1) = (source.token_chars[t_tokens.start], source.token_chars[t_tokens.end - 1]);
-    let source_span = TextSpan {
-        bytes: Span { start: tb0.0 as usize, end: tb1.1 as usize },
-        chars: Span { start: tc0.0 as usize, end: tc1.1 as usize },
+    let span = |q: &Query, r: Span| TextSpan {
+        bytes: Span { start: q.token_bytes[r.start].start, end: q.token_bytes[r.end - 1].end },
+        chars: Span { start: q.token_chars[r.start].start, end: q.token_chars[r.end - 1].end },
     };
     Some(Block {
-        suspect,
-        source: source_span,
-        suspect_tokens: s_tokens,
-        source_tokens: t_tokens,
-        matched_shingles: u32::try_from(b.matched).unwrap_or(u32::MAX),
+        suspect: span(suspect, s),
+        source: span(source, t),
+        suspect_tokens: s,
+        source_tokens: t,
+        matched_shingles: u32::try_from(p.matched).unwrap_or(u32::MAX),
     })
+}
+
+/// A seed or a cluster member: token ranges and the sentence ranges `[first, last]`
+/// they touch, on both sides.
+#[derive(Debug, Clone, Copy)]
+struct Seed {
+    s: Span,
+    t: Span,
+    s_sent: (usize, usize),
+    t_sent: (usize, usize),
+    /// Matched shingles when the seed is an exact run (0 for sentence seeds).
+    exact: usize,
+    /// The sentence pair's cosine (0 for exact runs).
+    cos: f64,
+}
+
+/// One text's sentences as weighted term bags.
+struct Sentences {
+    /// Token ranges of the sentences (short ones joined to the next).
+    units: Vec<Span>,
+    /// Sentence of each token.
+    unit_of: Vec<u32>,
+}
+
+impl Sentences {
+    /// Sentences of a query, made contiguous and in bounds whatever `q.sentences` holds
+    /// (only their ends are used), short ones joined to the next.
+    fn new(q: &Query, min_terms: usize) -> Self {
+        let n = q.token_bytes.len();
+        let mut units: Vec<Span> = Vec::new();
+        let mut start = 0;
+        for s in &q.sentences {
+            let end = s.end.min(n);
+            if end > start && end - start >= min_terms {
+                units.push(Span { start, end });
+                start = end;
+            }
+        }
+        if start < n {
+            match units.last_mut() {
+                Some(last) if n - start < min_terms => last.end = n,
+                _ => units.push(Span { start, end: n }),
+            }
+        }
+        let mut unit_of = vec![0u32; q.token_bytes.len()];
+        for (u, span) in units.iter().enumerate() {
+            let end = span.end.min(unit_of.len());
+            unit_of[span.start.min(end)..end].fill(u as u32);
+        }
+        Self { units, unit_of }
+    }
+
+    /// Sentence range `[first, last]` of a token range.
+    fn range(&self, r: Span) -> (usize, usize) {
+        let at = |k: usize| self.unit_of.get(k).copied().unwrap_or(0) as usize;
+        (at(r.start), at(r.end.saturating_sub(1).max(r.start)))
+    }
+}
+
+/// Sentence seeding and extension for one suspect and one source.
+struct SentenceAligner<'a> {
+    suspect: &'a Query,
+    source: &'a Query,
+    skip: &'a [bool],
+    config: &'a AlignConfig,
+    s_sent: Sentences,
+    t_sent: Sentences,
+    /// idf of every term of either text, over the sentences of both.
+    idf: HashMap<u64, f64>,
+}
+
+/// A sparse tf-idf vector: (term, weight) sorted by term, and its norm.
+struct Bag {
+    weights: Vec<(u64, f64)>,
+    norm: f64,
+}
+
+impl<'a> SentenceAligner<'a> {
+    fn new(suspect: &'a Query, source: &'a Query, skip: &'a [bool], config: &'a AlignConfig) -> Self {
+        let s_sent = Sentences::new(suspect, config.min_sentence_terms);
+        let t_sent = Sentences::new(source, config.min_sentence_terms);
+        let mut df: HashMap<u64, u32> = HashMap::new();
+        let mut seen: HashSet<u64> = HashSet::new();
+        for (q, sents) in [(suspect, &s_sent), (source, &t_sent)] {
+            for u in &sents.units {
+                seen.clear();
+                for &term in &q.terms[u.start..u.end] {
+                    if seen.insert(term) {
+                        *df.entry(term).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+        let n = (s_sent.units.len() + t_sent.units.len()) as f64;
+        let idf = df.into_iter().map(|(term, d)| (term, (n / f64::from(d)).ln().max(0.0) + 1e-3)).collect();
+        Self { suspect, source, skip, config, s_sent, t_sent, idf }
+    }
+
+    fn bag(&self, terms: &[u64]) -> Bag {
+        let mut sorted = terms.to_vec();
+        sorted.sort_unstable();
+        let mut weights: Vec<(u64, f64)> = Vec::new();
+        for term in sorted {
+            match weights.last_mut() {
+                Some((t, w)) if *t == term => *w += 1.0,
+                _ => weights.push((term, 1.0)),
+            }
+        }
+        for (term, w) in &mut weights {
+            *w *= self.idf.get(term).copied().unwrap_or(0.0);
+        }
+        let norm = weights.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+        Bag { weights, norm }
+    }
+
+    fn cosine(a: &Bag, b: &Bag) -> f64 {
+        let (mut i, mut j, mut dot) = (0, 0, 0.0);
+        while i < a.weights.len() && j < b.weights.len() {
+            match a.weights[i].0.cmp(&b.weights[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += a.weights[i].1 * b.weights[j].1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        if a.norm > 0.0 && b.norm > 0.0 { dot / (a.norm * b.norm) } else { 0.0 }
+    }
+
+    /// Whether most of a suspect token range is explained by an earlier source.
+    fn mostly_skipped(&self, r: Span) -> bool {
+        if self.skip.is_empty() || r.start >= r.end {
+            return false;
+        }
+        let last = self.skip.len() - 1;
+        let skipped = (r.start..r.end).filter(|&k| self.skip[k.min(last)]).count();
+        2 * skipped > r.end - r.start
+    }
+
+    /// Sentence-pair seeds, each trimmed to the terms the two sentences share. Suspect
+    /// sentences mostly inside exact runs (`covered`) get none: the runs say where they
+    /// come from, to the word.
+    fn sentence_seeds(&self, covered: &[bool]) -> Vec<Seed> {
+        let (sq, tq) = (self.suspect, self.source);
+        let t_bags: Vec<Bag> = self.t_sent.units.iter().map(|u| self.bag(&tq.terms[u.start..u.end])).collect();
+        let mut postings: HashMap<u64, Vec<(u32, f64)>> = HashMap::new();
+        for (j, bag) in t_bags.iter().enumerate() {
+            for &(term, w) in &bag.weights {
+                postings.entry(term).or_default().push((j as u32, w));
+            }
+        }
+        let mut dot = vec![0.0f64; t_bags.len()];
+        let mut shared = vec![0u32; t_bags.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut seeds = Vec::new();
+        for (i, u) in self.s_sent.units.iter().enumerate() {
+            let in_runs = covered[u.start..u.end].iter().filter(|&&c| c).count();
+            if self.mostly_skipped(*u) || 2 * in_runs > u.end - u.start {
+                continue;
+            }
+            let a = self.bag(&sq.terms[u.start..u.end]);
+            for &(term, w) in &a.weights {
+                for &(j, wt) in postings.get(&term).map_or(&[][..], Vec::as_slice) {
+                    if shared[j as usize] == 0 {
+                        touched.push(j);
+                    }
+                    dot[j as usize] += w * wt;
+                    shared[j as usize] += 1;
+                }
+            }
+            touched.sort_unstable();
+            // Candidates: single source sentences, and pairs of adjacent ones (shuffling
+            // moves words across a sentence end). A pair's dot product is the sum of its
+            // sentences' (tf adds up); its norm and Dice are computed.
+            let mut best: Vec<(f64, usize, usize)> = Vec::new();
+            for &j in &touched {
+                let j = j as usize;
+                let b = &t_bags[j];
+                let cos = if a.norm > 0.0 && b.norm > 0.0 { dot[j] / (a.norm * b.norm) } else { 0.0 };
+                let dice = 2.0 * f64::from(shared[j]) / (a.weights.len() + b.weights.len()) as f64;
+                if cos >= self.config.seed_cosine && dice >= self.config.seed_dice {
+                    best.push((cos, j, j));
+                }
+                if self.config.pair_seeds && j + 1 < t_bags.len() && shared[j + 1] > 0 {
+                    let pair = self.bag(&tq.terms[self.t_sent.units[j].start..self.t_sent.units[j + 1].end]);
+                    let cos = if a.norm > 0.0 && pair.norm > 0.0 {
+                        (dot[j] + dot[j + 1]) / (a.norm * pair.norm)
+                    } else {
+                        0.0
+                    };
+                    if cos >= self.config.seed_cosine && cos > best.last().map_or(0.0, |x| x.0) {
+                        let hits = a
+                            .weights
+                            .iter()
+                            .filter(|(t, _)| pair.weights.binary_search_by(|p| p.0.cmp(t)).is_ok())
+                            .count();
+                        let dice = 2.0 * hits as f64 / (a.weights.len() + pair.weights.len()) as f64;
+                        if dice >= self.config.seed_dice {
+                            best.push((cos, j, j + 1));
+                        }
+                    }
+                }
+            }
+            for &j in &touched {
+                dot[j as usize] = 0.0;
+                shared[j as usize] = 0;
+            }
+            touched.clear();
+            // The suspect sentence's best source sentences only (a sentence is borrowed
+            // from one place; the others share its topic words).
+            let top = best.iter().map(|&(c, _, _)| c).fold(0.0f64, f64::max);
+            for &(cos, j, k) in &best {
+                if cos >= top - self.config.seed_top_margin - 1e-9 {
+                    let v = Span { start: self.t_sent.units[j].start, end: self.t_sent.units[k].end };
+                    let (s, t) = if self.config.trim_seeds {
+                        (trim(&sq.terms, *u, &tq.terms[v.start..v.end]), trim(&tq.terms, v, &sq.terms[u.start..u.end]))
+                    } else {
+                        (*u, v)
+                    };
+                    seeds.push(Seed { s, t, s_sent: (i, i), t_sent: (j, k), exact: 0, cos });
+                }
+            }
+        }
+        seeds
+    }
+
+    fn align(&self, exact: Vec<Passage>) -> Vec<Passage> {
+        let mut covered = vec![false; self.suspect.token_bytes.len()];
+        for p in &exact {
+            let end = p.s.end.min(covered.len());
+            covered[p.s.start.min(end)..end].fill(true);
+        }
+        let mut seeds = self.sentence_seeds(&covered);
+        for p in &exact {
+            seeds.push(Seed {
+                s: p.s,
+                t: p.t,
+                s_sent: self.s_sent.range(p.s),
+                t_sent: self.t_sent.range(p.t),
+                exact: p.matched,
+                cos: 0.0,
+            });
+        }
+        if seeds.is_empty() {
+            return Vec::new();
+        }
+        let gap = self.config.max_sentence_gap;
+        let mut passages = resolve(self.extend(seeds.clone(), gap, gap, self.config.validation_cosine, true));
+        if let Some(summary_gap) = self.config.summary_sentence_gap {
+            // A summary passage replaces the passages it overlaps on the suspect side.
+            let ratio = self.config.summary_ratio;
+            let summary: Vec<Passage> =
+                resolve(self.extend(seeds, summary_gap, summary_gap, self.config.summary_validation_cosine, false))
+                    .into_iter()
+                    .filter(|p| (p.t.end - p.t.start) as f64 > ratio * (p.s.end - p.s.start) as f64)
+                    .map(|mut p| {
+                        // The source side of a summary grows over sentences sharing fewer words.
+                        (p.s, p.t) = self.grow_with(
+                            p.s,
+                            p.t,
+                            self.config.summary_grow_share,
+                            self.config.summary_grow_steps,
+                            &[false],
+                        );
+                        p
+                    })
+                    .collect();
+            if !summary.is_empty() {
+                passages.retain(|p| !summary.iter().any(|q| overlaps(p.s, q.s)));
+                passages.extend(summary);
+                passages.sort_by(|a, b| a.s.start.cmp(&b.s.start).then(a.t.start.cmp(&b.t.start)));
+            }
+        }
+        passages.into_iter().filter(|p| self.chars(p) >= self.config.min_passage_chars).collect()
+    }
+
+    /// Suspect characters of a passage.
+    fn chars(&self, p: &Passage) -> usize {
+        let c = &self.suspect.token_chars;
+        match (c.get(p.s.start), p.s.end.checked_sub(1).and_then(|e| c.get(e))) {
+            (Some(a), Some(b)) => b.end.saturating_sub(a.start),
+            _ => 0,
+        }
+    }
+
+    /// Clusters seeds with the given gaps (in sentences) and validates every cluster,
+    /// clustering a failing one again with smaller gaps.
+    fn extend(&self, seeds: Vec<Seed>, s_gap: usize, t_gap: usize, validation: f64, split: bool) -> Vec<Passage> {
+        let mut out = Vec::new();
+        for cluster in cluster(seeds, s_gap, t_gap) {
+            let parts = if split { self.split_gaps(cluster.clone()) } else { Vec::new() };
+            if parts.len() > 1 {
+                for part in parts {
+                    out.extend(self.extend(part, s_gap, t_gap, validation, split));
+                }
+                continue;
+            }
+            let s = Span {
+                start: cluster.iter().map(|x| x.s.start).min().unwrap_or(0),
+                end: cluster.iter().map(|x| x.s.end).max().unwrap_or(0),
+            };
+            let t = Span {
+                start: cluster.iter().map(|x| x.t.start).min().unwrap_or(0),
+                end: cluster.iter().map(|x| x.t.end).max().unwrap_or(0),
+            };
+            let exact: usize = cluster.iter().map(|x| x.exact).sum();
+            let cos = Self::cosine(
+                &self.bag(&self.suspect.terms[s.start..s.end]),
+                &self.bag(&self.source.terms[t.start..t.end]),
+            );
+            let has_run = cluster.iter().any(|x| x.exact >= self.config.min_block_shingles as usize);
+            let enough = has_run
+                || cluster.len() >= self.config.min_sentence_seeds
+                || cluster.iter().any(|x| x.cos >= self.config.single_seed_cosine);
+            if enough && (cos >= validation || (has_run && cluster.len() == 1)) {
+                let sentences = cluster.iter().any(|x| x.exact == 0);
+                let (s, t) = if sentences { self.grow(s, t) } else { (s, t) };
+                let matched = exact.max(self.shared_shingles(s, t));
+                let score = cos * (s.end - s.start + t.end - t.start) as f64;
+                out.push(Passage { s, t, matched, score, sentences });
+            } else if cluster.len() > 1 && (s_gap > 0 || t_gap > 0) {
+                out.extend(self.extend(cluster, s_gap.saturating_sub(1), t_gap.saturating_sub(1), validation, split));
+            } else if has_run {
+                // A lone exact run always stands (the exact path's rule).
+                for x in cluster.iter().filter(|x| x.exact >= self.config.min_block_shingles as usize) {
+                    out.push(Passage {
+                        s: x.s,
+                        t: x.t,
+                        matched: x.exact,
+                        score: cos * (x.s.end - x.s.start) as f64,
+                        sentences: false,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Splits a cluster (in suspect order) where the suspect text between two seeds has
+    /// at least `min_gap_terms` terms, the source text between them is not empty, and
+    /// the two differ (tf-idf cosine under `gap_cosine`): one's own text in place of a
+    /// skipped source passage, not a reworded one. Summaries are not split (their gaps
+    /// are condensed, not reworded).
+    fn split_gaps(&self, mut cluster: Vec<Seed>) -> Vec<Vec<Seed>> {
+        cluster.sort_by(|a, b| a.s.start.cmp(&b.s.start).then(a.t.start.cmp(&b.t.start)));
+        let mut out: Vec<Vec<Seed>> = Vec::new();
+        let mut cur: Vec<Seed> = Vec::new();
+        let (mut s_end, mut t_lo, mut t_hi) = (0, usize::MAX, 0);
+        for x in cluster {
+            if !cur.is_empty() && x.s.start >= s_end + self.config.min_gap_terms.max(1) {
+                let s_gap = Span { start: s_end, end: x.s.start };
+                let t_gap = if x.t.start >= t_hi {
+                    Span { start: t_hi, end: x.t.start }
+                } else if x.t.end <= t_lo {
+                    Span { start: x.t.end, end: t_lo }
+                } else {
+                    Span { start: 0, end: 0 }
+                };
+                let cos = Self::cosine(
+                    &self.bag(&self.suspect.terms[s_gap.start..s_gap.end]),
+                    &self.bag(&self.source.terms[t_gap.start..t_gap.end]),
+                );
+                if t_gap.end > t_gap.start && cos < self.config.gap_cosine {
+                    out.push(std::mem::take(&mut cur));
+                    (t_lo, t_hi) = (usize::MAX, 0);
+                }
+            }
+            s_end = if cur.is_empty() { x.s.end } else { s_end.max(x.s.end) };
+            t_lo = t_lo.min(x.t.start);
+            t_hi = t_hi.max(x.t.end);
+            cur.push(x);
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+
+    /// Grows a passage found through sentence seeds, on each side and at each end, by
+    /// the rest of its boundary sentence or by the next sentence, while at least
+    /// `grow_share` of the distinct terms of that piece occur on the other side (at most
+    /// `grow_steps` pieces at each end).
+    fn grow(&self, s: Span, t: Span) -> (Span, Span) {
+        let (share, source_share, steps) =
+            (self.config.grow_share, self.config.source_grow_share, self.config.grow_steps);
+        let (s, t) = self.grow_with(s, t, share, steps, &[true]);
+        let (s, t) = self.grow_with(s, t, source_share, steps, &[false]);
+        let (s, t) = self.grow_with(s, t, share, steps, &[true]);
+        self.grow_with(s, t, source_share, steps, &[false])
+    }
+
+    /// [`Self::grow`] with explicit settings, over the given sides in turn (`true`:
+    /// suspect).
+    fn grow_with(&self, mut s: Span, mut t: Span, grow_share: f64, steps: usize, sides: &[bool]) -> (Span, Span) {
+        let (sq, tq) = (self.suspect, self.source);
+        for &suspect_side in sides {
+            let (this, other, sents, r, o) =
+                if suspect_side { (sq, tq, &self.s_sent, &mut s, t) } else { (tq, sq, &self.t_sent, &mut t, s) };
+            let bag: HashSet<u64> = other.terms[o.start..o.end].iter().copied().collect();
+            let share = |piece: Span| {
+                let mut distinct: Vec<u64> = this.terms[piece.start..piece.end].to_vec();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let hits = distinct.iter().filter(|t| bag.contains(t)).count();
+                !distinct.is_empty() && hits as f64 >= grow_share * distinct.len() as f64
+            };
+            for _ in 0..steps {
+                let Some(prev) = r.start.checked_sub(1) else { break };
+                let unit = sents.units[sents.unit_of[prev] as usize];
+                let piece = Span { start: unit.start.min(r.start), end: r.start };
+                if !share(piece) {
+                    break;
+                }
+                r.start = piece.start;
+            }
+            for _ in 0..steps {
+                let Some(&u) = sents.unit_of.get(r.end) else { break };
+                let unit = sents.units[u as usize];
+                let piece = Span { start: r.end, end: unit.end.max(r.end) };
+                if !share(piece) {
+                    break;
+                }
+                r.end = piece.end;
+            }
+        }
+        (s, t)
+    }
+
+    /// Suspect shingles inside `s` whose hash occurs among the source shingles of `t`.
+    fn shared_shingles(&self, s: Span, t: Span) -> usize {
+        let (sh, th) = (&self.suspect.hashes, &self.source.hashes);
+        let t_set: HashSet<u64> = th[t.start.min(th.len())..t.end.min(th.len())].iter().copied().collect();
+        sh[s.start.min(sh.len())..s.end.min(sh.len())].iter().filter(|h| t_set.contains(h)).count()
+    }
+}
+
+/// Whether two token ranges overlap.
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// Trims token range `r` of `terms` to its first and last term that `other` holds.
+fn trim(terms: &[u64], r: Span, other: &[u64]) -> Span {
+    let holds = |k: &usize| other.contains(&terms[*k]);
+    let first = (r.start..r.end).find(holds);
+    let last = (r.start..r.end).rev().find(holds);
+    match (first, last) {
+        (Some(a), Some(b)) => Span { start: a, end: b + 1 },
+        _ => r,
+    }
+}
+
+/// Splits seeds into clusters: sorted by one side's sentences, a new cluster starts where
+/// more than `gap` sentences separate a seed from the ones before it.
+fn split(mut seeds: Vec<Seed>, gap: usize, suspect_side: bool) -> Vec<Vec<Seed>> {
+    let key = |x: &Seed| if suspect_side { x.s_sent } else { x.t_sent };
+    seeds.sort_by(|a, b| key(a).cmp(&key(b)).then(a.s.start.cmp(&b.s.start)).then(a.t.start.cmp(&b.t.start)));
+    let mut out: Vec<Vec<Seed>> = Vec::new();
+    let mut end = 0usize;
+    for x in seeds {
+        let (first, last) = key(&x);
+        match out.last_mut() {
+            Some(c) if first <= end + gap => {
+                c.push(x);
+                end = end.max(last + 1);
+            }
+            _ => {
+                out.push(vec![x]);
+                end = last + 1;
+            }
+        }
+    }
+    out
+}
+
+/// Clusters seeds on both sides until no cluster splits.
+fn cluster(seeds: Vec<Seed>, s_gap: usize, t_gap: usize) -> Vec<Vec<Seed>> {
+    let mut clusters = vec![seeds];
+    loop {
+        let before = clusters.len();
+        clusters =
+            clusters.into_iter().flat_map(|c| split(c, s_gap, true)).flat_map(|c| split(c, t_gap, false)).collect();
+        if clusters.len() == before {
+            return clusters;
+        }
+    }
+}
+
+/// Resolves overlaps: passages overlapping on both sides merge; of two overlapping on
+/// the suspect side only, the one with the higher score stays. Sorted by suspect start.
+fn resolve(mut passages: Vec<Passage>) -> Vec<Passage> {
+    passages.sort_by(|a, b| a.s.start.cmp(&b.s.start).then(a.s.end.cmp(&b.s.end)).then(a.t.start.cmp(&b.t.start)));
+    let mut out: Vec<Passage> = Vec::new();
+    for p in passages {
+        match out.last_mut() {
+            Some(last) if overlaps(last.s, p.s) => {
+                if overlaps(last.t, p.t) {
+                    last.s = Span { start: last.s.start.min(p.s.start), end: last.s.end.max(p.s.end) };
+                    last.t = Span { start: last.t.start.min(p.t.start), end: last.t.end.max(p.t.end) };
+                    last.matched += p.matched;
+                    last.sentences |= p.sentences;
+                    last.score += p.score;
+                } else if p.score > last.score {
+                    *last = p;
+                }
+            }
+            _ => out.push(p),
+        }
+    }
+    out
 }
 
 /// Disjoint half-open intervals, sorted; enough for the few runs of one alignment.
@@ -181,7 +750,13 @@ mod tests {
     fn query(hashes: &[u64], size: usize) -> Query {
         let n = hashes.len() + size - 1;
         let spans: Vec<Span> = (0..n).map(|i| Span { start: 10 * i, end: 10 * i + 5 }).collect();
-        Query { hashes: hashes.to_vec(), token_bytes: spans.clone(), token_chars: spans, shingle_size: size }
+        Query {
+            hashes: hashes.to_vec(),
+            token_bytes: spans.clone(),
+            token_chars: spans,
+            shingle_size: size,
+            ..Query::default()
+        }
     }
 
     fn snapshot(hashes: &[u64], size: usize) -> Snapshot {
@@ -241,7 +816,176 @@ mod tests {
         assert!(blocks.is_empty());
     }
 
+    /// A text fingerprinted as the engine does it (default settings), with terms and
+    /// sentences.
+    fn text_query(text: &str) -> Query {
+        let mut normalizer =
+            tessera_normalize::Normalizer::new(tessera_normalize::NormalizerConfig::default()).unwrap();
+        let shingler = tessera_fingerprint::Shingler::new(tessera_fingerprint::ShingleConfig::default()).unwrap();
+        let tokens = normalizer.normalize(text).tokens;
+        let terms: Vec<u64> = tokens.iter().map(|t| t.term).collect();
+        let token_bytes: Vec<Span> = tokens.iter().map(|t| t.span).collect();
+        let chars = |b: usize| text[..b].chars().count();
+        let token_chars = token_bytes.iter().map(|s| Span { start: chars(s.start), end: chars(s.end) }).collect();
+        Query {
+            hashes: shingler.hashes(&terms),
+            sentences: crate::sentences(text, &token_bytes, crate::MAX_SENTENCE_TERMS),
+            token_bytes,
+            token_chars,
+            shingle_size: 3,
+            terms,
+        }
+    }
+
+    /// Byte span of `needle` in `hay`.
+    fn find(hay: &str, needle: &str) -> Span {
+        let start = hay.find(needle).unwrap_or_else(|| panic!("{needle:?} not found"));
+        Span { start, end: start + needle.len() }
+    }
+
+    const EN_SOURCE_PASSAGE: &str = "The river freezes early in November and the ice stays until late April. \
+        During these months trucks drive across the frozen surface to reach the northern villages. \
+        Every spring the melting ice blocks the narrow channels and floods the low meadows. \
+        Farmers move their cattle to the hills before the water rises.";
+    /// The same passage with words shuffled inside sentences and some replaced by synonyms
+    /// (random obfuscation as in PAN): hardly a 3-word shingle survives.
+    const EN_OBFUSCATED: &str = "In November early the river freezes, and until late April ice stays there. \
+        Lorries during these months drive to the northern villages, across the surface frozen. \
+        Each spring narrow channels are blocked by melting ice, and low meadows are flooded. \
+        Before the water rises cattle are moved by farmers to hills.";
+    const EN_SOURCE_BEFORE: &str = "Fishing cooperatives were founded along the coast in the last century. \
+        Their boats sold herring and cod to merchants in the southern ports. ";
+    const EN_SOURCE_AFTER: &str = " A railway line was planned several times, but the marshes made construction too expensive. \
+        Today a single airstrip connects the district with the regional capital.";
+    const EN_SUSPECT_BEFORE: &str = "My essay begins with a personal note about a summer spent in the mountains, \
+        where I learned to paint watercolours of old churches. ";
+    const EN_SUSPECT_AFTER: &str = " Later chapters describe the computer games I enjoyed as a child \
+        and the music of my favourite band.";
+
+    #[test]
+    fn shuffled_english_passage_with_synonyms_is_found_with_sentence_spans() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let suspect = format!("{EN_SUSPECT_BEFORE}{EN_OBFUSCATED}{EN_SUSPECT_AFTER}");
+        let (q, s) = (text_query(&suspect), text_query(&source));
+        // Exact shingles alone (the source's terms unknown) find little of it.
+        let exact = align_pair(&q, &Query { terms: Vec::new(), ..s.clone() }, &[], &AlignConfig::default());
+        assert!(
+            exact.iter().map(|b| b.suspect.bytes.end - b.suspect.bytes.start).sum::<usize>() < EN_OBFUSCATED.len() / 2
+        );
+        let blocks = align_pair(&q, &s, &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        // From the first to the last word of the passage on both sides.
+        let want_s = find(&suspect, &EN_OBFUSCATED[3..EN_OBFUSCATED.len() - 1]);
+        let want_t = find(&source, &EN_SOURCE_PASSAGE[4..EN_SOURCE_PASSAGE.len() - 1]);
+        let b = &blocks[0];
+        assert_eq!(b.suspect.bytes, want_s, "{:?}", &suspect[b.suspect.bytes.start..b.suspect.bytes.end]);
+        assert_eq!(b.source.bytes, want_t, "{:?}", &source[b.source.bytes.start..b.source.bytes.end]);
+    }
+
+    #[test]
+    fn shuffled_russian_passage_with_synonyms_is_found() {
+        let passage = "Зимой реки покрываются толстым льдом, и на несколько месяцев ледовые дороги становятся \
+            главным путём для грузов в северные посёлки. Весной лёд трогается сначала в верховьях, \
+            поэтому в низовьях часто образуются заторы и наводнения. Жители заранее перегоняют скот \
+            на возвышенности и укрепляют берега мешками с песком.";
+        let obfuscated = "Реки зимой покрываются льдом толстым, и ледовые дороги на несколько месяцев \
+            становятся основным путём для доставки грузов в северные посёлки. Лёд весной сначала трогается \
+            в верховьях, и потому в низовьях нередко образуются заторы и наводнения. Скот жители \
+            заблаговременно перегоняют на возвышенности, а берега укрепляют мешками с песком.";
+        let source = format!(
+            "Рыболовецкие артели появились на побережье в прошлом веке. Их суда возили сельдь \
+            и треску на южные рынки. {passage} Железную дорогу здесь так и не построили из-за болот."
+        );
+        let suspect = format!(
+            "Моё эссе начинается с рассказа о лете в горах, где я учился рисовать акварелью \
+            старые церкви. {obfuscated} Дальше я пишу о компьютерных играх и о музыке любимой группы."
+        );
+        let blocks = align_pair(&text_query(&suspect), &text_query(&source), &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let (want_s, want_t) = (find(&suspect, obfuscated), find(&source, passage));
+        let b = &blocks[0];
+        // Within the passage on both sides, and covering nearly all of it.
+        assert!(b.suspect.bytes.start >= want_s.start && b.suspect.bytes.end <= want_s.end, "{b:?}");
+        assert!(b.source.bytes.start >= want_t.start && b.source.bytes.end <= want_t.end, "{b:?}");
+        assert!(b.suspect.bytes.end - b.suspect.bytes.start >= (want_s.end - want_s.start) * 9 / 10, "{b:?}");
+        assert!(b.source.bytes.end - b.source.bytes.start >= (want_t.end - want_t.start) * 9 / 10, "{b:?}");
+    }
+
+    #[test]
+    fn verbatim_copy_keeps_exact_spans_with_sentences() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        // Copied from the middle of a sentence to the middle of another one.
+        let copied = "trucks drive across the frozen surface to reach the northern villages. \
+        Every spring the melting ice blocks the narrow channels and floods the low meadows. Farmers move their cattle";
+        let suspect = format!("{EN_SUSPECT_BEFORE}{copied}.{EN_SUSPECT_AFTER}");
+        let blocks = align_pair(&text_query(&suspect), &text_query(&source), &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        assert_eq!(blocks[0].suspect.bytes, find(&suspect, copied));
+        assert_eq!(blocks[0].source.bytes, find(&source, copied));
+    }
+
+    #[test]
+    fn texts_on_one_topic_without_a_shared_passage_give_nothing() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let suspect = "Northern villages depend on winter roads. When the frost is hard, supply convoys \
+            leave the railway town and cross lakes and rivers for weeks. Spring is dangerous: bridges \
+            are scarce and meadows flood, so people store fuel and flour before the thaw.";
+        let blocks = align_pair(&text_query(suspect), &text_query(&source), &[], &AlignConfig::default());
+        assert!(blocks.is_empty(), "{blocks:?}");
+    }
+
+    #[test]
+    fn seeds_far_apart_make_separate_passages() {
+        let s = |i: usize| Seed {
+            s: Span { start: i, end: i + 1 },
+            t: Span { start: i, end: i + 1 },
+            s_sent: (i, i),
+            t_sent: (i, i),
+            exact: 0,
+            cos: 0.5,
+        };
+        let clusters = cluster(vec![s(0), s(2), s(20), s(3), s(30)], 4, 4);
+        let sizes: Vec<usize> = clusters.iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![3, 1, 1]);
+        // Close on the suspect side, far apart in the source: split too.
+        let far = Seed { t_sent: (40, 40), ..s(1) };
+        assert_eq!(cluster(vec![s(0), far, s(2)], 4, 4).len(), 2);
+    }
+
     proptest::proptest! {
+        #[test]
+        fn sentence_alignment_never_panics_and_stays_in_bounds(
+            s in proptest::collection::vec(0u64..12, 0..120),
+            t in proptest::collection::vec(0u64..12, 0..120),
+            s_ends in proptest::collection::vec(0usize..140, 0..12),
+            t_ends in proptest::collection::vec(0usize..140, 0..12),
+        ) {
+            let side = |terms: &[u64], ends: &[usize]| {
+                let n = terms.len();
+                let spans: Vec<Span> = (0..n).map(|i| Span { start: 10 * i, end: 10 * i + 5 }).collect();
+                let shingler = tessera_fingerprint::Shingler::new(tessera_fingerprint::ShingleConfig::default()).unwrap();
+                Query {
+                    hashes: shingler.hashes(terms),
+                    token_bytes: spans.clone(),
+                    token_chars: spans,
+                    shingle_size: 3,
+                    terms: terms.to_vec(),
+                    // Arbitrary, even out of order or out of bounds.
+                    sentences: ends.iter().map(|&e| Span { start: e / 2, end: e }).collect(),
+                }
+            };
+            let (q, src) = (side(&s, &s_ends), side(&t, &t_ends));
+            let config = AlignConfig { min_passage_chars: 0, ..AlignConfig::default() };
+            let blocks = align_pair(&q, &src, &[], &config);
+            let again = align_pair(&q, &src, &[], &config);
+            proptest::prop_assert_eq!(&blocks, &again);
+            for b in &blocks {
+                proptest::prop_assert!(b.suspect_tokens.start < b.suspect_tokens.end);
+                proptest::prop_assert!(b.suspect_tokens.end <= q.token_bytes.len());
+                proptest::prop_assert!(b.source_tokens.end <= src.token_bytes.len());
+            }
+        }
+
         #[test]
         fn blocks_are_within_bounds_and_ordered(
             s in proptest::collection::vec(0u64..20, 1..200),

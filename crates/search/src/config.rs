@@ -15,6 +15,9 @@ pub struct SearchConfig {
     /// A source becomes a candidate when it shares at least this many distinct suspect
     /// hashes, and stays one while that many are left unexplained.
     pub min_shared_hashes: u32,
+    /// `min_shared_hashes` for a collection whose texts are kept ([`crate::Searcher::search_with`]):
+    /// sentence seeding aligns obfuscated passages that share only a shingle or two.
+    pub text_min_shared_hashes: u32,
     /// At most this many candidates (the best by shared hashes) enter stage 2.
     pub max_candidates: usize,
     /// Rounds of the greedy revision. Seed 000 uses 10-20; web-derived texts share
@@ -36,6 +39,7 @@ impl Default for SearchConfig {
         Self {
             max_postings_per_hash: 1000,
             min_shared_hashes: 3,
+            text_min_shared_hashes: 1,
             max_candidates: 200,
             max_rounds: 100,
             min_source_chars: 150,
@@ -56,10 +60,95 @@ pub struct AlignConfig {
     /// A source hash occurring more often than this in one source is matched at its first
     /// occurrences only (bounds the work on repetitive texts).
     pub max_occurrences: usize,
+    /// With sentence seeding, exact blocks of at least this many matched shingles are
+    /// seeds (those under `min_block_shingles` only inside a validated cluster).
+    pub min_seed_shingles: u32,
+    /// Sentence seeding (both texts' terms known): sentences with fewer terms join the
+    /// next one.
+    pub min_sentence_terms: usize,
+    /// A sentence pair is a seed when the tf-idf cosine of its term bags reaches this...
+    pub seed_cosine: f64,
+    /// ... and the Dice coefficient of its term sets reaches this.
+    pub seed_dice: f64,
+    /// Pairs of adjacent source sentences are seed candidates too.
+    pub pair_seeds: bool,
+    /// A suspect sentence keeps only its best source sentences: those whose cosine is
+    /// within this margin of its best one.
+    pub seed_top_margin: f64,
+    /// Seeds cluster into one passage while at most this many sentences separate them
+    /// on each side.
+    pub max_sentence_gap: usize,
+    /// A cluster without an exact run needs at least this many sentence seeds.
+    pub min_sentence_seeds: usize,
+    /// ... unless one of its seeds has at least this cosine.
+    pub single_seed_cosine: f64,
+    /// Sentence seeds are trimmed on each side to the first and last term the other
+    /// sentence holds.
+    pub trim_seeds: bool,
+    /// A passage found through sentence seeds grows, at each end of each side, by the
+    /// rest of its boundary sentence or the next sentence while this share of that
+    /// piece's distinct terms occurs on the other side...
+    pub grow_share: f64,
+    /// ... by at most this many pieces at each end (0: no growing).
+    pub grow_steps: usize,
+    /// `grow_share` for the source side (a reworded copy drops and replaces source
+    /// words, so a source sentence shares fewer of its terms with the copy than the
+    /// other way round).
+    pub source_grow_share: f64,
+    /// A cluster splits where at least this many suspect terms lie between two seeds...
+    pub min_gap_terms: usize,
+    /// ... and their tf-idf cosine with the source text between the same seeds is under
+    /// this (an inserted passage of one's own, not a reworded one). 0: never split.
+    pub gap_cosine: f64,
+    /// A cluster becomes a passage when the tf-idf cosine of its two sides reaches this
+    /// (else it is clustered again with a smaller gap).
+    pub validation_cosine: f64,
+    /// When set, a second extension with this sentence gap looks for summaries...
+    pub summary_sentence_gap: Option<usize>,
+    /// ... and wins when its passages' source sides are this many times longer than
+    /// their suspect sides.
+    pub summary_ratio: f64,
+    /// `validation_cosine` of the summary extension (a summary shares fewer words with
+    /// the long passage it condenses).
+    pub summary_validation_cosine: f64,
+    /// The source side of a summary passage grows like `grow_share` / `grow_steps`, with
+    /// these values.
+    pub summary_grow_share: f64,
+    /// See `summary_grow_share`.
+    pub summary_grow_steps: usize,
+    /// Passages of the sentence path shorter than this many suspect characters are
+    /// dropped (not in collections of kind `citation`, whose expressions are short).
+    pub min_passage_chars: usize,
 }
 
 impl Default for AlignConfig {
     fn default() -> Self {
-        Self { max_gap: 16, min_block_shingles: 3, max_occurrences: 64 }
+        Self {
+            max_gap: 16,
+            min_block_shingles: 3,
+            max_occurrences: 64,
+            min_seed_shingles: 3,
+            min_sentence_terms: 3,
+            seed_cosine: 0.33,
+            seed_dice: 0.33,
+            pair_seeds: true,
+            seed_top_margin: 0.0,
+            max_sentence_gap: 4,
+            min_gap_terms: 4,
+            gap_cosine: 0.0,
+            validation_cosine: 0.45,
+            min_sentence_seeds: 2,
+            single_seed_cosine: 2.0,
+            trim_seeds: true,
+            grow_share: 0.5,
+            grow_steps: 2,
+            source_grow_share: 0.5,
+            summary_sentence_gap: Some(24),
+            summary_ratio: 3.0,
+            summary_validation_cosine: 0.25,
+            summary_grow_share: 0.2,
+            summary_grow_steps: 10,
+            min_passage_chars: 150,
+        }
     }
 }

@@ -19,11 +19,13 @@ mod error;
 mod query;
 mod revision;
 mod searcher;
+mod sentence;
 
-pub use align::align;
+pub use align::{align, align_pair};
 pub use config::{AlignConfig, SearchConfig};
 pub use error::Error;
 pub use query::Query;
 pub use revision::{Block, Revision, SourceMatch, TextSpan};
 pub use searcher::Searcher;
+pub use sentence::{MAX_SENTENCE_TERMS, sentences};
 pub use tessera_index::{CollectionKind, DocId};

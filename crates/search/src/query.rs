@@ -1,23 +1,49 @@
-//! The fingerprinted suspect, as search needs it.
+//! The fingerprinted suspect (or, for pairwise alignment, source), as search needs it.
 
+use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-/// A fingerprinted suspect: its shingle hashes and where its tokens are.
+/// A fingerprinted text: its shingle hashes, where its tokens are and, when the text was
+/// at hand, its terms and sentences.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     /// Shingle hashes in text order; shingle `i` covers tokens `i .. i + shingle_size`.
     pub hashes: Vec<u64>,
-    /// Byte span of every token in the suspect's original text.
+    /// Byte span of every token in the original text.
     pub token_bytes: Vec<Span>,
     /// Char span (Unicode scalar values) of every token.
     pub token_chars: Vec<Span>,
     /// Words per shingle (from the index settings).
     pub shingle_size: usize,
+    /// Term hash of every token (the normalizer's `Token::term`); empty when unknown
+    /// (a source read from a snapshot). Sentence seeding needs terms on both sides.
+    pub terms: Vec<u64>,
+    /// Sentences as token ranges `[start, end)`, in order, covering every token; empty
+    /// when unknown.
+    pub sentences: Vec<Span>,
 }
 
 impl Query {
     /// Token range `[start, end)` covered by shingles `[first, last]`.
     pub(crate) fn tokens_of_shingles(&self, first: usize, last: usize) -> Span {
         Span { start: first, end: (last + self.shingle_size).min(self.token_bytes.len()) }
+    }
+
+    /// A source snapshot seen as a query: hashes and token spans, no terms or sentences.
+    pub fn from_snapshot(snapshot: &Snapshot, shingle_size: usize) -> Self {
+        let span = |&(s, e): &(u64, u64)| Span { start: s as usize, end: e as usize };
+        Self {
+            hashes: snapshot.hashes.clone(),
+            token_bytes: snapshot.token_bytes.iter().map(span).collect(),
+            token_chars: snapshot.token_chars.iter().map(span).collect(),
+            shingle_size,
+            terms: Vec::new(),
+            sentences: Vec::new(),
+        }
+    }
+
+    /// Whether sentence seeding can use this text (terms and sentences known).
+    pub fn has_sentences(&self) -> bool {
+        !self.sentences.is_empty() && self.terms.len() == self.token_bytes.len()
     }
 }

@@ -40,12 +40,44 @@ impl Searcher {
     /// hashes away from every other candidate, drop candidates left with fewer than
     /// `min_shared_hashes`, re-rank.
     pub fn search(&self, reader: &IndexReader, collection: &str, query: &Query) -> Result<Revision, Error> {
+        self.run(reader, collection, query, None)
+    }
+
+    /// [`Searcher::search`] for a collection whose texts are at hand: each candidate is
+    /// aligned with the text `source_text` gives for it (fingerprinted with terms and
+    /// sentences, so that sentence seeding finds obfuscated passages; its snapshot when
+    /// that gives `None`; an error stops the search), and a source becomes a candidate with
+    /// `text_min_shared_hashes` shared hashes (obfuscation leaves few exact shingles).
+    pub fn search_with(
+        &self,
+        reader: &IndexReader,
+        collection: &str,
+        query: &Query,
+        source_text: &mut dyn FnMut(DocId) -> Result<Option<Query>, Error>,
+    ) -> Result<Revision, Error> {
+        self.run(reader, collection, query, Some(source_text))
+    }
+
+    fn run(
+        &self,
+        reader: &IndexReader,
+        collection: &str,
+        query: &Query,
+        mut source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
+    ) -> Result<Revision, Error> {
+        let min_shared =
+            if source_text.is_some() { self.config.text_min_shared_hashes } else { self.config.min_shared_hashes };
         let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
         let kind = coll.config().kind;
+        // Citation collections hold short expressions by design: no minimum length.
+        let mut align_config = self.config.align.clone();
+        if kind == CollectionKind::Citation {
+            align_config.min_passage_chars = 0;
+        }
         let (distinct, positions_of) = distinct_hashes(&query.hashes);
         let mut hits: Vec<(u32, DocId)> = Vec::new();
         coll.lookup_sorted(&distinct, |i, doc| hits.push((i as u32, doc)))?;
-        let mut candidates = self.rank(hits, distinct.len());
+        let mut candidates = self.rank(hits, distinct.len(), min_shared);
 
         // Per suspect shingle: explained by an earlier source of this revision.
         let mut explained_shingle = vec![false; query.hashes.len()];
@@ -53,12 +85,18 @@ impl Searcher {
         let mut sources = Vec::new();
         for _round in 0..self.config.max_rounds {
             let Some(best) = candidates.first() else { break };
-            if best.score < self.config.min_shared_hashes {
+            if best.score < min_shared {
                 break;
             }
             let best = candidates.swap_remove(0);
+            // The snapshot is read (and so verified) even when the text is used.
             let snapshot = reader.snapshot(best.doc)?;
-            let mut blocks: Vec<Block> = align::align(query, &snapshot, &explained_shingle, &self.config.align);
+            let text = match source_text.as_mut() {
+                Some(f) => f(best.doc)?,
+                None => None,
+            };
+            let source = text.unwrap_or_else(|| Query::from_snapshot(&snapshot, query.shingle_size));
+            let mut blocks: Vec<Block> = align::align_pair(query, &source, &explained_shingle, &align_config);
             if kind == CollectionKind::Source && covered_chars(&blocks) < self.config.min_source_chars {
                 blocks.clear();
             }
@@ -81,15 +119,23 @@ impl Searcher {
             for c in &mut candidates {
                 c.score = c.shared.iter().filter(|&&h| !explained_hash[h as usize]).count() as u32;
             }
-            candidates.retain(|c| c.score >= self.config.min_shared_hashes);
+            candidates.retain(|c| c.score >= min_shared);
             sort_candidates(&mut candidates);
         }
         Ok(Revision { collection: collection.to_owned(), kind, sources })
     }
 
+    /// Aligns a suspect with one given source (the PAN pairwise task): the alignment
+    /// `search` runs on each candidate, with the same minimum source coverage as a
+    /// collection of kind `source`.
+    pub fn align_pair(&self, suspect: &Query, source: &Query) -> Vec<Block> {
+        let blocks = align::align_pair(suspect, source, &[], &self.config.align);
+        if covered_chars(&blocks) < self.config.min_source_chars { Vec::new() } else { blocks }
+    }
+
     /// Stage 1: group hits by document, skipping too frequent hashes; keep the best
     /// `max_candidates`, best first.
-    fn rank(&self, mut hits: Vec<(u32, DocId)>, distinct: usize) -> Vec<Candidate> {
+    fn rank(&self, mut hits: Vec<(u32, DocId)>, distinct: usize, min_shared: u32) -> Vec<Candidate> {
         let mut df = vec![0u32; distinct];
         for &(h, _) in &hits {
             df[h as usize] += 1;
@@ -108,7 +154,7 @@ impl Searcher {
         for c in &mut candidates {
             c.score = c.shared.len() as u32;
         }
-        candidates.retain(|c| c.score >= self.config.min_shared_hashes);
+        candidates.retain(|c| c.score >= min_shared);
         sort_candidates(&mut candidates);
         candidates.truncate(self.config.max_candidates);
         candidates

@@ -14,13 +14,22 @@ use tessera_eval::{Annotation, PanCorpus};
 
 use super::CreateArgs;
 
+#[path = "clough.rs"]
+mod clough;
+
 /// Evaluation commands.
+// Parsed once per run: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
     /// PAN text alignment corpus: index all sources into one collection, check every
     /// suspicious document against the whole collection, write PAN XML detections and
     /// score them.
     Pan(PanArgs),
+    /// Clough & Stevenson short answers: how the similarity of each answer to its task's
+    /// source orders cut > light > heavy > non, and how well one threshold separates
+    /// `non` from the rest.
+    Clough(clough::CloughArgs),
 }
 
 /// Arguments of `tessera eval pan`.
@@ -36,6 +45,15 @@ pub struct PanArgs {
     /// Reuse this index (it must hold the corpus sources in collection "pan").
     #[arg(long)]
     index: Option<PathBuf>,
+    /// The PAN pairwise task instead: align each listed suspect with its listed source
+    /// only (`tessera align`), no index.
+    #[arg(long)]
+    pairwise: bool,
+    /// Keep the sources' texts in the index (when it is created), so that alignment gets
+    /// their terms and sentences (sentence seeding), as a collection created with
+    /// `--keep-texts` does.
+    #[arg(long)]
+    keep_texts: bool,
     #[command(flatten)]
     create: CreateArgs,
     #[command(flatten)]
@@ -48,15 +66,19 @@ pub struct PanArgs {
 pub fn run(cmd: EvalCommand, quiet: bool) -> Result<ExitCode> {
     match cmd {
         EvalCommand::Pan(args) => pan(&args, quiet),
+        EvalCommand::Clough(args) => clough::run(&args),
     }
 }
 
 fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let corpus = PanCorpus::open(&args.corpus).with_context(|| format!("opening {}", args.corpus.display()))?;
+    if args.pairwise {
+        return pan_pairwise(args, &corpus, quiet);
+    }
     let index_dir = args.index.clone().unwrap_or_else(|| args.out.join("index"));
     let engine = Engine::open_or_create(&index_dir, &args.create.settings(), args.search.options())
         .with_context(|| format!("opening {}", index_dir.display()))?;
-    let collection = CollectionConfig { name: "pan".into(), kind: CollectionKind::Source, keep_texts: false };
+    let collection = CollectionConfig { name: "pan".into(), kind: CollectionKind::Source, keep_texts: args.keep_texts };
     let has_sources = engine.collections()?.iter().any(|c| c.config.name == "pan" && c.docs > 0);
     let mut timings = serde_json::Map::new();
     if !has_sources {
@@ -115,14 +137,8 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
                 for rev in &revisions {
                     for src in &rev.sources {
                         for b in &src.blocks {
-                            out.push(Annotation {
-                                suspicious: susp.clone(),
-                                source: names.get(&src.doc.0).cloned().unwrap_or_default(),
-                                this_offset: b.suspect.chars.start as u64,
-                                this_length: (b.suspect.chars.end - b.suspect.chars.start) as u64,
-                                source_offset: b.source.chars.start as u64,
-                                source_length: (b.source.chars.end - b.source.chars.start) as u64,
-                            });
+                            let source = names.get(&src.doc.0).cloned().unwrap_or_default();
+                            out.push(super::align::annotation(susp, &source, b));
                         }
                     }
                 }
@@ -144,7 +160,51 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     for ((susp, src), dets) in &by_pair {
         tessera_eval::write_detections(&det_dir, susp, src, dets)?;
     }
-    let report = tessera_eval::score_dir(&corpus, &det_dir)?;
+    write_scores(
+        args,
+        &corpus,
+        &det_dir,
+        timings,
+        &format!(
+            "checked {} suspects in {check_secs:.1} s ({:.1} ms each)",
+            suspects.len(),
+            1000.0 * check_secs / suspects.len().max(1) as f64
+        ),
+    )
+}
+
+/// The pairwise task: every listed pair aligned on its own, then scored.
+fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitCode> {
+    let det_dir = args.out.join("detections");
+    if det_dir.exists() {
+        std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
+    }
+    let pairs: Vec<(String, String)> = corpus.pairs.iter().map(|p| (p.suspicious.clone(), p.source.clone())).collect();
+    let searcher = tessera_engine::search::Searcher::new(args.search.config());
+    let summary = super::align::align_pairs(&pairs, &corpus.src_dir(), &corpus.susp_dir(), &det_dir, &searcher, quiet)?;
+    let ms = 1000.0 * summary.seconds / summary.pairs.max(1) as f64;
+    let mut timings = serde_json::Map::new();
+    timings.insert("align_seconds".into(), summary.seconds.into());
+    timings.insert("pairs".into(), summary.pairs.into());
+    timings.insert("ms_per_pair".into(), ms.into());
+    write_scores(
+        args,
+        corpus,
+        &det_dir,
+        timings,
+        &format!("aligned {} pairs in {:.1} s ({ms:.2} ms each)", summary.pairs, summary.seconds),
+    )
+}
+
+/// Scores a detection folder, writes scores.json and prints the scores.
+fn write_scores(
+    args: &PanArgs,
+    corpus: &PanCorpus,
+    det_dir: &Path,
+    timings: serde_json::Map<String, serde_json::Value>,
+    speed: &str,
+) -> Result<ExitCode> {
+    let report = tessera_eval::score_dir(corpus, det_dir)?;
     let json = serde_json::json!({ "scores": report, "timings": timings });
     std::fs::write(args.out.join("scores.json"), serde_json::to_string_pretty(&json)?)
         .with_context(|| format!("writing {}", args.out.join("scores.json").display()))?;
@@ -152,11 +212,7 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         println!("{report}");
-        println!(
-            "checked {} suspects in {check_secs:.1} s ({:.1} ms each)",
-            suspects.len(),
-            1000.0 * check_secs / suspects.len().max(1) as f64
-        );
+        println!("{speed}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! Command-line arguments and the commands. Settings are resolved here, once, and handed
 //! to the engine; the commands stay thin.
 
+mod align;
 mod bench;
 mod check;
 mod demo;
@@ -8,6 +9,7 @@ mod eval;
 mod index;
 mod progress;
 mod stats;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,8 +42,12 @@ enum Command {
     Check(check::CheckArgs),
     /// Collections, documents and sizes of an index.
     Stats(stats::StatsArgs),
+    /// Check every byte of an index (checksums and decoding); exit 1 naming a damaged file.
+    Verify(verify::VerifyArgs),
     /// Index a bundled sample, check a document, print the report and write report.html.
     Demo(demo::DemoArgs),
+    /// Align each listed suspect with its listed source (the PAN pairwise task; no index).
+    Align(align::AlignArgs),
     /// Measure detection quality on an evaluation corpus.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
@@ -111,6 +117,20 @@ pub struct SearchArgs {
     /// Stage 1 skips hashes held by more documents than this.
     #[arg(long, default_value_t = SearchConfig::default().max_postings_per_hash)]
     pub max_postings_per_hash: usize,
+    /// Stage 1: distinct shared hashes that make a source a candidate.
+    #[arg(long, default_value_t = SearchConfig::default().min_shared_hashes)]
+    pub min_shared_hashes: u32,
+    /// The same for collections that keep their texts (sentence seeding).
+    #[arg(long, default_value_t = SearchConfig::default().text_min_shared_hashes)]
+    pub text_min_shared_hashes: u32,
+    /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
+    /// '{"seed_cosine":0.4,"max_sentence_gap":3}'); flags above win over it.
+    #[arg(long, value_name = "JSON", value_parser = parse_align_config)]
+    pub align_config: Option<AlignConfig>,
+}
+
+fn parse_align_config(json: &str) -> std::result::Result<AlignConfig, String> {
+    serde_json::from_str(json).map_err(|e| format!("not an alignment settings object: {e}"))
 }
 
 impl SearchArgs {
@@ -121,10 +141,12 @@ impl SearchArgs {
             max_rounds: self.max_rounds,
             min_source_chars: self.min_source_chars,
             max_postings_per_hash: self.max_postings_per_hash,
+            min_shared_hashes: self.min_shared_hashes,
+            text_min_shared_hashes: self.text_min_shared_hashes,
             align: AlignConfig {
                 max_gap: self.max_gap,
                 min_block_shingles: self.min_block_shingles,
-                ..defaults.align.clone()
+                ..self.align_config.clone().unwrap_or_else(|| defaults.align.clone())
             },
             ..defaults
         }
@@ -180,7 +202,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Index(args) => index::run(&args, quiet),
         Command::Check(args) => check::run(&args),
         Command::Stats(args) => stats::run(&args),
+        Command::Verify(args) => verify::run(&args),
         Command::Demo(args) => demo::run(&args, quiet),
+        Command::Align(args) => align::run(&args, quiet),
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
     }
