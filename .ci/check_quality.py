@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Quality gate on `tessera eval pan --format json` output (issue 2's acceptance).
+"""Quality gate on `tessera eval pan --format json` output.
 
+Collection-wide (default):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
 - 01-no-plagiarism: no detection for any listed pair.
+Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
+- 02-no-obfuscation >= 0.95 and entire >= 0.88 (0.8865 when this gate was set).
 Prints the table either way; exits 1 when a gate fails.
 """
 import json
 import sys
 
-data = json.load(open(sys.argv[1]))
+pairwise = "--pairwise" in sys.argv[1:]
+data = json.load(open([a for a in sys.argv[1:] if not a.startswith("--")][0]))
 scores = data["scores"]
 fail = []
 print(f"{'subset':<28} {'plagdet':>8} {'recall':>8} {'precision':>9} {'gran':>6} {'cases':>6} {'dets':>6}")
@@ -19,7 +23,10 @@ for s in scores["subsets"] + [{"subset": "entire", "scores": scores["entire"]}]:
 by = {s["subset"]: s["scores"] for s in scores["subsets"]}
 if by["02-no-obfuscation"]["plagdet"] < 0.95:
     fail.append("02-no-obfuscation plagdet below 0.95")
-if by["01-no-plagiarism"]["detections"] != 0:
+if pairwise:
+    if scores["entire"]["plagdet"] < 0.88:
+        fail.append("pairwise entire plagdet below 0.88")
+elif by["01-no-plagiarism"]["detections"] != 0:
     fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources")
 print("timings:", json.dumps(data.get("timings", {})))
 for f in fail:
