@@ -15,6 +15,9 @@ use crate::tokenizer;
 /// Bytes of text given to the language detector (taken from the middle of the text).
 pub(crate) const DETECT_SAMPLE: usize = 2048;
 
+/// Bytes of text the quick English/Russian check reads (about 120 English words).
+const QUICK_SAMPLE: usize = 768;
+
 /// A language we know by its ISO 639-1 code.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Language {
@@ -210,11 +213,12 @@ pub(crate) fn stem(algorithm: Algorithm, word: &str) -> String {
 /// for a 2 KB sample, more than normalizing a 10 KB text): see [`quick_detect`]. Every
 /// other text goes to `whatlang`, whose answer is trusted only when it calls it reliable.
 pub(crate) fn detect(text: &str, english: &StopSet, russian: &StopSet) -> Option<Lang> {
-    let sample = sample(text);
-    if let Some(lang) = quick_detect(sample, english, russian) {
+    // The quick check needs only a hundred words or so: a short sample keeps its cost
+    // small next to normalizing a short document.
+    if let Some(lang) = quick_detect(sample_of(text, QUICK_SAMPLE), english, russian) {
         return Some(lang);
     }
-    let info = whatlang::detect(sample)?;
+    let info = whatlang::detect(sample(text))?;
     info.is_reliable().then(|| info.lang())
 }
 
@@ -277,11 +281,16 @@ pub(crate) fn quick_detect(sample: &str, english: &StopSet, russian: &StopSet) -
 
 /// At most [`DETECT_SAMPLE`] bytes from the middle of `text`, cut at whitespace.
 fn sample(text: &str) -> &str {
-    if text.len() <= DETECT_SAMPLE {
+    sample_of(text, DETECT_SAMPLE)
+}
+
+/// At most `size` bytes from the middle of `text`, cut at whitespace.
+fn sample_of(text: &str, size: usize) -> &str {
+    if text.len() <= size {
         return text;
     }
-    let start = text.floor_char_boundary((text.len() - DETECT_SAMPLE) / 2);
-    let end = text.floor_char_boundary(start + DETECT_SAMPLE);
+    let start = text.floor_char_boundary((text.len() - size) / 2);
+    let end = text.floor_char_boundary(start + size);
     let window = &text[start..end];
     // Drop the partial words at both ends.
     let from = window.find(char::is_whitespace).unwrap_or(0);
