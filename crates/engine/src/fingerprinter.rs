@@ -140,6 +140,25 @@ mod tests {
         assert_eq!(char_spans(text, &spans), expected);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn char_spans_equal_naive_counting(words in proptest::collection::vec("[a-zё中𝄞 ]{0,6}", 0..40)) {
+            let text = words.join(" ");
+            // Spans of the space-separated words (sorted, on char boundaries).
+            let mut spans = Vec::new();
+            let mut at = 0;
+            for w in text.split(' ') {
+                spans.push(Span { start: at, end: at + w.len() });
+                at += w.len() + 1;
+            }
+            let naive: Vec<Span> = spans
+                .iter()
+                .map(|s| Span { start: text[..s.start].chars().count(), end: text[..s.end].chars().count() })
+                .collect();
+            proptest::prop_assert_eq!(char_spans(&text, &spans), naive);
+        }
+    }
+
     #[test]
     fn char_spans_count_scalar_values() {
         let text = "ёж и кот";
