@@ -124,37 +124,34 @@ fn utf8_len(lead: u8) -> usize {
 mod tests {
     use super::*;
 
-    #[test]
-    fn char_spans_agree_with_counting() {
-        let text = "a ё ж 𝄞x plain ascii tail, и снова 中文 end";
+    /// Byte spans of the space-separated words of `text` and their char spans counted
+    /// the slow, obvious way.
+    fn words_and_naive_chars(text: &str) -> (Vec<Span>, Vec<Span>) {
         let mut spans = Vec::new();
         let mut at = 0;
         for w in text.split(' ') {
             spans.push(Span { start: at, end: at + w.len() });
             at += w.len() + 1;
         }
-        let expected: Vec<Span> = spans
+        let naive = spans
             .iter()
             .map(|s| Span { start: text[..s.start].chars().count(), end: text[..s.end].chars().count() })
             .collect();
-        assert_eq!(char_spans(text, &spans), expected);
+        (spans, naive)
+    }
+
+    #[test]
+    fn char_spans_agree_with_counting() {
+        let text = "a ё ж 𝄞x plain ascii tail, и снова 中文 end";
+        let (spans, naive) = words_and_naive_chars(text);
+        assert_eq!(char_spans(text, &spans), naive);
     }
 
     proptest::proptest! {
         #[test]
         fn char_spans_equal_naive_counting(words in proptest::collection::vec("[a-zё中𝄞 ]{0,6}", 0..40)) {
             let text = words.join(" ");
-            // Spans of the space-separated words (sorted, on char boundaries).
-            let mut spans = Vec::new();
-            let mut at = 0;
-            for w in text.split(' ') {
-                spans.push(Span { start: at, end: at + w.len() });
-                at += w.len() + 1;
-            }
-            let naive: Vec<Span> = spans
-                .iter()
-                .map(|s| Span { start: text[..s.start].chars().count(), end: text[..s.end].chars().count() })
-                .collect();
+            let (spans, naive) = words_and_naive_chars(&text);
             proptest::prop_assert_eq!(char_spans(&text, &spans), naive);
         }
     }
