@@ -80,6 +80,8 @@ mod reader;
 mod segment;
 mod snapshot;
 mod store;
+#[cfg(test)]
+mod test_util;
 mod varint;
 mod writer;
 

@@ -656,14 +656,8 @@ impl Iterator for PostingsIter<'_> {
 #[allow(clippy::unwrap_used)] // unwrap is fine in tests
 mod tests {
     use super::*;
+    use crate::test_util::mix;
     use std::collections::BTreeSet;
-
-    fn mix(mut x: u64) -> u64 {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^ (x >> 31)
-    }
 
     fn build(pairs: &[(u64, u32)], doc_count: u64) -> EncodedPostings {
         let mut v: Vec<u128> = pairs.iter().map(|&(h, d)| pack(h, d)).collect();

@@ -48,14 +48,8 @@ pub fn check_segment_bytes_ignoring_checksums(bytes: &[u8]) -> Result<()> {
 #[allow(clippy::unwrap_used)] // unwrap is fine in tests
 mod tests {
     use super::*;
+    use crate::test_util::mix;
     use crate::{DocMeta, Snapshot};
-
-    fn mix(mut x: u64) -> u64 {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^ (x >> 31)
-    }
 
     fn sample_segment() -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
