@@ -5,6 +5,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use crate::container::{self, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
@@ -62,19 +63,30 @@ impl Extractor {
     fn pick(&self, name: &str, bytes: &[u8]) -> Result<&dyn Extract> {
         let head = bytes.get(..HEAD_LEN).unwrap_or(bytes);
         match sniff::signature(head) {
-            Some(signature) if signature.kind == Kind::Binary => {
-                return Err(Error::Binary { name: name.into() });
+            Some(signature) if signature.kind == Kind::Binary => Err(Error::Binary { name: name.into() }),
+            Some(signature) => match container::classify(signature.media_type, bytes) {
+                Container::Document(format) => self
+                    .by_format(format)
+                    .ok_or_else(|| Error::Unsupported { name: name.into(), media_type: format.media_type().into() }),
+                Container::Archive(_) => {
+                    Err(Error::Archive { name: name.into(), media_type: signature.media_type.into() })
+                }
+                Container::Unsupported(media_type) => {
+                    Err(Error::Unsupported { name: name.into(), media_type: media_type.into() })
+                }
+            },
+            None => {
+                self.formats.iter().map(AsRef::as_ref).find(|format| format.sniff(name, head)).ok_or_else(|| {
+                    Error::Unsupported { name: name.into(), media_type: "application/octet-stream".into() }
+                })
             }
-            Some(signature) => {
-                return Err(Error::Unsupported { name: name.into(), media_type: signature.media_type.into() });
-            }
-            None => {}
         }
-        self.formats
-            .iter()
-            .map(AsRef::as_ref)
-            .find(|format| format.sniff(name, head))
-            .ok_or_else(|| Error::Unsupported { name: name.into(), media_type: "application/octet-stream".into() })
+    }
+
+    /// The registered extractor of a container format (PDF, DOCX, ...),
+    /// custom ones first.
+    fn by_format(&self, format: Format) -> Option<&dyn Extract> {
+        self.formats.iter().map(AsRef::as_ref).find(|e| e.format() == format)
     }
 
     /// Extracts the text of a document held in memory. `name` is used in
@@ -193,6 +205,8 @@ mod tests {
                     title: None,
                     format: Format::Text,
                     encoding: None,
+                    metadata: crate::Metadata::default(),
+                    origins: Vec::new(),
                     warnings: Vec::new(),
                 })
             }

@@ -112,6 +112,8 @@ fn finish(name: &str, text: String, title: Option<String>, decoded: encoding::De
         title,
         format: Format::Html,
         encoding: Some(decoded.encoding.name().to_owned()),
+        metadata: crate::Metadata::default(),
+        origins: Vec::new(),
         warnings: decoded.warnings,
     })
 }

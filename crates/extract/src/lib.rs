@@ -63,7 +63,12 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+// Shared by the format extractors (office, PDF, RTF, EPUB) as they land.
+#[allow(dead_code)]
+mod builder;
 mod config;
+#[allow(dead_code)]
+mod container;
 mod encoding;
 mod error;
 mod extract;
@@ -71,14 +76,16 @@ mod extracted;
 mod extractor;
 mod html;
 mod html_text;
+mod origin;
 mod sniff;
 mod text;
 
-pub use config::{DEFAULT_MAX_BYTES, ExtractConfig};
+pub use config::{DEFAULT_MAX_BYTES, ExtractConfig, UnpackLimits};
 pub use error::{Error, Result};
 pub use extract::Extract;
-pub use extracted::{Extracted, Format, Warning};
+pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
+pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
 pub use sniff::HEAD_LEN;
 pub use text::TextExtractor;
