@@ -5,7 +5,8 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-use crate::container::{self, Container};
+use crate::archive::{self, Budget, Document};
+use crate::container::{self, ArchiveKind, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
@@ -121,6 +122,77 @@ impl Extractor {
     /// [`Error::Io`] naming the path when it cannot be opened or read, and
     /// the errors of [`extract_bytes`](Self::extract_bytes), naming the path.
     pub fn extract_path(&self, path: &Path) -> Result<Extracted> {
+        let bytes = self.read_file(path)?;
+        self.extract_bytes(&path.display().to_string(), &bytes)
+    }
+
+    /// Every document in a file held in memory: the file itself, or, for an
+    /// archive, each member (archives in it opened in turn), named
+    /// `name!/member`. One member's failure (damage, a bomb limit,
+    /// encryption) is its own [`Document`] with the error; the others are
+    /// still extracted. Never empty.
+    #[must_use]
+    pub fn extract_documents(&self, name: &str, bytes: &[u8]) -> Vec<Document> {
+        let mut budget = Budget::new(&self.config.unpack);
+        let mut out = Vec::new();
+        self.collect(name, bytes, 0, &mut budget, &mut out);
+        out
+    }
+
+    /// Every document in a file: see
+    /// [`extract_documents`](Self::extract_documents). A file that cannot be
+    /// read is one [`Document`] with the error.
+    #[must_use]
+    pub fn extract_path_documents(&self, path: &Path) -> Vec<Document> {
+        let name = path.display().to_string();
+        match self.read_file(path) {
+            Ok(bytes) => self.extract_documents(&name, &bytes),
+            Err(error) => vec![Document { name, result: Err(error) }],
+        }
+    }
+
+    fn collect(&self, name: &str, bytes: &[u8], depth: u32, budget: &mut Budget, out: &mut Vec<Document>) {
+        let Some(kind) = self.archive_kind(bytes) else {
+            // Our parsers are written not to panic (fuzzed); should one
+            // still, the document fails by name and the batch goes on.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.extract_bytes(name, bytes)))
+                .unwrap_or_else(|_| Err(Error::Failed { name: name.into(), reason: "the extractor panicked".into() }));
+            out.push(Document { name: name.into(), result });
+            return;
+        };
+        if depth >= budget.limits.max_depth {
+            let limit = format!("archives nested deeper than {}", budget.limits.max_depth);
+            out.push(Document { name: name.into(), result: Err(Error::Limit { name: name.into(), limit }) });
+            return;
+        }
+        match archive::members(kind, name, bytes, budget, self.config.max_bytes) {
+            Err(error) => out.push(Document { name: name.into(), result: Err(error) }),
+            Ok(members) if members.is_empty() => {
+                out.push(Document { name: name.into(), result: Err(Error::Empty { name: name.into() }) });
+            }
+            Ok(members) => {
+                for member in members {
+                    let member_name = format!("{name}!/{}", member.name);
+                    match member.bytes {
+                        Ok(bytes) => self.collect(&member_name, &bytes, depth + 1, budget, out),
+                        Err(error) => out.push(Document { name: member_name, result: Err(error) }),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The archive format of `bytes`, if they are an archive.
+    fn archive_kind(&self, bytes: &[u8]) -> Option<ArchiveKind> {
+        let head = bytes.get(..HEAD_LEN).unwrap_or(bytes);
+        let signature = sniff::signature(head)?;
+        match container::classify(signature.media_type, bytes) {
+            Container::Archive(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
+    fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
         let name = path.display().to_string();
         let io = |source| Error::Io { path: path.to_path_buf(), source };
         let file = std::fs::File::open(path).map_err(io)?;
@@ -136,7 +208,7 @@ impl Extractor {
         if read > limit {
             return Err(Error::TooLarge { name, size: read.max(size), limit });
         }
-        self.extract_bytes(&name, &bytes)
+        Ok(bytes)
     }
 }
 

@@ -63,6 +63,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod archive;
 // Shared by the format extractors (office, PDF, RTF, EPUB) as they land.
 #[allow(dead_code)]
 mod builder;
@@ -77,9 +78,12 @@ mod extractor;
 mod html;
 mod html_text;
 mod origin;
+#[cfg(feature = "rar")]
+mod rar;
 mod sniff;
 mod text;
 
+pub use archive::Document;
 pub use config::{DEFAULT_MAX_BYTES, ExtractConfig, UnpackLimits};
 pub use error::{Error, Result};
 pub use extract::Extract;
