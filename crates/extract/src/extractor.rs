@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::archive::{self, Budget, Document};
+use crate::bypass;
 use crate::container::{self, ArchiveKind, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
@@ -105,11 +106,13 @@ impl Extractor {
         if bytes.is_empty() {
             return Err(Error::Empty { name: name.into() });
         }
-        let extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
+        let mut extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
         // Holds custom extractors to the same contract as the built-in ones.
         if is_blank(&extracted.text) {
             return Err(Error::Empty { name: name.into() });
         }
+        let tricks = bypass::scan(&extracted.text, &extracted.origins);
+        extracted.warnings.extend(tricks);
         Ok(extracted)
     }
 

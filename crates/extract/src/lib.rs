@@ -64,6 +64,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod archive;
+mod bypass;
 // Shared by the format extractors (office, PDF, RTF, EPUB) as they land.
 #[allow(dead_code)]
 mod builder;
