@@ -137,9 +137,11 @@ fn words(text: &str) -> Vec<Word> {
     let mut current: Option<(Word, Option<Script>, bool)> = None;
     for (i, c) in text.char_indices() {
         if (c.is_alphanumeric() && !is_space_substitute(c)) || (is_invisible(c) && current.is_some()) {
-            let (word, first_script, pending_invisible) = current.get_or_insert_with(|| {
-                (Word { start: i, end: i, letters: 0, mixed_script: false, invisible: false }, None, false)
-            });
+            let (word, first_script, pending_invisible) = current.get_or_insert((
+                Word { start: i, end: i, letters: 0, mixed_script: false, invisible: false },
+                None,
+                false,
+            ));
             if is_invisible(c) {
                 *pending_invisible = true;
                 continue;
@@ -252,7 +254,9 @@ fn substituted_spaces(text: &str, words: &[Word], found: &mut Found) {
 mod tests {
     use super::*;
 
-    fn tricks(text: &str) -> Vec<(Trick, usize, Vec<(usize, usize)>)> {
+    type Tricks = Vec<(Trick, usize, Vec<(usize, usize)>)>;
+
+    fn tricks(text: &str) -> Tricks {
         scan(text, &[])
             .into_iter()
             .map(|w| match w {

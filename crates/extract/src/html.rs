@@ -10,7 +10,9 @@ use dom_smoothie::Readability;
 use encoding_rs::Encoding;
 
 use crate::extract::{Extract, extension};
-use crate::html_text::{Hidden, Mode, depth_within, render_with_hidden, strip_tags, too_costly_to_parse};
+use crate::html_text::{
+    Hidden, Mode, depth_within, remove_hidden, render_with_hidden, strip_tags, too_costly_to_parse,
+};
 use crate::sniff::{is_blank, looks_binary};
 use crate::{
     Error, ExtractConfig, Extracted, Format, Location, MAX_LOCATIONS, Place, Result, Trick, Warning, encoding,
@@ -94,7 +96,8 @@ impl Extract for HtmlExtractor {
             && depth_within(document.root(), READABILITY_MAX_DEPTH)
             && dom_smoothie::is_probably_readable(&document, None, None)
         {
-            main_content(&decoded.text).filter(|(article, _)| {
+            remove_hidden(document.root());
+            main_content(&document.html()).filter(|(article, _)| {
                 let (article, page) = (visible_chars(article), visible_chars(&page));
                 article > 0 && (article >= ARTICLE_MIN_CHARS || article * 2 >= page)
             })
@@ -102,12 +105,11 @@ impl Extract for HtmlExtractor {
             None
         };
         let (text, hidden) = match article {
-            // Readability drops `display:none` elements before we see the
-            // article: those are counted from the page, without a location.
-            Some((article, mut hidden)) => {
-                for h in page_hidden.iter().filter(|h| h.trick == Trick::HiddenText) {
-                    hidden.push(Hidden { offset: usize::MAX, ..*h });
-                }
+            // Hidden elements were removed before the Readability pass (it
+            // drops styles): they are counted from the page, without a
+            // location in the article.
+            Some((article, _)) => {
+                let hidden = page_hidden.iter().map(|h| Hidden { offset: usize::MAX, ..*h }).collect();
                 (article, hidden)
             }
             None => (page, page_hidden),

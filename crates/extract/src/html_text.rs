@@ -71,7 +71,7 @@ fn skipped(node: &NodeRef<'_>, tag: &str, mode: Mode) -> bool {
 
 /// How an inline `style` hides an element from a reader: `display:none` or
 /// `visibility:hidden`, white colour, or a font of 2 pt (or px) and less.
-fn hidden_by_style(node: &NodeRef<'_>) -> Option<Trick> {
+pub(crate) fn hidden_by_style(node: &NodeRef<'_>) -> Option<Trick> {
     let style = node.attr("style")?;
     let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
     let mut trick = None;
@@ -96,6 +96,24 @@ fn hidden_by_style(node: &NodeRef<'_>) -> Option<Trick> {
         }
     }
     trick
+}
+
+/// Replaces every element that an inline style hides (see [`render_with_hidden`]) with
+/// a space, so that a later pass that ignores styles (Readability drops `style`
+/// attributes) cannot bring hidden text back into the words around it.
+pub(crate) fn remove_hidden(root: NodeRef<'_>) {
+    let mut stack = vec![root];
+    let mut hidden = Vec::new();
+    while let Some(node) = stack.pop() {
+        if node.is_element() && hidden_by_style(&node).is_some() {
+            hidden.push(node);
+            continue;
+        }
+        stack.extend(node.children_it(false));
+    }
+    for node in hidden {
+        node.replace_with_html(" ");
+    }
 }
 
 /// Text left out of a rendering because a reader would not see it.
