@@ -6,8 +6,10 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::container::{self, Container};
+use crate::doc::DocExtractor;
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::rtf::RtfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
 use crate::{Error, ExtractConfig, Extracted, Format, Result};
@@ -33,7 +35,15 @@ impl Extractor {
     /// An extractor for all built-in formats.
     #[must_use]
     pub fn new(config: ExtractConfig) -> Self {
-        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor)] }
+        Self {
+            config,
+            formats: vec![
+                Box::new(HtmlExtractor),
+                Box::new(TextExtractor),
+                Box::new(RtfExtractor),
+                Box::new(DocExtractor),
+            ],
+        }
     }
 
     /// Registers another extractor, asked before the built-in ones.
@@ -215,6 +225,6 @@ mod tests {
         assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
         assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
         assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
-        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text]"));
+        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text"));
     }
 }

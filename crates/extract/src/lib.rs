@@ -69,6 +69,7 @@ mod builder;
 mod config;
 #[allow(dead_code)]
 mod container;
+mod doc;
 mod encoding;
 mod error;
 mod extract;
@@ -77,15 +78,18 @@ mod extractor;
 mod html;
 mod html_text;
 mod origin;
+mod rtf;
 mod sniff;
 mod text;
 
 pub use config::{DEFAULT_MAX_BYTES, ExtractConfig, UnpackLimits};
+pub use doc::DocExtractor;
 pub use error::{Error, Result};
 pub use extract::Extract;
 pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
+pub use rtf::RtfExtractor;
 pub use sniff::HEAD_LEN;
 pub use text::TextExtractor;
