@@ -285,16 +285,13 @@ impl<'a> Document<'a> {
     fn extract(mut self, name: &str) -> Result<Extracted> {
         let c = self.counts;
         let mut out = Output { builder: TextBuilder::new(), paragraph: 1, filled: false, objects: 0, page: None };
-        let has_pages = {
-            let mut chars = Vec::new();
-            self.chars(0, c.text, &mut chars);
-            chars.iter().any(|&(ch, _)| ch == '\u{C}')
-        };
-        out.page = has_pages.then_some(1);
-        let mut cp = 0;
-        self.story(&mut out, cp, c.text, Part::Body);
+        let mut body = Vec::new();
+        self.chars(0, c.text, &mut body);
+        out.page = body.iter().any(|&(ch, _)| ch == '\u{C}').then_some(1);
+        self.story_chars(&mut out, &body, Part::Body);
+        drop(body);
         out.page = None;
-        cp += c.text;
+        let mut cp = c.text;
         self.story(&mut out, cp, cp + c.footnotes, Part::Footnote);
         cp += c.footnotes;
         self.headers(&mut out, cp);
@@ -330,11 +327,15 @@ impl<'a> Document<'a> {
             self.story(out, start, start + len, Part::Header);
             return;
         }
+        // Stories are in order; overlapping bounds (damaged files) must not
+        // make the same text be read again and again.
+        let mut done = 0;
         for (i, pair) in bounds.windows(2).enumerate() {
-            let (a, b) = (pair[0].min(len), pair[1].min(len));
+            let (a, b) = (pair[0].min(len).max(done), pair[1].min(len));
             if a >= b {
                 continue;
             }
+            done = b;
             if i < 6 {
                 continue; // footnote and endnote separators
             }
@@ -349,17 +350,24 @@ impl<'a> Document<'a> {
         }
         let mut chars = Vec::new();
         self.chars(from, to, &mut chars);
-        // Per open field: whether its result has started.
+        self.story_chars(out, &chars, part);
+    }
+
+    fn story_chars(&self, out: &mut Output, chars: &[(char, usize)], part: Part) {
+        // Per open field: whether its result has started; and how many open
+        // fields are still in their code.
         let mut fields: Vec<bool> = Vec::new();
+        let mut in_code = 0usize;
         let mut deep_fields = 0usize;
         let mut run = String::new();
         let mut run_trick: Option<Trick> = None;
-        for &(c, fc) in &chars {
+        for &(c, fc) in chars {
             match c {
                 '\u{13}' => {
                     out.flush(&mut run, run_trick, part);
                     if fields.len() < MAX_FIELD_DEPTH {
                         fields.push(false);
+                        in_code += 1;
                     } else {
                         deep_fields += 1;
                     }
@@ -369,8 +377,10 @@ impl<'a> Document<'a> {
                     out.flush(&mut run, run_trick, part);
                     if deep_fields == 0
                         && let Some(last) = fields.last_mut()
+                        && !*last
                     {
                         *last = true;
+                        in_code -= 1;
                     }
                     continue;
                 }
@@ -378,15 +388,15 @@ impl<'a> Document<'a> {
                     out.flush(&mut run, run_trick, part);
                     if deep_fields > 0 {
                         deep_fields -= 1;
-                    } else {
-                        fields.pop();
+                    } else if fields.pop() == Some(false) {
+                        in_code -= 1;
                     }
                     continue;
                 }
                 _ => {}
             }
             // Inside a field code (of this field or an outer one): dropped.
-            if deep_fields > 0 || fields.iter().any(|&result| !result) {
+            if deep_fields > 0 || in_code > 0 {
                 continue;
             }
             match c {

@@ -23,6 +23,8 @@
 //!   white ([`Trick::WhiteText`]), `\fsN` with `N <= 4` half-points, i.e.
 //!   2 pt or less ([`Trick::TinyText`]).
 
+use std::collections::BTreeMap;
+
 use encoding_rs::{Encoding, WINDOWS_1252};
 
 use crate::builder::TextBuilder;
@@ -151,7 +153,7 @@ struct Parser<'a> {
     skip: u32,
     ansi: &'static Encoding,
     /// Font number to code page, from the font table.
-    fonts: Vec<(i32, &'static Encoding)>,
+    fonts: BTreeMap<i32, &'static Encoding>,
     /// The colour table: `None` is the "auto" entry.
     colors: Vec<Option<(u8, u8, u8)>>,
     color: (Option<u8>, Option<u8>, Option<u8>),
@@ -181,7 +183,7 @@ impl<'a> Parser<'a> {
             high_surrogate: None,
             skip: 0,
             ansi: WINDOWS_1252,
-            fonts: Vec::new(),
+            fonts: BTreeMap::new(),
             colors: Vec::new(),
             color: (None, None, None),
             font_def: -1,
@@ -395,7 +397,7 @@ impl<'a> Parser<'a> {
 
     /// The code page of the current font, else the document's.
     fn encoding(&self) -> &'static Encoding {
-        self.fonts.iter().find(|(f, _)| *f == self.state.font).map_or(self.ansi, |&(_, e)| e)
+        self.fonts.get(&self.state.font).copied().unwrap_or(self.ansi)
     }
 
     /// Decodes the pending bytes into the current destination.
@@ -552,12 +554,10 @@ impl<'a> Parser<'a> {
                 }
             }
             b"fcharset" if self.state.dest == Dest::FontTable => {
-                if let Some(encoding) = param.and_then(charset) {
-                    let def = self.font_def;
-                    self.fonts.retain(|(f, _)| *f != def);
-                    if self.fonts.len() < 4096 {
-                        self.fonts.push((def, encoding));
-                    }
+                if let Some(encoding) = param.and_then(charset)
+                    && self.fonts.len() < 4096
+                {
+                    self.fonts.insert(self.font_def, encoding);
                 }
             }
             b"red" if self.state.dest == Dest::ColorTable => self.color.0 = Some(byte(param)),

@@ -115,9 +115,14 @@ fn eight_bit_pieces_use_the_code_page_of_the_language() {
         .encode_utf16()
         .flat_map(u16::to_le_bytes)
         .collect();
-    let doc = word_document(0x0419, &[(&cyrillic, true), (&utf16, false)]);
+    // Nested fields: only the outer result, without the inner field's code.
+    let nested: Vec<u8> = "Nested: \u{13} IF \u{13} PAGE \u{14}1\u{15} = 1 \u{14}yes\u{15}.\r"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let doc = word_document(0x0419, &[(&cyrillic, true), (&utf16, false), (&nested, false)]);
     let doc = extract_bytes("ru.doc", &doc, &ExtractConfig::default()).unwrap();
-    assert_eq!(doc.text, "Привет, мир.\n\nSecond link text\n\nPage two\n\ncell");
+    assert_eq!(doc.text, "Привет, мир.\n\nSecond link text\n\nPage two\n\ncell\n\nNested: yes.");
     assert_eq!(doc.encoding.as_deref(), Some("windows-1251"));
     assert_eq!(doc.metadata.language.as_deref(), Some("ru-RU"));
     assert_eq!(place_of(&doc, "мир").page, Some(1));

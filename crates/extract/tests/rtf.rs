@@ -105,3 +105,18 @@ fn code_pages_come_from_ansicpg_and_fcharset() {
     assert_eq!(doc.text, "Привет café мир");
     assert_eq!(doc.encoding.as_deref(), Some("windows-1251"));
 }
+
+#[test]
+fn pages_are_counted_from_page_breaks() {
+    // The bench's 50-page document: ru.rtf's body 50 times, \page between.
+    let ru = String::from_utf8(fixture("rtf/ru.rtf")).unwrap();
+    let (head, body) = ru.split_at(ru.find("\\pard").unwrap());
+    let body = body.trim_end().trim_end_matches('}');
+    let long = format!("{head}{}}}", vec![body; 50].join("\\page\n"));
+    let doc = extract_bytes("long.rtf", long.as_bytes(), &ExtractConfig::default()).unwrap();
+    assert_eq!(normalize(&doc.text), vec![normalize(&known("ru")); 50].join(" "));
+    let last = doc.origins.last().unwrap().place;
+    assert_eq!((last.page, last.paragraph), (Some(50), Some(250)));
+    let first = doc.origin_at(doc.text.rfind("Книгопечатание").unwrap()).unwrap().place;
+    assert_eq!((first.page, first.paragraph), (Some(50), Some(246)));
+}
