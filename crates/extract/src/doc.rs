@@ -172,6 +172,10 @@ struct Document<'a> {
     metadata: Metadata,
     title: Option<String>,
     warnings: Vec<Warning>,
+    /// Characters that may still be read: pieces may point at the same bytes
+    /// again and again, but a real document never holds more characters than
+    /// its `WordDocument` stream has bytes.
+    budget: std::cell::Cell<usize>,
 }
 
 impl<'a> Document<'a> {
@@ -237,7 +241,8 @@ impl<'a> Document<'a> {
         let header_stories = slice(11).map(read_plc_cps).unwrap_or_default();
         let (title, metadata) = streams.summary.as_deref().map(read_summary).unwrap_or_default();
         let (encoding, language) = language(lid);
-        Ok(Self { word, pieces, runs, counts, header_stories, encoding, language, metadata, title, warnings })
+        let budget = std::cell::Cell::new(word.len());
+        Ok(Self { word, pieces, runs, counts, header_stories, encoding, language, metadata, title, warnings, budget })
     }
 
     /// The characters `from..to` (character positions), each with the byte
@@ -260,12 +265,16 @@ impl<'a> Document<'a> {
                 // Multi-byte code pages do not apply: one byte is one
                 // character in an 8-bit piece.
                 let encoding = if self.encoding.is_single_byte() { self.encoding } else { WINDOWS_1252 };
+                let bytes = bytes.get(..self.budget.get()).unwrap_or(bytes);
+                self.budget.set(self.budget.get() - bytes.len());
                 let (text, _) = encoding.decode_without_bom_handling(bytes);
                 out.extend(text.chars().zip(fc..));
             } else {
                 let fc = piece.fc.saturating_add(offset.saturating_mul(2));
                 let end = fc.saturating_add(n.saturating_mul(2)).min(self.word.len());
                 let Some(bytes) = self.word.get(fc..end) else { continue };
+                let bytes = bytes.get(..self.budget.get().saturating_mul(2)).unwrap_or(bytes);
+                self.budget.set(self.budget.get().saturating_sub(bytes.len() / 2));
                 let units = bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]]));
                 let mut at = fc;
                 for c in char::decode_utf16(units) {
@@ -301,6 +310,9 @@ impl<'a> Document<'a> {
         self.story(&mut out, cp, cp + c.endnotes, Part::Endnote);
 
         let mut builder = out.builder;
+        if self.budget.get() == 0 {
+            builder.warn(Warning::Damaged { problem: "the piece table repeats text; the rest was not read".into() });
+        }
         for warning in std::mem::take(&mut self.warnings) {
             builder.warn(warning);
         }

@@ -378,6 +378,10 @@ impl<'a> Parser<'a> {
             // `{\*` followed by text, not a control word: not a destination.
             self.starred = false;
         }
+        if matches!(self.state.dest, Dest::Skip | Dest::FontTable) {
+            // Picture data and font names: nothing to keep, nothing to buffer.
+            return;
+        }
         let encoding = self.encoding();
         if encoding != self.pending_encoding {
             self.flush();

@@ -181,10 +181,32 @@ fn word_document(lid: u16, pieces: &[(&[u8], bool)]) -> Vec<u8> {
     }
     let mut plc: Vec<u8> = cps.iter().flat_map(|cp| cp.to_le_bytes()).collect();
     plc.extend_from_slice(&pcds);
+    word_document_raw(lid, *cps.last().unwrap(), &plc, &stream)
+}
+
+/// A Word document from its `PlcPcd` and the text bytes after the FIB.
+fn word_document_raw(lid: u16, ccp_text: u32, plc: &[u8], text: &[u8]) -> Vec<u8> {
     let mut clx = vec![0x02];
     clx.extend_from_slice(&u32::try_from(plc.len()).unwrap().to_le_bytes());
-    clx.extend_from_slice(&plc);
-    let mut word = fib(lid, *cps.last().unwrap(), u32::try_from(clx.len()).unwrap());
-    word.extend_from_slice(&stream);
+    clx.extend_from_slice(plc);
+    let mut word = fib(lid, ccp_text, u32::try_from(clx.len()).unwrap());
+    word.extend_from_slice(text);
     compound_file(&[("WordDocument", &word), ("0Table", &clx)])
+}
+
+#[test]
+fn pieces_repeating_the_same_bytes_cannot_blow_up_the_text() {
+    // 100,000 pieces of 100 characters, all at the same 100 bytes.
+    let n = 100_000u32;
+    let mut plc: Vec<u8> = (0..=n).flat_map(|i| (i * 100).to_le_bytes()).collect();
+    for _ in 0..n {
+        plc.extend_from_slice(&[0, 0]);
+        plc.extend_from_slice(&((u32::try_from(TEXT_AT).unwrap() * 2) | 0x4000_0000).to_le_bytes());
+        plc.extend_from_slice(&[0, 0]);
+    }
+    let text = "0123456789".repeat(10);
+    let doc = word_document_raw(0x0409, n * 100, &plc, text.as_bytes());
+    let doc = extract_bytes("bomb.doc", &doc, &ExtractConfig::default()).unwrap();
+    assert!(doc.text.len() <= TEXT_AT + 100, "{}", doc.text.len());
+    assert!(doc.warnings.iter().any(|w| matches!(w, tessera_extract::Warning::Damaged { .. })));
 }
