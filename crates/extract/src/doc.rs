@@ -6,7 +6,8 @@
 //!    (`nFib`; Word 6/95 files are refused as unsupported), the encryption
 //!    flags, the language id, which table stream holds the tables
 //!    (`0Table`/`1Table`), the character counts of each story (main text,
-//!    footnotes, headers, annotations, endnotes) and where the CLX is.
+//!    footnotes, headers, annotations, endnotes, text boxes) and where the
+//!    CLX is.
 //! 2. The CLX's piece table maps character positions to the bytes of the
 //!    `WordDocument` stream: 8-bit ("compressed") pieces are decoded with the
 //!    code page of the FIB's language id (e.g. Russian 0x0419 ->
@@ -157,6 +158,8 @@ struct Counts {
     macros: usize,
     annotations: usize,
     endnotes: usize,
+    text_boxes: usize,
+    header_text_boxes: usize,
 }
 
 struct Document<'a> {
@@ -215,6 +218,8 @@ impl<'a> Document<'a> {
             macros: count(6),
             annotations: count(7),
             endnotes: count(8),
+            text_boxes: count(9),
+            header_text_boxes: count(10),
         };
         let fclcb = rglw + cslw * 4;
         let pairs = usize::from(u16_at(word, fclcb).ok_or_else(|| bad("short FIB"))?);
@@ -308,6 +313,10 @@ impl<'a> Document<'a> {
         self.story(&mut out, cp, cp + c.annotations, Part::Comment);
         cp += c.annotations;
         self.story(&mut out, cp, cp + c.endnotes, Part::Endnote);
+        cp += c.endnotes;
+        self.story(&mut out, cp, cp + c.text_boxes, Part::TextBox);
+        cp += c.text_boxes;
+        self.story(&mut out, cp, cp + c.header_text_boxes, Part::TextBox);
 
         let mut builder = out.builder;
         if self.budget.get() == 0 {
@@ -317,7 +326,7 @@ impl<'a> Document<'a> {
             builder.warn(warning);
         }
         if out.objects > 0 {
-            builder.warn(Warning::Skipped { what: "picture or embedded object".into(), count: out.objects });
+            builder.warn(Warning::Skipped { what: "picture or drawn object".into(), count: out.objects });
         }
         let mut extracted = builder.finish(name, Format::Doc)?;
         extracted.title = self.title;

@@ -18,7 +18,8 @@
 //!   ([`Part::Header`], [`Part::Footer`]); footnotes, endnotes and
 //!   annotations are moved after the body (they sit inside the sentence that
 //!   refers to them) as [`Part::Footnote`], [`Part::Endnote`],
-//!   [`Part::Comment`]; table paragraphs (`\intbl`) are [`Part::Table`].
+//!   [`Part::Comment`], and so is the text of shapes (`\shptxt`,
+//!   [`Part::TextBox`]); table paragraphs (`\intbl`) are [`Part::Table`].
 //! - Hidden text: `\v` ([`Trick::HiddenText`]), a `\cfN` colour that is
 //!   white ([`Trick::WhiteText`]), `\fsN` with `N <= 4` half-points, i.e.
 //!   2 pt or less ([`Trick::TinyText`]).
@@ -253,8 +254,8 @@ impl<'a> Parser<'a> {
             }
             _ => {}
         }
-        if matches!(closing.dest, Dest::Text(Part::Footnote | Part::Endnote | Part::Comment))
-            && !matches!(outer.dest, Dest::Text(Part::Footnote | Part::Endnote | Part::Comment))
+        if matches!(closing.dest, Dest::Text(part) if deferred(part))
+            && !matches!(outer.dest, Dest::Text(part) if deferred(part))
         {
             self.notes.push(Event::Paragraph);
         }
@@ -466,7 +467,7 @@ impl<'a> Parser<'a> {
     }
 
     fn events(&mut self, part: Part) -> &mut Vec<Event> {
-        if matches!(part, Part::Footnote | Part::Endnote | Part::Comment) { &mut self.notes } else { &mut self.body }
+        if deferred(part) { &mut self.notes } else { &mut self.body }
     }
 
     fn emit_break(&mut self, event: Event) {
@@ -514,6 +515,8 @@ impl<'a> Parser<'a> {
                     self.destination(Dest::Text(part));
                 }
                 b"uc" => self.state.uc = u32::try_from(param.unwrap_or(1).clamp(0, 16)).unwrap_or(1),
+                // The text of a shape (text box) inside `{\*\shpinst ...}`.
+                b"shptxt" => self.destination(Dest::Text(Part::TextBox)),
                 _ => {}
             }
             return;
@@ -692,6 +695,12 @@ impl<'a> Parser<'a> {
         extracted.encoding = Some(self.ansi.name().to_owned());
         Ok(extracted)
     }
+}
+
+/// Parts whose text is anchored inside a sentence of the body and is put
+/// after the body instead.
+fn deferred(part: Part) -> bool {
+    matches!(part, Part::Footnote | Part::Endnote | Part::Comment | Part::TextBox)
 }
 
 /// Control words that stand for one character.

@@ -210,3 +210,12 @@ fn pieces_repeating_the_same_bytes_cannot_blow_up_the_text() {
     assert!(doc.text.len() <= TEXT_AT + 100, "{}", doc.text.len());
     assert!(doc.warnings.iter().any(|w| matches!(w, tessera_extract::Warning::Damaged { .. })));
 }
+
+#[test]
+fn text_boxes_follow_the_body_marked() {
+    let doc = extract("doc/textbox.doc");
+    assert_eq!(doc.text, "Body before the box.\n\nBody after the box.\n\nText in a box.");
+    assert_eq!(place_of(&doc, "Body after").part, Part::Body);
+    let place = place_of(&doc, "Text in a box");
+    assert_eq!((place.part, place.paragraph), (Part::TextBox, Some(3)));
+}

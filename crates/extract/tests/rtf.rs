@@ -17,6 +17,11 @@ fn normalize(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+fn place_of(doc: &Extracted, needle: &str) -> tessera_extract::Place {
+    let at = doc.text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {:?}", doc.text));
+    doc.origin_at(at).unwrap().place
+}
+
 fn extract(name: &str) -> Extracted {
     // A misleading name: detection is by content.
     extract_bytes(&format!("upload-{name}.bin"), &fixture(name), &ExtractConfig::default()).unwrap()
@@ -119,4 +124,13 @@ fn pages_are_counted_from_page_breaks() {
     assert_eq!((last.page, last.paragraph), (Some(50), Some(250)));
     let first = doc.origin_at(doc.text.rfind("Книгопечатание").unwrap()).unwrap().place;
     assert_eq!((first.page, first.paragraph), (Some(50), Some(246)));
+}
+
+#[test]
+fn text_boxes_follow_the_body_marked() {
+    let doc = extract("rtf/textbox.rtf");
+    assert_eq!(doc.text, "Body before the box.\n\nBody after the box.\n\nText in a box.");
+    assert_eq!(place_of(&doc, "Body after").part, Part::Body);
+    let place = place_of(&doc, "Text in a box");
+    assert_eq!((place.part, place.paragraph), (Part::TextBox, Some(3)));
 }
