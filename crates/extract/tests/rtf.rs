@@ -134,3 +134,22 @@ fn text_boxes_follow_the_body_marked() {
     let place = place_of(&doc, "Text in a box");
     assert_eq!((place.part, place.paragraph), (Part::TextBox, Some(3)));
 }
+
+#[test]
+fn truncated_and_corrupted_copies_never_panic() {
+    // A deterministic slice of what the fuzz target does, replayed in CI.
+    let config = ExtractConfig::default();
+    for name in ["rtf/en.rtf", "rtf/tricks.rtf", "rtf/textbox.rtf"] {
+        let bytes = fixture(name);
+        for len in (0..bytes.len()).step_by(97) {
+            let _ = extract_bytes(name, &bytes[..len], &config);
+        }
+        for at in (0..bytes.len()).step_by(53) {
+            let mut copy = bytes.clone();
+            copy[at] ^= 0xFF;
+            if let Ok(doc) = extract_bytes(name, &copy, &config) {
+                assert!(doc.origins.iter().all(|o| o.start < o.end && o.end <= doc.text.len()));
+            }
+        }
+    }
+}
