@@ -98,6 +98,9 @@ struct State {
     in_table: bool,
     /// Inside an `\object`, whose `\result` is visible text.
     object: bool,
+    /// Inside `{\upr ANSI-text {\*\ud Unicode-text}}`: where the Unicode
+    /// text goes.
+    upr: Option<Dest>,
 }
 
 impl Default for State {
@@ -112,6 +115,7 @@ impl Default for State {
             uc: 1,
             in_table: false,
             object: false,
+            upr: None,
         }
     }
 }
@@ -517,6 +521,11 @@ impl<'a> Parser<'a> {
                 b"uc" => self.state.uc = u32::try_from(param.unwrap_or(1).clamp(0, 16)).unwrap_or(1),
                 // The text of a shape (text box) inside `{\*\shpinst ...}`.
                 b"shptxt" => self.destination(Dest::Text(Part::TextBox)),
+                b"ud" => {
+                    if let Some(dest) = self.state.upr.take() {
+                        self.state.dest = dest;
+                    }
+                }
                 _ => {}
             }
             return;
@@ -587,6 +596,10 @@ impl<'a> Parser<'a> {
                 self.destination(Dest::Skip);
             }
             b"deff" => self.state.font = param.unwrap_or(0),
+            b"upr" => {
+                self.state.upr = Some(self.state.dest);
+                self.state.dest = Dest::Skip;
+            }
             b"stylesheet"
             | b"listtable"
             | b"listoverridetable"
@@ -784,6 +797,8 @@ mod tests {
         assert_eq!(text(r"{\rtf1\uc1\u1055?\u1088?\u1080? \u1074?\u1077?\u1090?}"), "При вет");
         assert_eq!(text(r"{\rtf1\uc2\u1055\'3f\'3f{\uc0\u1088}\u1080??x}"), "Приx");
         assert_eq!(text(r"{\rtf1 a\u-10179?\u-8704?b}"), "a\u{1F600}b");
+        // \upr: the ANSI version is dropped for the Unicode one.
+        assert_eq!(text(r"{\rtf1 {\upr{a ??}{\*\ud{a \u1076?\u1072?}}} b}"), "a да b");
     }
 
     #[test]
