@@ -382,7 +382,21 @@ impl<'a> Document<'a> {
         let mut deep_fields = 0usize;
         let mut run = String::new();
         let mut run_trick: Option<Trick> = None;
-        for &(c, fc) in chars {
+        // Paragraphs ending with a cell mark are table cells (a cell of
+        // several paragraphs has only its last marked: the paragraph
+        // properties that say "in table" are not read).
+        let mut in_table = vec![false; chars.len()];
+        let mut flag = false;
+        for (i, &(c, _)) in chars.iter().enumerate().rev() {
+            match c {
+                '\r' | '\u{C}' => flag = false,
+                '\u{7}' => flag = true,
+                _ => {}
+            }
+            in_table[i] = flag;
+        }
+        for (&(c, fc), &table) in chars.iter().zip(&in_table) {
+            let part = if part == Part::Body && table { Part::Table } else { part };
             match c {
                 '\u{13}' => {
                     out.flush(&mut run, run_trick, part);

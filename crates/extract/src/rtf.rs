@@ -643,7 +643,9 @@ impl<'a> Parser<'a> {
             _ if !in_text => {}
             b"par" | b"sect" => self.emit_break(Event::Paragraph),
             b"row" => self.emit_break(Event::Paragraph),
-            b"line" | b"cell" | b"nestcell" => self.emit_break(Event::Line),
+            // A cell ends a paragraph, as in Word's model (and in DOC).
+            b"cell" | b"nestcell" => self.emit_break(Event::Paragraph),
+            b"line" => self.emit_break(Event::Line),
             b"tab" => self.emit_break(Event::Space),
             b"page" => self.emit_break(Event::Page),
             _ => {

@@ -2,8 +2,9 @@
 # Makes the DOC and RTF fixtures from the known texts with LibreOffice
 # (soffice, headless). Run from this directory: sh make.sh
 # rtf/tricks.rtf is written by hand (hidden \v, white \cf, tiny \fs4 runs, a
-# header, a footnote, \'hh and \uN escapes, a \page), and so is
-# rtf/textbox.rtf (a shape with text); they are kept, not made.
+# header, a footnote, \'hh and \uN escapes, a \page), and so are
+# rtf/textbox.rtf (a shape with text) and rtf/table.rtf (a table row of two
+# cells); they are kept, not made.
 set -eu
 here=$(pwd)
 tmp=$(mktemp -d)
@@ -24,6 +25,8 @@ soffice "$profile" --headless --convert-to 'doc:MS Word 97' --outdir doc "$tmp/t
 # The text box becomes the text-box story (ccpTxbx) of the .doc.
 cp rtf/textbox.rtf "$tmp/textbox.rtf"
 soffice "$profile" --headless --convert-to 'doc:MS Word 97' --outdir doc "$tmp/textbox.rtf"
+cp rtf/table.rtf "$tmp/table.rtf"
+soffice "$profile" --headless --convert-to 'doc:MS Word 97' --outdir doc "$tmp/table.rtf"
 # An encrypted .doc. LibreOffice 7.4 headless ignores password filter options
 # for the Word 97 export, so this one is synthetic: en.doc with fEncrypted
 # (bit 8 of the FIB flags at offset 0x0A of the WordDocument stream) set.

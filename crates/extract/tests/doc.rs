@@ -238,3 +238,17 @@ fn truncated_and_corrupted_copies_never_panic() {
         }
     }
 }
+
+#[test]
+fn table_cells_are_paragraphs_marked_as_table() {
+    let doc = extract("doc/table.doc");
+    assert_eq!(normalize(&doc.text), "Before the table. Cell one Cell two After the table.");
+    let places: Vec<_> = ["Before", "Cell one", "Cell two", "After"]
+        .iter()
+        .map(|needle| {
+            let place = place_of(&doc, needle);
+            (place.paragraph.unwrap(), place.part)
+        })
+        .collect();
+    assert_eq!(places, [(1, Part::Body), (2, Part::Table), (3, Part::Table), (4, Part::Body)]);
+}
