@@ -11,8 +11,9 @@
 //! 2. The CLX's piece table maps character positions to the bytes of the
 //!    `WordDocument` stream: 8-bit ("compressed") pieces are decoded with the
 //!    code page of the FIB's language id (e.g. Russian 0x0419 ->
-//!    Windows-1251; anything unknown -> Windows-1252), other pieces are
-//!    UTF-16LE.
+//!    Windows-1251; anything unknown -> Windows-1252) when most of their
+//!    letters are in the upper half, else as Windows-1252 (what the
+//!    specification says they are); other pieces are UTF-16LE.
 //! 3. Special characters become structure: 0x0D paragraph end, 0x0B line
 //!    break, 0x07 cell or row end, 0x0C page or section break (pages are
 //!    counted from them), fields `0x13 code 0x14 result 0x15` keep only the
@@ -267,10 +268,8 @@ impl<'a> Document<'a> {
             if piece.compressed {
                 let fc = piece.fc / 2 + offset;
                 let Some(bytes) = self.word.get(fc..fc.saturating_add(n).min(self.word.len())) else { continue };
-                // Multi-byte code pages do not apply: one byte is one
-                // character in an 8-bit piece.
-                let encoding = if self.encoding.is_single_byte() { self.encoding } else { WINDOWS_1252 };
                 let bytes = bytes.get(..self.budget.get()).unwrap_or(bytes);
+                let encoding = self.eight_bit_encoding(bytes);
                 self.budget.set(self.budget.get() - bytes.len());
                 let (text, _) = encoding.decode_without_bom_handling(bytes);
                 out.extend(text.chars().zip(fc..));
@@ -289,6 +288,23 @@ impl<'a> Document<'a> {
                 }
             }
         }
+    }
+
+    /// The code page of an 8-bit piece. [MS-DOC] defines them as
+    /// Windows-1252, and Word 97 and later only store text that fits there
+    /// in them; but files converted from older Word versions on Cyrillic and
+    /// other systems hold their letters in the code page of their language.
+    /// So the language's code page is used when most letters of the piece
+    /// are in the upper half (Cyrillic: every letter; Western text: an
+    /// accented letter now and then), else Windows-1252. Multi-byte code
+    /// pages never apply: one byte is one character in such a piece.
+    fn eight_bit_encoding(&self, bytes: &[u8]) -> &'static Encoding {
+        if self.encoding == WINDOWS_1252 || !self.encoding.is_single_byte() {
+            return WINDOWS_1252;
+        }
+        let high = bytes.iter().filter(|&&b| b >= 0xC0).count();
+        let ascii = bytes.iter().filter(|b| b.is_ascii_alphabetic()).count();
+        if high > ascii { self.encoding } else { WINDOWS_1252 }
     }
 
     fn trick_at(&self, fc: usize) -> Option<Trick> {

@@ -128,7 +128,13 @@ fn eight_bit_pieces_use_the_code_page_of_the_language() {
     assert_eq!(place_of(&doc, "мир").page, Some(1));
     assert_eq!(place_of(&doc, "Page two").page, Some(2));
     assert_eq!(place_of(&doc, "Page two").paragraph, Some(3));
-    // The same bytes under an English language id are Windows-1252.
+    // Western text in an 8-bit piece of a Russian document stays
+    // Windows-1252, as the specification defines such pieces.
+    let (western, _, _) = encoding_rs::WINDOWS_1252.encode("Café résumé déjà vu");
+    let doc = word_document(0x0419, &[(&western, true)]);
+    let doc = extract_bytes("ru.doc", &doc, &ExtractConfig::default()).unwrap();
+    assert_eq!(doc.text, "Café résumé déjà vu");
+    // The Russian bytes under an English language id are Windows-1252.
     let doc = word_document(0x0409, &[(&cyrillic, true)]);
     let doc = extract_bytes("en.doc", &doc, &ExtractConfig::default()).unwrap();
     assert_eq!(doc.text, "Ïðèâåò, ìèð.");
