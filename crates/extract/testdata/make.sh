@@ -3,8 +3,9 @@
 # (soffice, headless). Run from this directory: sh make.sh
 # rtf/tricks.rtf is written by hand (hidden \v, white \cf, tiny \fs4 runs, a
 # header, a footnote, \'hh and \uN escapes, a \page), and so are
-# rtf/textbox.rtf (a shape with text) and rtf/table.rtf (a table row of two
-# cells); they are kept, not made.
+# rtf/textbox.rtf (a shape with text), rtf/table.rtf (a table row of two
+# cells) and rtf/styles.rtf (a hidden character style and a hidden paragraph
+# style); they are kept, not made.
 set -eu
 here=$(pwd)
 tmp=$(mktemp -d)
@@ -27,6 +28,10 @@ cp rtf/textbox.rtf "$tmp/textbox.rtf"
 soffice "$profile" --headless --convert-to 'doc:MS Word 97' --outdir doc "$tmp/textbox.rtf"
 cp rtf/table.rtf "$tmp/table.rtf"
 soffice "$profile" --headless --convert-to 'doc:MS Word 97' --outdir doc "$tmp/table.rtf"
+# LibreOffice writes the hidden styles into the style sheet only (no direct
+# sprmCFVanish): the .doc tests style resolution.
+cp rtf/styles.rtf "$tmp/styles.rtf"
+soffice "$profile" --headless --convert-to 'doc:MS Word 97' --outdir doc "$tmp/styles.rtf"
 # An encrypted .doc. LibreOffice 7.4 headless ignores password filter options
 # for the Word 97 export, so this one is synthetic: en.doc with fEncrypted
 # (bit 8 of the FIB flags at offset 0x0A of the WordDocument stream) set.

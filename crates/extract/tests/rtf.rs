@@ -167,3 +167,16 @@ fn table_cells_are_paragraphs_marked_as_table() {
         .collect();
     assert_eq!(places, [(1, Part::Body), (2, Part::Table), (3, Part::Table), (4, Part::Body)]);
 }
+
+#[test]
+fn text_hidden_through_styles_is_left_out() {
+    let doc = extract("rtf/styles.rtf");
+    assert_eq!(normalize(&doc.text), "Visible text. Last.");
+    let bypasses: Vec<_> = doc.bypasses().collect();
+    assert_eq!(bypasses.len(), 1, "{bypasses:?}");
+    let (trick, count, locations) = &bypasses[0];
+    // "styled secret" (character style), "A hidden paragraph style." (paragraph style).
+    assert_eq!((*trick, *count), (Trick::HiddenText, 12 + 22));
+    assert_eq!(locations.iter().map(|l| l.place.paragraph.unwrap()).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(place_of(&doc, "Last").paragraph, Some(3));
+}

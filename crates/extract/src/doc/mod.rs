@@ -18,10 +18,12 @@
 //!    break, 0x07 cell or row end, 0x0C page or section break (pages are
 //!    counted from them), fields `0x13 code 0x14 result 0x15` keep only the
 //!    result, pictures and drawn objects (0x01, 0x08) are dropped and counted.
-//! 4. Character properties (CHPX runs of the FKP pages listed in
-//!    `PlcBteChpx`) mark hidden (`sprmCFVanish`), white (`sprmCCv`,
+//! 4. Character properties mark hidden (`sprmCFVanish`), white (`sprmCCv`,
 //!    `sprmCIco`) and tiny (`sprmCHps` <= 4 half-points) text, which is left
-//!    out and reported. Properties inherited from styles are not read.
+//!    out and reported: the paragraph's style (PAPX runs of `PlcBtePapx`,
+//!    resolved through the style sheet with its base styles), then the
+//!    character style (`sprmCIstd`) and the direct formatting (CHPX runs of
+//!    `PlcBteChpx`).
 //! 5. Title, author and dates come from the `\x05SummaryInformation`
 //!    property set.
 //!
@@ -30,6 +32,10 @@
 use std::io::{Cursor, Read};
 
 use encoding_rs::{Encoding, UTF_16LE, WINDOWS_1252};
+
+mod props;
+
+use props::{Delta, ParagraphRun, Styles};
 
 use crate::builder::TextBuilder;
 use crate::extract::Extract;
@@ -141,12 +147,12 @@ struct Piece {
     compressed: bool,
 }
 
-/// What the character properties of a run say about its visibility.
+/// A run of text with one direct character formatting (CHPX).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Run {
     fc: usize,
     fc_end: usize,
-    trick: Option<Trick>,
+    delta: Delta,
 }
 
 /// The character counts of the stories, in the order they follow each
@@ -167,6 +173,8 @@ struct Document<'a> {
     word: &'a [u8],
     pieces: Vec<Piece>,
     runs: Vec<Run>,
+    paragraphs: Vec<ParagraphRun>,
+    styles: Styles,
     counts: Counts,
     /// Boundaries of the header and footer stories (PlcfHdd), relative to
     /// the start of the header text.
@@ -245,10 +253,26 @@ impl<'a> Document<'a> {
         let mut warnings = Vec::new();
         let runs = slice(12).map(|plc| read_chpx_runs(word, plc, &mut warnings)).unwrap_or_default();
         let header_stories = slice(11).map(read_plc_cps).unwrap_or_default();
+        let paragraphs = slice(13).map(|plc| props::read_papx_runs(word, plc)).unwrap_or_default();
+        let styles = slice(1).map(Styles::parse).unwrap_or_default();
         let (title, metadata) = streams.summary.as_deref().map(read_summary).unwrap_or_default();
         let (encoding, language) = language(lid);
         let budget = std::cell::Cell::new(word.len());
-        Ok(Self { word, pieces, runs, counts, header_stories, encoding, language, metadata, title, warnings, budget })
+        Ok(Self {
+            word,
+            pieces,
+            runs,
+            paragraphs,
+            styles,
+            counts,
+            header_stories,
+            encoding,
+            language,
+            metadata,
+            title,
+            warnings,
+            budget,
+        })
     }
 
     /// The characters `from..to` (character positions), each with the byte
@@ -307,9 +331,18 @@ impl<'a> Document<'a> {
         if high > ascii { self.encoding } else { WINDOWS_1252 }
     }
 
+    /// What hides the character at byte `fc`: its paragraph's style, its
+    /// character style, its direct formatting, in that order.
     fn trick_at(&self, fc: usize) -> Option<Trick> {
+        let i = self.paragraphs.partition_point(|r| r.fc_end <= fc);
+        let paragraph = self.paragraphs.get(i).filter(|r| r.fc <= fc).map_or(0, |r| r.istd);
+        let mut base = self.styles.props(paragraph);
         let i = self.runs.partition_point(|r| r.fc_end <= fc);
-        self.runs.get(i).filter(|r| r.fc <= fc).and_then(|r| r.trick)
+        let delta = self.runs.get(i).filter(|r| r.fc <= fc).map(|r| r.delta).unwrap_or_default();
+        if let Some(style) = delta.istd {
+            base = base.or(self.styles.props(style));
+        }
+        delta.apply(base, base).trick()
     }
 
     fn extract(mut self, name: &str) -> Result<Extracted> {
@@ -582,14 +615,17 @@ fn read_chpx_runs(word: &[u8], plc: &[u8], warnings: &mut Vec<Warning>) -> Vec<R
         for r in 0..crun {
             let (Some(fc), Some(fc_end)) = (usize_at(page, r * 4), usize_at(page, (r + 1) * 4)) else { break };
             let Some(&offset) = page.get((crun + 1) * 4 + r) else { break };
-            let trick = if offset == 0 {
-                None
+            let delta = if offset == 0 {
+                Delta::default()
             } else {
                 let at = usize::from(offset) * 2;
-                page.get(at).and_then(|&cb| page.get(at + 1..at + 1 + usize::from(cb))).and_then(chpx_trick)
+                page.get(at)
+                    .and_then(|&cb| page.get(at + 1..at + 1 + usize::from(cb)))
+                    .map(Delta::parse)
+                    .unwrap_or_default()
             };
             if fc_end > fc {
-                runs.push(Run { fc, fc_end, trick });
+                runs.push(Run { fc, fc_end, delta });
             }
         }
     }
@@ -607,47 +643,6 @@ fn read_chpx_runs(word: &[u8], plc: &[u8], warnings: &mut Vec<Warning>) -> Vec<R
         keep
     });
     runs
-}
-
-/// What a CHPX's sprms say: hidden, white or tiny.
-fn chpx_trick(grpprl: &[u8]) -> Option<Trick> {
-    let (mut hidden, mut white, mut tiny) = (false, false, false);
-    let mut at = 0;
-    while let Some(sprm) = u16_at(grpprl, at) {
-        at += 2;
-        let size = match sprm >> 13 {
-            0 | 1 => 1,
-            2 | 4 | 5 => 2,
-            3 => 4,
-            7 => 3,
-            _ => match grpprl.get(at) {
-                Some(&n) => usize::from(n) + 1,
-                None => break,
-            },
-        };
-        let Some(operand) = grpprl.get(at..at + size) else { break };
-        match sprm {
-            // sprmCFVanish (0x083C; 0x0835 is sprmCFBold): 1 on; 0x81 "opposite of the style", taken as on.
-            0x083C => hidden = matches!(operand[0], 1 | 0x81),
-            // sprmCCv: a COLORREF, red green blue and fAuto.
-            0x6870 => white = operand[..3] == [0xFF, 0xFF, 0xFF] && operand[3] == 0,
-            // sprmCIco: 8 is white.
-            0x2A42 => white = operand[0] == 8,
-            // sprmCHps: half-points.
-            0x4A43 => tiny = u16::from_le_bytes([operand[0], operand[1]]) <= 4,
-            _ => {}
-        }
-        at += size;
-    }
-    if hidden {
-        Some(Trick::HiddenText)
-    } else if white {
-        Some(Trick::WhiteText)
-    } else if tiny {
-        Some(Trick::TinyText)
-    } else {
-        None
-    }
 }
 
 /// The code page of 8-bit pieces and the language tag, from the FIB's
@@ -772,16 +767,6 @@ mod tests {
         let unix = 1_709_634_600u64;
         assert_eq!(filetime((unix + 11_644_473_600) * 10_000_000).as_deref(), Some("2024-03-05T10:30:00Z"));
         assert_eq!(filetime(0), None);
-    }
-
-    #[test]
-    fn sprms_mark_hidden_white_and_tiny_runs() {
-        assert_eq!(chpx_trick(&[0x3C, 0x08, 0x01]), Some(Trick::HiddenText));
-        assert_eq!(chpx_trick(&[0x3C, 0x08, 0x00]), None);
-        assert_eq!(chpx_trick(&[0x70, 0x68, 0xFF, 0xFF, 0xFF, 0x00]), Some(Trick::WhiteText));
-        assert_eq!(chpx_trick(&[0x42, 0x2A, 0x08]), Some(Trick::WhiteText));
-        assert_eq!(chpx_trick(&[0x43, 0x4A, 0x04, 0x00]), Some(Trick::TinyText));
-        assert_eq!(chpx_trick(&[0x43, 0x4A, 0x18, 0x00, 0x35]), None);
     }
 
     #[test]
