@@ -20,7 +20,7 @@
 //!   in the code page of the document's language id (Russian ->
 //!   Windows-1251), others UTF-16; body, then footnotes, headers and footers
 //!   (marked), comments and endnotes; field results without their codes;
-//!   hidden, white and tiny runs (character properties) left out and
+//!   hidden, white and tiny runs (direct formatting and styles) left out and
 //!   reported; title, author and dates from the summary information.
 //!   Encrypted files are [`Error::Encrypted`]; Word 6/95 and other OLE files
 //!   (Excel, PowerPoint, Outlook) [`Error::Unsupported`];
