@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::container::{self, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::pdf::PdfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
 use crate::{Error, ExtractConfig, Extracted, Format, Result};
@@ -33,7 +34,7 @@ impl Extractor {
     /// An extractor for all built-in formats.
     #[must_use]
     pub fn new(config: ExtractConfig) -> Self {
-        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor)] }
+        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor), Box::new(PdfExtractor)] }
     }
 
     /// Registers another extractor, asked before the built-in ones.
@@ -182,10 +183,7 @@ mod tests {
         let extractor = Extractor::default();
         assert_eq!(extractor.detect("page.txt", b"<!doctype html>").unwrap(), Format::Html);
         assert_eq!(extractor.detect("notes.html", b"just words").unwrap(), Format::Text);
-        assert!(matches!(
-            extractor.detect("paper.txt", b"%PDF-1.4\n"),
-            Err(Error::Unsupported { media_type, .. }) if media_type == "application/pdf"
-        ));
+        assert_eq!(extractor.detect("paper.txt", b"%PDF-1.4\n").unwrap(), Format::Pdf);
         assert!(matches!(extractor.detect("photo.txt", b"\x89PNG\r\n\x1A\n"), Err(Error::Binary { .. })));
     }
 
@@ -215,6 +213,6 @@ mod tests {
         assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
         assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
         assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
-        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text]"));
+        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text, Pdf]"));
     }
 }
