@@ -94,14 +94,16 @@ fn bind(name: &str, configured: Option<&Path>) -> Result<Pdfium> {
         return Ok(Pdfium::new(bindings));
     }
     let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    let mut reason = format!(
-        "the PDFium library is needed to extract PDF and was not found (looked at {} and the system library path); \
-         install it with scripts/setup-pdfium.sh, or set {PDFIUM_ENV} to the path of libpdfium.so",
-        looked.join(", ")
-    );
-    if !tried.is_empty() {
-        reason.push_str(&format!("; failed to load: {}", tried.join("; ")));
-    }
+    let fix = format!("install it with scripts/setup-pdfium.sh, or set {PDFIUM_ENV} to the path of libpdfium.so");
+    let reason = if tried.is_empty() {
+        format!(
+            "the PDFium library is needed to extract PDF and was not found (looked at {} and the system library \
+             path); {fix}",
+            looked.join(", ")
+        )
+    } else {
+        format!("the PDFium library could not be loaded ({}); {fix}", tried.join("; "))
+    };
     Err(Error::Failed { name: name.into(), reason })
 }
 
