@@ -15,8 +15,22 @@
 //! - **HTML** ([`HtmlExtractor`]): the main text (a Readability pass, or the
 //!   body without navigation, header, footer, asides, scripts and styles),
 //!   blocks as line breaks, and the `<title>`.
+//! - **PDF** ([`PdfExtractor`]) through PDFium, bound at run time to
+//!   `libpdfium.so` (`scripts/setup-pdfium.sh` installs it from the
+//!   `pypdfium2` wheel; [`pdfium_library`] says where it is looked for): the
+//!   text in PDFium's reading order, one [`Origin`] per character with its
+//!   page, paragraph and [`BBox`] (PDF points, origin bottom-left); lines and
+//!   paragraphs from the geometry; words hyphenated at line ends joined,
+//!   soft hyphens dropped, ligatures expanded; title, author, dates,
+//!   producer, pages. Invisible (render mode 3), white and tiny (<= 2 pt)
+//!   text is left out and reported ([`Warning::Bypass`]). Pages without a
+//!   text layer are recognised by `tesseract` when it is installed
+//!   ([`Warning::NoTextLayer`]). With [`ExtractConfig::isolation`] set, each
+//!   PDF is extracted in a worker process under a time and memory limit
+//!   ([`worker`]); otherwise in this process behind a global lock (PDFium
+//!   is not thread-safe).
 //!
-//! Recognised formats not extracted yet (PDF, ZIP-based office documents,
+//! Recognised formats not extracted yet (ZIP-based office documents,
 //! OLE `.doc`, RTF, archives) fail with [`Error::Unsupported`]; images,
 //! executables and other binary data with [`Error::Binary`]. Errors always
 //! name the document; no input makes this crate panic (a fuzz target and a
