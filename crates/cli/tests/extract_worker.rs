@@ -66,3 +66,38 @@ fn worker_errors_name_the_document() {
     let err = extract_isolated(&starved, "big.pdf", &bytes, &config).unwrap_err();
     assert!(matches!(&err, Error::Failed { name, .. } if name == "big.pdf"), "{err}");
 }
+
+/// Runs `tessera` in `dir`, returns stdout; panics on failure.
+fn tessera(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tessera")).args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "tessera {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn borrowings(report: &str) -> f64 {
+    let report: serde_json::Value = serde_json::from_str(report).unwrap();
+    report["totals"]["borrowings"].as_f64().unwrap()
+}
+
+#[test]
+fn hidden_words_do_not_lower_the_borrowed_share() {
+    if !pdfium() {
+        return;
+    }
+    // tricks_en.pdf: two paragraphs of en.txt with an invisible, white or tiny
+    // word after every third word. Checked against en.txt, it must score as
+    // the same two paragraphs as plain text do.
+    let tmp = tempfile::tempdir().unwrap();
+    let known = Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/testdata/known/en.txt");
+    let known = std::fs::read_to_string(known).unwrap();
+    std::fs::create_dir(tmp.path().join("sources")).unwrap();
+    std::fs::write(tmp.path().join("sources/en.txt"), &known).unwrap();
+    let clean: Vec<&str> = known.split("\n\n").skip(1).take(2).collect();
+    std::fs::write(tmp.path().join("clean.txt"), clean.join("\n\n")).unwrap();
+    std::fs::copy(fixture("tricks_en.pdf"), tmp.path().join("tricks.pdf")).unwrap();
+    tessera(tmp.path(), &["-q", "index", "--index", "idx", "sources"]);
+    let clean = borrowings(&tessera(tmp.path(), &["check", "--index", "idx", "--format", "json", "clean.txt"]));
+    let tricked = borrowings(&tessera(tmp.path(), &["check", "--index", "idx", "--format", "json", "tricks.pdf"]));
+    assert!(clean > 90.0, "{clean}");
+    assert!(tricked >= clean - 1.0, "tricked {tricked} vs clean {clean}");
+}

@@ -248,3 +248,21 @@ fn missing_library_is_a_named_error_with_the_fix() {
     let err = extract_bytes("w.pdf", b"%PDF-1.4\n", &config).unwrap_err();
     assert!(matches!(&err, Error::Failed { name, reason } if name == "w.pdf" && reason.contains("worker")), "{err}");
 }
+
+#[test]
+fn tricks_inside_a_known_text_are_all_found() {
+    if !pdfium() {
+        return;
+    }
+    let doc = extract("tricks_en.pdf");
+    let known = known("en");
+    let expected: Vec<&str> = known.split("\n\n").skip(1).take(2).collect();
+    assert_eq!(normalized(&doc.text), normalized(&expected.join(" ")));
+    assert_eq!(doc.text.matches("\n\n").count(), 1);
+    // make.py hides one word after every third: invisible, white, tiny in turn.
+    let tricks: Vec<(Trick, usize, usize)> = doc.bypasses().map(|(t, count, at)| (t, count, at.len())).collect();
+    assert_eq!(tricks.len(), 3, "{tricks:?}");
+    for (trick, count, locations) in tricks {
+        assert!(count >= 5 * 4 && locations >= 4, "{trick:?}: {count} characters at {locations} places");
+    }
+}

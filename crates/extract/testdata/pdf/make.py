@@ -11,6 +11,8 @@ outputs are committed). Needs LibreOffice (soffice), poppler-utils
   hyphenated at line ends, a soft hyphen, and fi/fl ligature glyphs;
 - tricks.pdf: visible text with invisible (3 Tr), white (1 1 1 rg) and tiny
   (1 pt) words between its words;
+- tricks_en.pdf: two paragraphs of en.txt with a hidden, white or tiny
+  word after every third word;
 - encrypted.pdf: en.pdf encrypted with a user password by pypdf;
 - truncated.pdf: the first 40 % of en.pdf.
 """
@@ -139,6 +141,39 @@ def tricks_pdf():
     write_pdf(os.path.join(HERE, "tricks.pdf"), [(b"\n".join(ops), {})], {"Title": "Tricks"})
 
 
+def tricks_en_pdf():
+    """The first two paragraphs of the English known text, with a word hidden
+    by one of the three tricks after every third word (for the check that
+    hidden text does not lower the borrowed share)."""
+    with open(os.path.join(KNOWN, "en.txt"), encoding="utf-8") as f:
+        paragraphs = [b.strip() for b in f.read().split("\n\n") if b.strip()][1:3]
+    tricks = [(b"3 Tr", b"0 Tr"), (b"1 1 1 rg", b"0 0 0 rg"), (b"/F1 1 Tf", b"/F1 12 Tf")]
+    junk = ["zebra", "quartz", "velvet", "comet", "walrus", "pepper"]
+    ops, y, n = [b"BT /F1 12 Tf"], 770, 0
+    for paragraph in paragraphs:
+        words = paragraph.split()
+        lines, line = [], []
+        for w in words:
+            if line and len(" ".join(line + [w])) > 60:
+                lines.append(line)
+                line = []
+            line.append(w)
+        lines.append(line)
+        for line in lines:
+            ops.append(b"1 0 0 1 72 %d Tm" % y)
+            for i, w in enumerate(line):
+                sep = b" " if i else b""
+                ops.append(b"(%s%s) Tj" % (sep, w.encode("latin-1")))
+                if i + 1 < len(line) and (n % 3) == 2:
+                    on, off = tricks[(n // 3) % 3]
+                    ops.append(b"%s ( %s) Tj %s" % (on, junk[n % len(junk)].encode(), off))
+                n += 1
+            y -= 15
+        y -= 15
+    ops.append(b"ET")
+    write_pdf(os.path.join(HERE, "tricks_en.pdf"), [(b"\n".join(ops), {})], {"Title": "Tricks in a known text"})
+
+
 def scan_pdf(tmp):
     base = os.path.join(tmp, "scan")
     subprocess.run(["pdftoppm", "-r", "150", "-gray", "-f", "1", "-l", "1", os.path.join(HERE, "en.pdf"), base],
@@ -176,6 +211,7 @@ def main():
         scan_pdf(tmp)
     layout_pdf()
     tricks_pdf()
+    tricks_en_pdf()
     encrypted_pdf()
     truncated_pdf()
 
