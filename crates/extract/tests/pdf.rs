@@ -237,10 +237,7 @@ fn detected_by_content_whatever_the_name() {
 }
 
 #[test]
-fn missing_library_is_a_named_error_with_the_fix() {
-    // Only meaningful before PDFium is bound in this process, and when no
-    // library can be found anywhere: checked through a worker that cannot
-    // start instead, which must name the document too.
+fn a_worker_that_cannot_start_is_a_named_error() {
     let config = ExtractConfig {
         isolation: Some(tessera_extract::WorkerCommand::new("/nonexistent/tessera", vec!["__extract-worker".into()])),
         ..ExtractConfig::default()
