@@ -11,6 +11,7 @@ use crate::container::{self, ArchiveKind, Container};
 use crate::doc::DocExtractor;
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::pdf::PdfExtractor;
 use crate::rtf::RtfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
@@ -44,6 +45,7 @@ impl Extractor {
                 Box::new(TextExtractor),
                 Box::new(RtfExtractor),
                 Box::new(DocExtractor),
+                Box::new(PdfExtractor),
             ],
         }
     }
@@ -267,10 +269,7 @@ mod tests {
         let extractor = Extractor::default();
         assert_eq!(extractor.detect("page.txt", b"<!doctype html>").unwrap(), Format::Html);
         assert_eq!(extractor.detect("notes.html", b"just words").unwrap(), Format::Text);
-        assert!(matches!(
-            extractor.detect("paper.txt", b"%PDF-1.4\n"),
-            Err(Error::Unsupported { media_type, .. }) if media_type == "application/pdf"
-        ));
+        assert_eq!(extractor.detect("paper.txt", b"%PDF-1.4\n").unwrap(), Format::Pdf);
         assert!(matches!(extractor.detect("photo.txt", b"\x89PNG\r\n\x1A\n"), Err(Error::Binary { .. })));
     }
 

@@ -34,8 +34,25 @@
 //! document, from 1, counting paragraphs with text), its part, and its page
 //! where the document has explicit page breaks.
 //!
-//! Recognised formats not extracted yet (PDF, ZIP-based office documents,
-//! archives) fail with [`Error::Unsupported`]; images,
+//! - **PDF** ([`PdfExtractor`]) through PDFium, bound at run time to
+//!   `libpdfium.so` (`scripts/setup-pdfium.sh` installs it from the
+//!   `pypdfium2` wheel; [`pdfium_library`] says where it is looked for): the
+//!   text in PDFium's reading order, one [`Origin`] per character with its
+//!   page, paragraph and [`BBox`] (PDF points, origin bottom-left); lines and
+//!   paragraphs from the geometry; words hyphenated at line ends joined,
+//!   soft hyphens dropped, ligatures expanded; title, author, dates,
+//!   producer, pages. Invisible (render mode 3), white and tiny (<= 2 pt)
+//!   text is left out and reported ([`Warning::Bypass`]). Pages without a
+//!   text layer are recognised by `tesseract` when it is installed
+//!   ([`Warning::NoTextLayer`]). With [`ExtractConfig::isolation`] set, each
+//!   PDF is extracted in a worker process under a time and memory limit
+//!   ([`worker`]); otherwise in this process behind a global lock (PDFium
+//!   is not thread-safe).
+//!
+//! Recognised formats not extracted (spreadsheets, lone gzip or xz streams)
+//! fail with [`Error::Unsupported`]; archives with [`Error::Archive`] from
+//! `extract_bytes` (their members come from
+//! [`Extractor::extract_documents`]); images,
 //! executables and other binary data with [`Error::Binary`]. Errors always
 //! name the document; no input makes this crate panic (a fuzz target and a
 //! seeded random-input test check it).
@@ -98,11 +115,15 @@ mod extractor;
 mod html;
 mod html_text;
 mod origin;
+mod pdf;
+mod pdf_layout;
+mod pdf_ocr;
 #[cfg(feature = "rar")]
 mod rar;
 mod rtf;
 mod sniff;
 mod text;
+pub mod worker;
 
 pub use archive::Document;
 pub use config::{DEFAULT_MAX_BYTES, ExtractConfig, UnpackLimits};
@@ -113,6 +134,8 @@ pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
+pub use pdf::{PDFIUM_ENV, PdfExtractor, pdfium_library};
 pub use rtf::RtfExtractor;
 pub use sniff::HEAD_LEN;
 pub use text::TextExtractor;
+pub use worker::WorkerCommand;

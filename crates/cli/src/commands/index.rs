@@ -30,7 +30,11 @@ pub struct IndexArgs {
 }
 
 pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
-    let options = EngineOptions { memory_budget: args.memory_mb << 20, ..EngineOptions::default() };
+    let options = EngineOptions {
+        memory_budget: args.memory_mb << 20,
+        extract: super::extract_config(),
+        ..EngineOptions::default()
+    };
     let engine = Engine::open_or_create(&args.dir.dir, &args.create.settings(), options)
         .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?;
     let bar = super::progress::files_bar(quiet, "indexing");

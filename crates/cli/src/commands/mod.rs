@@ -57,6 +57,9 @@ enum Command {
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Internal: extract one document sent on stdin (the isolated PDF parser).
+    #[command(name = "__extract-worker", hide = true)]
+    ExtractWorker,
 }
 
 /// Output formats of reports and statistics.
@@ -211,12 +214,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Align(args) => align::run(&args, quiet),
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
+        Command::ExtractWorker => {
+            tessera_engine::extract::worker::serve_stdio().context("extraction worker")?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
-/// Extraction settings of every command, resolved once here.
+/// Extraction settings: native parsers (PDF) run isolated in worker processes, this
+/// executable's hidden `__extract-worker` command.
 pub fn extract_config() -> tessera_engine::extract::ExtractConfig {
-    tessera_engine::extract::ExtractConfig::default()
+    use tessera_engine::extract::{ExtractConfig, WorkerCommand};
+    let isolation = std::env::current_exe().ok().map(|exe| WorkerCommand::new(exe, vec!["__extract-worker".into()]));
+    ExtractConfig { isolation, ..ExtractConfig::default() }
 }
 
 fn rayon_threads(n: usize) -> Result<()> {
