@@ -8,6 +8,9 @@ use std::path::Path;
 use crate::container::{self, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::office::docx::DocxExtractor;
+use crate::office::odt::OdtExtractor;
+use crate::office::pptx::PptxExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
 use crate::{Error, ExtractConfig, Extracted, Format, Result};
@@ -33,7 +36,16 @@ impl Extractor {
     /// An extractor for all built-in formats.
     #[must_use]
     pub fn new(config: ExtractConfig) -> Self {
-        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor)] }
+        Self {
+            config,
+            formats: vec![
+                Box::new(DocxExtractor),
+                Box::new(OdtExtractor),
+                Box::new(PptxExtractor),
+                Box::new(HtmlExtractor),
+                Box::new(TextExtractor),
+            ],
+        }
     }
 
     /// Registers another extractor, asked before the built-in ones.
