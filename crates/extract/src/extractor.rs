@@ -9,6 +9,7 @@ use crate::container::{self, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
 use crate::office::docx::DocxExtractor;
+use crate::office::epub::EpubExtractor;
 use crate::office::odt::OdtExtractor;
 use crate::office::pptx::PptxExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
@@ -42,6 +43,7 @@ impl Extractor {
                 Box::new(DocxExtractor),
                 Box::new(OdtExtractor),
                 Box::new(PptxExtractor),
+                Box::new(EpubExtractor),
                 Box::new(HtmlExtractor),
                 Box::new(TextExtractor),
             ],

@@ -88,6 +88,7 @@ pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
 pub use office::docx::DocxExtractor;
+pub use office::epub::EpubExtractor;
 pub use office::odt::OdtExtractor;
 pub use office::pptx::PptxExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};

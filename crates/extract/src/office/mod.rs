@@ -7,6 +7,7 @@
 //! paths, and the `docProps` metadata of Office Open XML.
 
 pub(crate) mod docx;
+pub(crate) mod epub;
 pub(crate) mod odt;
 pub(crate) mod pptx;
 

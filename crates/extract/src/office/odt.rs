@@ -357,7 +357,9 @@ impl Walker<'_> {
                         note_depth = note_depth.saturating_sub(1);
                         if note_depth == 0 {
                             note = None;
-                            self.builder.paragraph_break();
+                            if notes {
+                                self.builder.paragraph_break();
+                            }
                             continue;
                         }
                     }
