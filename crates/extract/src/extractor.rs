@@ -229,6 +229,7 @@ mod tests {
         assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
         assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
         assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
-        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text]"));
+        let debug = format!("{extractor:?}");
+        assert!(debug.contains("formats: [Text, ") && debug.contains("Html, Text]"), "{debug}");
     }
 }
