@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::container::{self, Container};
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::markdown::MarkdownExtractor;
 use crate::office::docx::DocxExtractor;
 use crate::office::epub::EpubExtractor;
 use crate::office::odt::OdtExtractor;
@@ -44,6 +45,7 @@ impl Extractor {
                 Box::new(OdtExtractor),
                 Box::new(PptxExtractor),
                 Box::new(EpubExtractor),
+                Box::new(MarkdownExtractor),
                 Box::new(HtmlExtractor),
                 Box::new(TextExtractor),
             ],

@@ -15,12 +15,24 @@
 //! - **HTML** ([`HtmlExtractor`]): the main text (a Readability pass, or the
 //!   body without navigation, header, footer, asides, scripts and styles),
 //!   blocks as line breaks, and the `<title>`.
+//! - **DOCX** ([`DocxExtractor`]), **ODT** ([`OdtExtractor`]), **PPTX**
+//!   ([`PptxExtractor`]) and **EPUB** ([`EpubExtractor`]), recognised by
+//!   their ZIP members and read through the guarded ZIP reader
+//!   ([`UnpackLimits`]), each XML part with a streaming walker: paragraphs in
+//!   reading order with their [`Place`] (paragraph counted through the
+//!   document; page where page breaks are marked; slide; [`Part`] for
+//!   tables, notes, headers, footers, comments, speaker notes); hidden,
+//!   white and tiny text left out and reported as [`Warning::Bypass`];
+//!   title and metadata (authors, dates, language, pages or slides);
+//! - **Markdown** ([`MarkdownExtractor`]) by extension (`.md`,
+//!   `.markdown`, ...): the text without the markup, each piece with its
+//!   block number, HTML comments reported as hidden text.
 //!
-//! Recognised formats not extracted yet (PDF, ZIP-based office documents,
-//! OLE `.doc`, RTF, archives) fail with [`Error::Unsupported`]; images,
-//! executables and other binary data with [`Error::Binary`]. Errors always
-//! name the document; no input makes this crate panic (a fuzz target and a
-//! seeded random-input test check it).
+//! Recognised formats not extracted yet (PDF, OLE `.doc`, RTF, archives)
+//! fail with [`Error::Unsupported`]; images, executables and other binary
+//! data with [`Error::Binary`]. Errors always name the document; no input
+//! makes this crate panic (fuzz targets and a seeded random-input test
+//! check it).
 //!
 //! ## How the encoding of text is chosen
 //!
@@ -76,6 +88,7 @@ mod extracted;
 mod extractor;
 mod html;
 mod html_text;
+mod markdown;
 mod office;
 mod origin;
 mod sniff;
@@ -87,6 +100,7 @@ pub use extract::Extract;
 pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
+pub use markdown::MarkdownExtractor;
 pub use office::docx::DocxExtractor;
 pub use office::epub::EpubExtractor;
 pub use office::odt::OdtExtractor;

@@ -12,6 +12,8 @@ conversions. Run from anywhere: python3 make.py. Needs soffice on PATH.
 - {en,ru}.fodp -> {en,ru}.pptx: three slides, speaker notes on slide 2.
 - {en,ru}.epub: LibreOffice's EPUB export of {en,ru}.fodt.
 - {en,ru}.md: the known text with Markdown markup.
+- long.{docx,odt,epub,md} and long.pptx: 50 pages (a page break every four
+  paragraphs of the known texts) and 50 slides, for the benchmark.
 The flat files are kept beside the outputs so they can be re-made.
 """
 import os
@@ -169,6 +171,46 @@ def fodp(lang):
     )
 
 
+def long_body():
+    _, en = known("en")
+    _, ru = known("ru")
+    paras = (en + ru) * 25
+    out = ['<text:h text:outline-level="1">Long</text:h>']
+    for i, p in enumerate(paras):
+        style = ' text:style-name="PB"' if i and i % 4 == 0 else ""
+        out.append(f"<text:p{style}>{escape(p)}</text:p>")
+    return "".join(out)
+
+
+def long_fodp():
+    _, en = known("en")
+    _, ru = known("ru")
+    paras = (en + ru) * 25
+    slides = [paras[i : i + 4] for i in range(0, len(paras), 4)]
+    pages = []
+    for i, texts in enumerate(slides):
+        body = "".join(f"<text:p>{escape(t)}</text:p>" for t in texts)
+        pages.append(
+            f'<draw:page draw:name="s{i + 1}" draw:master-page-name="Default"><draw:frame presentation:class="outline" '
+            f'svg:x="1cm" svg:y="1cm" svg:width="26cm" svg:height="19cm"><draw:text-box>{body}</draw:text-box></draw:frame></draw:page>'
+        )
+    doc = fodp("en")
+    start = doc.index("<office:presentation>") + len("<office:presentation>")
+    end = doc.index("</office:presentation>")
+    return doc[:start] + "".join(pages) + doc[end:]
+
+
+def long_markdown():
+    _, en = known("en")
+    _, ru = known("ru")
+    out = ["# Long", ""]
+    for i, p in enumerate((en + ru) * 25):
+        if i % 4 == 0:
+            out += [f"## Page {i // 4 + 1}", ""]
+        out += [p, ""]
+    return "\n".join(out)
+
+
 def markdown(lang):
     title, paras = known(lang)
     out = [f"# {title}", ""]
@@ -217,7 +259,12 @@ def main():
         write(os.path.join(TESTDATA, "markdown", f"{lang}.md"), markdown(lang))
     write(os.path.join(src, "tricks.fodt"), fodt("ru", tricks_body(), styles=SECRET_STYLE))
     write(os.path.join(src, "structure.fodt"), fodt("en", structure_body(), master=STRUCTURE_MASTER))
-    for stem in ("en", "ru", "tricks", "structure"):
+    write(os.path.join(src, "long.fodt"), fodt("en", long_body()))
+    write(os.path.join(src, "long.fodp"), long_fodp())
+    write(os.path.join(TESTDATA, "markdown", "long.md"), long_markdown())
+    convert(os.path.join(src, "long.fodp"), "pptx", os.path.join(TESTDATA, "pptx"))
+    convert(os.path.join(src, "long.fodt"), "epub", os.path.join(TESTDATA, "epub"))
+    for stem in ("en", "ru", "tricks", "structure", "long"):
         f = os.path.join(src, f"{stem}.fodt")
         convert(f, "docx", os.path.join(TESTDATA, "docx"), "MS Word 2007 XML")
         convert(f, "odt", os.path.join(TESTDATA, "odt"))
