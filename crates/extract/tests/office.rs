@@ -100,12 +100,9 @@ fn tables_notes_headers_and_footers_are_marked() {
         assert_eq!(place_of(&doc, "Cell B2").part, Part::Table, "{ext}");
         assert_eq!(place_of(&doc, "The footnote text.").part, Part::Footnote, "{ext}");
         assert!(doc.text.find("The footnote").unwrap() > doc.text.find("Body after").unwrap(), "{ext}");
-        if ext == "docx" {
-            // ODT keeps headers and footers in styles.xml (master pages);
-            // DOCX has them as parts of their own.
-            assert_eq!(place_of(&doc, "The page header").part, Part::Header);
-            assert_eq!(place_of(&doc, "The page footer").part, Part::Footer);
-        }
+        assert_eq!(place_of(&doc, "The page header").part, Part::Header, "{ext}");
+        assert_eq!(place_of(&doc, "The page footer").part, Part::Footer, "{ext}");
+        assert!(doc.text.find("The page header").unwrap() > doc.text.find("The footnote").unwrap(), "{ext}");
     }
 }
 

@@ -20,7 +20,8 @@ use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Part, Place, Resu
 ///   ([`Part::TextBox`]); tracked changes, note citations and annotations
 ///   left out.
 /// - Footnotes and endnotes after the body ([`Part::Footnote`],
-///   [`Part::Endnote`]).
+///   [`Part::Endnote`]), then the headers ([`Part::Header`]) and footers
+///   ([`Part::Footer`]) of the master pages in `styles.xml`.
 /// - Every origin carries its paragraph (counted through the document,
 ///   paragraphs with text only) and its page when the document marks page
 ///   breaks (`fo:break-before="page"` in a paragraph style,
@@ -53,16 +54,20 @@ impl Extract for OdtExtractor {
             return Err(Error::Malformed { name: name.into(), format: "odt", reason: "no content.xml".into() });
         };
         let mut styles = Styles::default();
-        if let Some(xml) = package.read_string("styles.xml")? {
-            styles.parse(&xml);
+        let styles_xml = package.read_string("styles.xml")?;
+        if let Some(xml) = &styles_xml {
+            styles.parse(xml);
         }
         styles.parse(&content);
         let marks_pages = content.contains("soft-page-break") || styles.any_break_before;
         let mut walker =
             Walker { builder: TextBuilder::new(), styles: &styles, pages: Pages::new(marks_pages), paragraphs: 0 };
-        walker.walk(name, &content, false)?;
+        walker.walk(name, &content, Pass::Body)?;
         if content.contains("note-body") {
-            walker.walk(name, &content, true)?;
+            walker.walk(name, &content, Pass::Notes)?;
+        }
+        if let Some(styles_xml) = styles_xml.filter(|xml| xml.contains("master-styles")) {
+            walker.walk(name, &styles_xml, Pass::Master)?;
         }
         let (title, metadata) = match package.read_string("meta.xml")? {
             Some(meta) => metadata(&meta),
@@ -292,6 +297,17 @@ struct Paragraph {
     number: Option<u32>,
 }
 
+/// What a walk writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The body of `content.xml`, notes left out.
+    Body,
+    /// Only the notes of `content.xml`.
+    Notes,
+    /// The headers and footers of the master pages in `styles.xml`.
+    Master,
+}
+
 struct Walker<'s> {
     builder: TextBuilder,
     styles: &'s Styles,
@@ -319,10 +335,15 @@ const SKIPPED: &[&str] = &[
 ];
 
 impl Walker<'_> {
-    /// One pass over `content.xml`: the body without notes, or (`notes`)
-    /// only the notes' bodies.
+    /// One pass over `content.xml` (the body without notes, or only the
+    /// notes' bodies) or over `styles.xml` (the master pages' headers and
+    /// footers).
     #[allow(clippy::too_many_lines)]
-    fn walk(&mut self, name: &str, xml: &str, notes: bool) -> Result<()> {
+    fn walk(&mut self, name: &str, xml: &str, pass: Pass) -> Result<()> {
+        let notes = pass == Pass::Notes;
+        let member = if pass == Pass::Master { "styles.xml" } else { "content.xml" };
+        // Inside a master page's header or footer.
+        let mut master: Option<Part> = None;
         let mut reader = reader(xml);
         let mut paragraphs: Vec<Paragraph> = Vec::new();
         let mut spans: Vec<Props> = Vec::new();
@@ -337,7 +358,7 @@ impl Walker<'_> {
                 Ok(Event::Eof) => break,
                 Ok(event) => event,
                 Err(e) => {
-                    let warning = xml_damage(name, Format::Odt, "content.xml", &e, !self.builder.text().is_empty())?;
+                    let warning = xml_damage(name, Format::Odt, member, &e, !self.builder.text().is_empty())?;
                     self.builder.warn(warning);
                     break;
                 }
@@ -367,7 +388,10 @@ impl Walker<'_> {
                 }
             }
             // What this pass writes: the body outside notes, or the notes.
-            let active = in_body && (notes == note.is_some());
+            let active = match pass {
+                Pass::Master => master.is_some() && note.is_none(),
+                Pass::Body | Pass::Notes => in_body && (notes == note.is_some()),
+            };
             match &event {
                 Event::Start(e) | Event::Empty(e) => {
                     let empty = matches!(event, Event::Empty(_));
@@ -378,6 +402,12 @@ impl Walker<'_> {
                     }
                     match tag {
                         "body" => in_body = !empty,
+                        "header" | "header-left" | "header-first" if !empty && pass == Pass::Master => {
+                            master = Some(Part::Header);
+                        }
+                        "footer" | "footer-left" | "footer-first" if !empty && pass == Pass::Master => {
+                            master = Some(Part::Footer);
+                        }
                         "note" => {
                             note_part = if attr(e, "note-class").as_deref() == Some("endnote") {
                                 Part::Endnote
@@ -438,6 +468,12 @@ impl Walker<'_> {
                 }
                 Event::End(e) => match local_end(e.name().0) {
                     "body" => in_body = false,
+                    "header" | "header-left" | "header-first" | "footer" | "footer-left" | "footer-first"
+                        if master.is_some() =>
+                    {
+                        master = None;
+                        self.builder.paragraph_break();
+                    }
                     "h" | "p" => {
                         paragraphs.pop();
                         if active {
@@ -474,7 +510,7 @@ impl Walker<'_> {
                 },
                 other if active && !paragraphs.is_empty() => {
                     if let Some(text) = chars(other) {
-                        let part = match note {
+                        let part = match note.or(master) {
                             Some(part) => part,
                             None if boxes > 0 => Part::TextBox,
                             None if tables > 0 => Part::Table,
