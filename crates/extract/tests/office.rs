@@ -244,3 +244,57 @@ fn epub_text_equals_the_known_text() {
         assert!(doc.metadata.language.as_deref().is_some_and(|l| l.starts_with(lang)));
     }
 }
+
+/// Truncations and byte flips of every fixture (a fixed pseudo-random
+/// sequence) give a document or a named error, never a panic.
+#[test]
+fn mutated_fixtures_never_panic() {
+    let extractor = Extractor::default();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for path in [
+        "docx/tricks.docx",
+        "docx/structure.docx",
+        "odt/tricks.odt",
+        "odt/structure.odt",
+        "pptx/en.pptx",
+        "epub/ru.epub",
+        "markdown/ru.md",
+    ] {
+        let bytes = std::fs::read(testdata(path)).unwrap();
+        let name = path.rsplit('/').next().unwrap();
+        for cut in (0..bytes.len()).step_by(bytes.len() / 64 + 1) {
+            if let Err(e) = extractor.extract_bytes(name, &bytes[..cut]) {
+                assert!(e.to_string().contains(name), "{path}: {e}");
+            }
+        }
+        for _ in 0..64 {
+            let mut mutated = bytes.clone();
+            for _ in 0..1 + next() % 8 {
+                let at = usize::try_from(next() % bytes.len() as u64).unwrap();
+                mutated[at] ^= u8::try_from(next() % 255 + 1).unwrap();
+            }
+            if let Err(e) = extractor.extract_bytes(name, &mutated) {
+                assert!(e.to_string().contains(name), "{path}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn pptx_hidden_shapes_and_tiny_runs_are_left_out_and_reported() {
+    let doc = extract("pptx/tricks.pptx");
+    let paragraphs = known_paragraphs("ru");
+    let notes = "Заметки докладчика ко второму слайду.";
+    let expected = [&paragraphs[..4], &[notes.to_owned()], &paragraphs[4..]].concat().join(" ");
+    assert_eq!(words(&doc.text), expected);
+    let tricks: Vec<(Trick, usize, Option<u32>)> =
+        doc.bypasses().map(|(t, n, at)| (t, n, at.first().and_then(|l| l.place.slide))).collect();
+    // "крошечный" on slide 1, "Призрачная фигура" (16 letters) on slide 3.
+    assert_eq!(tricks, [(Trick::TinyText, 9, Some(1)), (Trick::HiddenText, 16, Some(3))]);
+}

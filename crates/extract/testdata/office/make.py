@@ -10,6 +10,9 @@ conversions. Run from anywhere: python3 make.py. Needs soffice on PATH.
   paragraph whose *paragraph style* is white.
 - structure.fodt -> structure.docx / .odt: header, footer, a footnote, a table.
 - {en,ru}.fodp -> {en,ru}.pptx: three slides, speaker notes on slide 2.
+- tricks.pptx: ru.fodp with a 1 pt span on slide 1 and a shape named
+  "Ghost" on slide 3, which LibreOffice cannot hide on export: the script
+  then sets hidden="1" on it in the PPTX's slide XML.
 - {en,ru}.epub: LibreOffice's EPUB export of {en,ru}.fodt.
 - {en,ru}.md: the known text with Markdown markup.
 - long.{docx,odt,epub,md} and long.pptx: 50 pages (a page break every four
@@ -137,7 +140,7 @@ STRUCTURE_MASTER = (
 )
 
 
-def fodp(lang):
+def fodp(lang, tricks=False):
     title, paras = known(lang)
     slides = [[title, paras[0]], [paras[1], paras[2]], [paras[3]]]
     notes = {1: {"en": "Speaker notes for slide two.", "ru": "Заметки докладчика ко второму слайду."}[lang]}
@@ -146,10 +149,18 @@ def fodp(lang):
         frames = []
         for j, t in enumerate(texts):
             y = 1 + j * 8
+            if tricks and i == 0 and j == 1:
+                words = t.split(" ")
+                t = " ".join(words[:2]) + " \x00" + " ".join(words[2:])
             frames.append(
                 f'<draw:frame presentation:style-name="pr1" presentation:class="{"title" if (i == 0 and j == 0) else "outline"}" '
                 f'svg:x="1cm" svg:y="{y}cm" svg:width="26cm" svg:height="7cm">'
                 f"<draw:text-box><text:p>{escape(t)}</text:p></draw:text-box></draw:frame>"
+            )
+        if tricks and i == 2:
+            frames.append(
+                '<draw:frame draw:name="Ghost" presentation:class="outline" svg:x="1cm" svg:y="12cm" '
+                'svg:width="26cm" svg:height="3cm"><draw:text-box><text:p>Призрачная фигура</text:p></draw:text-box></draw:frame>'
             )
         note = ""
         if i in notes:
@@ -159,15 +170,19 @@ def fodp(lang):
                 "</draw:text-box></draw:frame></presentation:notes>"
             )
         pages.append(f'<draw:page draw:name="s{i + 1}" draw:master-page-name="Default">{"".join(frames)}{note}</draw:page>')
+    body = "".join(pages)
+    if tricks:
+        body = body.replace("\x00", '<text:span text:style-name="Ttiny">крошечный</text:span> ')
     return (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document {NS} office:version="1.3" '
         f'office:mimetype="application/vnd.oasis.opendocument.presentation">{meta(lang, title)}'
         '<office:automatic-styles><style:page-layout style:name="PM1"><style:page-layout-properties '
         'fo:page-width="28cm" fo:page-height="21cm"/></style:page-layout>'
         '<style:style style:name="pr1" style:family="presentation"><style:graphic-properties/></style:style>'
+        '<style:style style:name="Ttiny" style:family="text"><style:text-properties fo:font-size="1pt"/></style:style>'
         "</office:automatic-styles>"
         '<office:master-styles><style:master-page style:name="Default" style:page-layout-name="PM1"/></office:master-styles>'
-        f'<office:body><office:presentation>{"".join(pages)}</office:presentation></office:body></office:document>\n'
+        f"<office:body><office:presentation>{body}</office:presentation></office:body></office:document>\n"
     )
 
 
@@ -234,6 +249,21 @@ def markdown(lang):
     return "\n".join(out)
 
 
+def hide_shape(path, member, shape):
+    """Sets hidden="1" on the shape named `shape` in `member` of a package."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        items = [(i, z.read(i.filename)) for i in z.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in items:
+            if info.filename == member:
+                marker = f'name="{shape}"'.encode()
+                assert marker in data, f"no shape {shape} in {member}"
+                data = data.replace(marker, marker + b' hidden="1"', 1)
+            z.writestr(info, data)
+
+
 def convert(src, fmt, outdir, filt=None):
     with tempfile.TemporaryDirectory() as profile:
         target = fmt if filt is None else f"{fmt}:{filt}"
@@ -259,6 +289,9 @@ def main():
         write(os.path.join(TESTDATA, "markdown", f"{lang}.md"), markdown(lang))
     write(os.path.join(src, "tricks.fodt"), fodt("ru", tricks_body(), styles=SECRET_STYLE))
     write(os.path.join(src, "structure.fodt"), fodt("en", structure_body(), master=STRUCTURE_MASTER))
+    write(os.path.join(src, "tricks.fodp"), fodp("ru", tricks=True))
+    convert(os.path.join(src, "tricks.fodp"), "pptx", os.path.join(TESTDATA, "pptx"))
+    hide_shape(os.path.join(TESTDATA, "pptx", "tricks.pptx"), "ppt/slides/slide3.xml", "Ghost")
     write(os.path.join(src, "long.fodt"), fodt("en", long_body()))
     write(os.path.join(src, "long.fodp"), long_fodp())
     write(os.path.join(TESTDATA, "markdown", "long.md"), long_markdown())
