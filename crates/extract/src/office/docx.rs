@@ -340,6 +340,8 @@ impl Walker<'_> {
         let mut run_style: Option<String> = None;
         let (mut in_run, mut in_ppr, mut in_rpr, mut in_text) = (false, false, false, false);
         let (mut tables, mut cells, mut boxes, mut skip) = (0u32, 0u32, 0u32, 0usize);
+        // The enclosing run's state while a text box inside it is read.
+        let mut outer_runs: Vec<(RunProps, Option<String>, bool)> = Vec::new();
         loop {
             let event = match reader.read_event() {
                 Ok(Event::Eof) => break,
@@ -424,6 +426,8 @@ impl Walker<'_> {
                         }
                         "tc" if !empty => cells += 1,
                         "txbxContent" if !empty => {
+                            outer_runs.push((std::mem::take(&mut run), run_style.take(), in_run));
+                            in_run = false;
                             boxes += 1;
                             self.builder.paragraph_break();
                         }
@@ -453,6 +457,9 @@ impl Walker<'_> {
                         self.builder.space();
                     }
                     "txbxContent" => {
+                        if let Some((outer, style, was_in_run)) = outer_runs.pop() {
+                            (run, run_style, in_run) = (outer, style, was_in_run);
+                        }
                         boxes = boxes.saturating_sub(1);
                         self.builder.paragraph_break();
                     }
@@ -585,6 +592,46 @@ mod tests {
         assert_eq!(doc.text, "seen den\n\nred\n\nbig\n\nonblack\n\nloop");
         let tricks: Vec<(Trick, usize)> = doc.bypasses().map(|(t, n, _)| (t, n)).collect();
         assert_eq!(tricks, [(Trick::WhiteText, 17), (Trick::TinyText, 4), (Trick::HiddenText, 3)]);
+    }
+
+    #[test]
+    fn text_boxes_keep_the_outer_run_and_rendered_breaks_give_pages() {
+        let doc = docx(
+            r#"<w:p><w:r><w:rPr><w:vanish/></w:rPr><w:t>gone</w:t><w:drawing><wps:txbx><w:txbxContent><w:p><w:r><w:t>boxed</w:t></w:r></w:p></w:txbxContent></wps:txbx></w:drawing><w:t>also</w:t></w:r></w:p>
+               <w:p><w:r><w:t>one</w:t></w:r><w:r><w:br w:type="page"/></w:r><w:r><w:lastRenderedPageBreak/><w:t>two</w:t></w:r></w:p>
+               <w:p><w:r><w:lastRenderedPageBreak/><w:t>three</w:t></w:r></w:p>"#,
+            "",
+        )
+        .unwrap();
+        assert_eq!(doc.text, "boxed\n\none\ntwo\n\nthree");
+        let at = |s: &str| doc.origin_at(doc.text.find(s).unwrap()).unwrap().place;
+        assert_eq!(at("boxed").part, Part::TextBox);
+        assert_eq!((at("one").page, at("two").page, at("three").page), (Some(1), Some(2), Some(3)));
+        let tricks: Vec<(Trick, usize)> = doc.bypasses().map(|(t, n, _)| (t, n)).collect();
+        assert_eq!(tricks, [(Trick::HiddenText, 8)]);
+    }
+
+    #[test]
+    fn parts_follow_the_body_in_order() {
+        let document =
+            format!(r#"<w:document {W}><w:body><w:p><w:r><w:t>Body</w:t></w:r></w:p></w:body></w:document>"#);
+        let rels = r#"<Relationships><Relationship Id="c" Type="x/comments" Target="comments.xml"/><Relationship Id="h" Type="x/header" Target="/word/header1.xml"/><Relationship Id="e" Type="x/endnotes" Target="endnotes.xml"/></Relationships>"#;
+        let bytes = zip_of(&[
+            ("_rels/.rels", br#"<Relationships><Relationship Id="d" Type="x/officeDocument" Target="word/document.xml"/></Relationships>"#),
+            ("word/document.xml", document.as_bytes()),
+            ("word/_rels/document.xml.rels", rels.as_bytes()),
+            ("word/comments.xml", br#"<w:comments><w:comment w:id="0"><w:p><w:r><w:t>A remark</w:t></w:r></w:p></w:comment></w:comments>"#),
+            ("word/header1.xml", br#"<w:hdr><w:p><w:r><w:t>Running head</w:t></w:r></w:p></w:hdr>"#),
+            ("word/endnotes.xml", br#"<w:endnotes><w:endnote w:type="separator" w:id="0"><w:p><w:r><w:separator/></w:r></w:p></w:endnote><w:endnote w:id="1"><w:p><w:r><w:endnoteRef/></w:r><w:r><w:t>End note</w:t></w:r></w:p></w:endnote></w:endnotes>"#),
+        ]);
+        let doc = DocxExtractor.extract("p.docx", &bytes, &ExtractConfig::default()).unwrap();
+        assert_eq!(doc.text, "Body\n\nEnd note\n\nRunning head\n\nA remark");
+        let at = |s: &str| doc.origin_at(doc.text.find(s).unwrap()).unwrap().place;
+        assert_eq!(
+            (at("End").part, at("Running").part, at("remark").part),
+            (Part::Endnote, Part::Header, Part::Comment)
+        );
+        assert_eq!(at("remark").paragraph, Some(4));
     }
 
     #[test]
