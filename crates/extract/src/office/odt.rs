@@ -17,10 +17,9 @@ use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Part, Place, Resu
 /// - Headings and paragraphs (`text:h`, `text:p`) in document order, lists,
 ///   spaces (`text:s`), tabs and line breaks; table cells separated by a
 ///   space and rows by a line break ([`Part::Table`]); frames' text boxes
-///   ([`Part::TextBox`]); tracked changes, note citations and annotations
-///   left out.
-/// - Footnotes and endnotes after the body ([`Part::Footnote`],
-///   [`Part::Endnote`]), then the headers ([`Part::Header`]) and footers
+///   ([`Part::TextBox`]); tracked changes and note citations left out.
+/// - Footnotes, endnotes and annotations after the body
+///   ([`Part::Footnote`], [`Part::Endnote`], [`Part::Comment`]), then the headers ([`Part::Header`]) and footers
 ///   ([`Part::Footer`]) of the master pages in `styles.xml`.
 /// - Every origin carries its paragraph (counted through the document,
 ///   paragraphs with text only) and its page when the document marks page
@@ -63,7 +62,7 @@ impl Extract for OdtExtractor {
         let mut walker =
             Walker { builder: TextBuilder::new(), styles: &styles, pages: Pages::new(marks_pages), paragraphs: 0 };
         walker.walk(name, &content, Pass::Body)?;
-        if content.contains("note-body") {
+        if content.contains("note-body") || content.contains("annotation") {
             walker.walk(name, &content, Pass::Notes)?;
         }
         if let Some(styles_xml) = styles_xml.filter(|xml| xml.contains("master-styles")) {
@@ -319,7 +318,6 @@ struct Walker<'s> {
 const SKIPPED: &[&str] = &[
     "tracked-changes",
     "note-citation",
-    "annotation",
     "annotation-end",
     "sequence-decls",
     "variable-decls",
@@ -366,7 +364,13 @@ impl Walker<'_> {
             if skip > 0 {
                 match event {
                     Event::Start(_) => skip += 1,
-                    Event::End(_) => skip -= 1,
+                    Event::End(_) => {
+                        skip -= 1;
+                        // The skipped element's start was counted in the note.
+                        if skip == 0 && note.is_some() {
+                            note_depth = note_depth.saturating_sub(1);
+                        }
+                    }
                     _ => {}
                 }
                 continue;
@@ -401,6 +405,8 @@ impl Walker<'_> {
                         continue;
                     }
                     match tag {
+                        // An annotation's author and date.
+                        "creator" | "date" if note == Some(Part::Comment) => skip = usize::from(!empty),
                         "body" => in_body = !empty,
                         "header" | "header-left" | "header-first" if !empty && pass == Pass::Master => {
                             master = Some(Part::Header);
@@ -415,8 +421,8 @@ impl Walker<'_> {
                                 Part::Footnote
                             };
                         }
-                        "note-body" if !empty => {
-                            note = Some(note_part);
+                        "note-body" | "annotation" if !empty => {
+                            note = Some(if tag == "annotation" { Part::Comment } else { note_part });
                             note_depth = 1;
                             if notes {
                                 self.builder.paragraph_break();
@@ -590,15 +596,16 @@ mod tests {
             <style:style style:name="Tiny" style:family="paragraph"><style:text-properties fo:font-size="0.5mm"/></style:style>
             <style:style style:name="PB" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style>"##;
         let body = r#"<text:h>Title</text:h><text:p>one<text:s text:c="3"/>two<text:tab/>three<text:line-break/>four<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>The note.</text:p></text:note-body></text:note></text:p>
-            <text:p>a <text:span text:style-name="H">hidden</text:span><text:span text:style-name="W">white</text:span>b</text:p>
+            <text:p>a <office:annotation><dc:creator>Me</dc:creator><text:p>A remark.</text:p></office:annotation><text:span text:style-name="H">hidden</text:span><text:span text:style-name="W">white</text:span>b</text:p>
             <text:p text:style-name="Tiny">tiny words</text:p>
             <text:p text:style-name="PB">next
               page</text:p>"#;
         let doc = odt(body, styles).unwrap();
-        assert_eq!(doc.text, "Title\n\none two three\nfour\n\na b\n\nnext page\n\nThe note.");
+        assert_eq!(doc.text, "Title\n\none two three\nfour\n\na b\n\nnext page\n\nThe note.\n\nA remark.");
         let at = |s: &str| doc.origin_at(doc.text.find(s).unwrap()).unwrap().place;
         assert_eq!((at("next").paragraph, at("next").page), (Some(5), Some(2)));
         assert_eq!((at("four").page, at("note").part, at("note").paragraph), (Some(1), Part::Footnote, Some(6)));
+        assert_eq!((at("remark").part, at("remark").paragraph), (Part::Comment, Some(7)));
         let tricks: Vec<(Trick, usize)> = doc.bypasses().map(|(t, n, _)| (t, n)).collect();
         assert_eq!(tricks, [(Trick::WhiteText, 5), (Trick::TinyText, 9), (Trick::HiddenText, 6)]);
         assert_eq!(points("80%"), None);
