@@ -66,6 +66,7 @@ impl Extract for EpubExtractor {
         let mut builder = TextBuilder::new();
         let mut paragraphs = 0u32;
         let (mut chapters, mut locked, mut skipped) = (0usize, 0usize, 0usize);
+        let mut read = BTreeSet::new();
         for idref in &book.spine {
             let Some(item) = book.manifest.get(idref) else {
                 skipped += 1;
@@ -82,6 +83,10 @@ impl Extract for EpubExtractor {
                 continue;
             }
             let path = resolve(&opf_path, &item.href);
+            // A chapter listed twice is read once.
+            if !read.insert(path.clone()) {
+                continue;
+            }
             if encrypted.contains(&path) {
                 locked += 1;
                 continue;

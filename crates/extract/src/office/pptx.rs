@@ -57,6 +57,10 @@ impl Extract for PptxExtractor {
             .filter(|(kind, _)| kind.ends_with("/slide"))
             .map(|(_, target)| resolve(&main, target))
             .collect();
+        // A slide listed twice is read once (each read counts against the
+        // unpack limits).
+        let mut seen = std::collections::BTreeSet::new();
+        slides.retain(|slide| seen.insert(slide.clone()));
         if slides.is_empty() {
             slides = numbered_slides(&package.names());
         }
