@@ -15,6 +15,18 @@
 //! - **HTML** ([`HtmlExtractor`]): the main text (a Readability pass, or the
 //!   body without navigation, header, footer, asides, scripts and styles),
 //!   blocks as line breaks, and the `<title>`;
+//! - **DOCX** ([`DocxExtractor`]), **ODT** ([`OdtExtractor`]), **PPTX**
+//!   ([`PptxExtractor`]) and **EPUB** ([`EpubExtractor`]), recognised by
+//!   their ZIP members and read through the guarded ZIP reader
+//!   ([`UnpackLimits`]), each XML part with a streaming walker: paragraphs in
+//!   reading order with their [`Place`] (paragraph counted through the
+//!   document; page where page breaks are marked; slide; [`Part`] for
+//!   tables, notes, headers, footers, comments, speaker notes); hidden,
+//!   white and tiny text left out and reported as [`Warning::Bypass`];
+//!   title and metadata (authors, dates, language, pages or slides);
+//! - **Markdown** ([`MarkdownExtractor`]) by extension (`.md`,
+//!   `.markdown`, ...): the text without the markup, each piece with its
+//!   block number, HTML comments reported as hidden text;
 //! - **Word 97-2003** ([`DocExtractor`]): the OLE compound file read with
 //!   `cfb`, then our own reader of the FIB and the piece table; 8-bit pieces
 //!   in the code page of the document's language id (Russian ->
@@ -114,6 +126,8 @@ mod extracted;
 mod extractor;
 mod html;
 mod html_text;
+mod markdown;
+mod office;
 mod origin;
 mod pdf;
 mod pdf_layout;
@@ -133,6 +147,11 @@ pub use extract::Extract;
 pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
+pub use markdown::MarkdownExtractor;
+pub use office::docx::DocxExtractor;
+pub use office::epub::EpubExtractor;
+pub use office::odt::OdtExtractor;
+pub use office::pptx::PptxExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
 pub use pdf::{PDFIUM_ENV, PdfExtractor, pdfium_library};
 pub use rtf::RtfExtractor;

@@ -24,7 +24,7 @@ use crate::pdf_layout::{Glyph, Line, emit_lines, split_lines};
 use crate::pdf_ocr::{self, Ocr};
 use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Result, Trick, Warning, worker};
 
-/// Extracts PDF documents; see the [module docs](self). Needs the PDFium
+/// Extracts PDF documents; see the crate documentation (PDF) and docs/design.md. Needs the PDFium
 /// library at run time (`scripts/setup-pdfium.sh` installs it; see
 /// [`pdfium_library`] for where it is looked for).
 ///
