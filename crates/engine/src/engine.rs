@@ -346,6 +346,12 @@ fn file_title(path: &Path) -> String {
 }
 
 /// Files under the given paths, recursively, sorted; hidden entries skipped.
+/// The files under `paths` as [`Engine::add_paths`] takes them: folders recursively in
+/// sorted order, hidden entries skipped.
+pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    collect_files(paths)
+}
+
 fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {

@@ -4,6 +4,7 @@
 mod align;
 mod bench;
 mod check;
+mod dedup;
 mod demo;
 mod eval;
 mod index;
@@ -51,6 +52,9 @@ enum Command {
     /// Measure detection quality on an evaluation corpus.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    /// Cluster near-duplicate documents of a folder or a JSONL file; a JSONL line per
+    /// document (id, cluster, kept, similarity) and a summary on stderr.
+    Dedup(dedup::DedupArgs),
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -207,6 +211,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Align(args) => align::run(&args, quiet),
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
+        Command::Dedup(args) => dedup::run(&args, quiet),
     }
 }
 
