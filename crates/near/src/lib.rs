@@ -18,6 +18,8 @@
 //!   [`global_signature`] (top-k tf-idf).
 //! - Similarities: estimated ([`Signature::jaccard`]) and exact ([`jaccard`]) Jaccard,
 //!   [`containment`] both ways, cosine of character-shingle profiles ([`CharProfile`]).
+//! - [`SketchStore`]: the on-disk store next to an index (signatures, band tables,
+//!   SimHash tables), memory-mapped for queries; written atomically by [`write_store`].
 //! - [`cluster`]: candidate pairs verified against the kept document of each cluster
 //!   (no chaining), deterministic whatever the thread count; [`cluster_minhash`] and
 //!   [`cluster_simhash`] wire the candidates and the checks.
@@ -55,6 +57,7 @@ mod sample;
 mod simhash;
 mod simhash_tables;
 mod similarity;
+mod store;
 
 pub use cluster::{Clustering, cluster, cluster_minhash, cluster_simhash};
 pub use error::{Error, Result};
@@ -66,3 +69,4 @@ pub use sample::{bottom_k, bottom_k_jaccard, mod_m, mod_m_containment, shingles_
 pub use simhash::{Idf, hamming, simhash, simhash_weighted, term_frequencies};
 pub use simhash_tables::{MAX_DISTANCE, MAX_TABLES, SimhashTables, TableDesign, all_pairs, all_pairs_brute_force};
 pub use similarity::{CharProfile, Similarities, containment, intersection, jaccard, shingle_set};
+pub use store::{STORE_MAGIC, STORE_VERSION, SketchStore, StoreEntry, StoreSettings, write_store};

@@ -33,7 +33,7 @@ pub struct TableDesign {
 /// One table's permutation: `(shift in the fingerprint, length, shift in the permuted
 /// value)` per block, and the key's bit count and mask in fingerprint bit space.
 #[derive(Debug, Clone)]
-struct Permutation {
+pub(crate) struct Permutation {
     moves: Vec<(u32, u32, u32)>,
     key_bits: u32,
     key_mask: u64,
@@ -44,11 +44,11 @@ fn low_mask(len: u32) -> u64 {
 }
 
 impl Permutation {
-    fn apply(&self, fp: u64) -> u64 {
+    pub(crate) fn apply(&self, fp: u64) -> u64 {
         self.moves.iter().fold(0u64, |out, &(from, len, to)| out | (((fp >> from) & low_mask(len)) << to))
     }
 
-    fn key(&self, permuted: u64) -> u64 {
+    pub(crate) fn key(&self, permuted: u64) -> u64 {
         // key_bits is in 1..=64
         permuted >> (64 - self.key_bits)
     }
@@ -107,7 +107,7 @@ impl TableDesign {
         binomial(self.blocks.len(), self.max_distance as usize)
     }
 
-    fn permutations(&self) -> Vec<Permutation> {
+    pub(crate) fn permutations(&self) -> Vec<Permutation> {
         let m = self.blocks.len();
         let keyed = m - self.max_distance as usize;
         // Shift of block j's lowest bit in the fingerprint.
