@@ -136,6 +136,17 @@ impl Engine {
         self.fingerprinter.clone()
     }
 
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The index's writer (one per index at a time; see [`tessera_index::IndexWriter`]),
+    /// with this engine's memory budget.
+    pub fn writer(&self) -> Result<tessera_index::IndexWriter> {
+        Ok(self.index.writer(WriterOptions { memory_budget: self.options.memory_budget })?)
+    }
+
     /// A reader over the last commit.
     pub fn reader(&self) -> Result<IndexReader> {
         Ok(self.index.reader()?)
@@ -303,7 +314,7 @@ impl Engine {
     }
 }
 
-fn add_prepared(
+pub(crate) fn add_prepared(
     writer: &mut tessera_index::IndexWriter,
     collection: &CollectionConfig,
     doc: &Prepared,

@@ -8,6 +8,7 @@ mod dedup;
 mod demo;
 mod eval;
 mod index;
+mod near;
 mod progress;
 mod stats;
 mod verify;
@@ -55,6 +56,10 @@ enum Command {
     /// Cluster near-duplicate documents of a folder or a JSONL file; a JSONL line per
     /// document (id, cluster, kept, similarity) and a summary on stderr.
     Dedup(dedup::DedupArgs),
+    /// The documents of an index nearest to one document, with their similarities.
+    Near(near::NearArgs),
+    /// Delete documents from an index by id.
+    Delete(near::DeleteArgs),
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -212,6 +217,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
         Command::Dedup(args) => dedup::run(&args, quiet),
+        Command::Near(args) => near::run(&args),
+        Command::Delete(args) => near::delete(&args),
     }
 }
 
