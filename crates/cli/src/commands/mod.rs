@@ -3,6 +3,7 @@
 
 mod align;
 mod bench;
+mod bench_near;
 mod check;
 mod dedup;
 mod demo;
