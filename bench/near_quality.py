@@ -131,16 +131,53 @@ def report(name, predicted, truth):
     print(f"{name}: pair precision {p:.3f}, recall {r:.3f} ({len(predicted)} predicted pairs, {len(truth)} true)")
 
 
+def clough(corpus, binary):
+    """Clough & Stevenson: similarity of each answer to its task's original, by category,
+    through `tessera near` against an index of the five originals."""
+    import csv
+    import statistics
+
+    with tempfile.TemporaryDirectory() as tmp:
+        origs = os.path.join(tmp, "orig")
+        os.makedirs(origs)
+        for f in sorted(os.listdir(corpus)):
+            if f.startswith("orig_"):
+                with open(os.path.join(corpus, f), "rb") as a, open(os.path.join(origs, f), "wb") as b:
+                    b.write(a.read())
+        idx = os.path.join(tmp, "idx")
+        subprocess.run([binary, "-q", "index", "--index", idx, origs], check=True, capture_output=True)
+        by = {}
+        with open(os.path.join(corpus, "file_list.csv")) as f:
+            for row in csv.DictReader(f):
+                if row["Category"] == "orig":
+                    continue
+                out = subprocess.run([binary, "near", "--index", idx, os.path.join(corpus, row["File"]), "--top", "5", "--exhaustive",
+                                      "--format", "json"], check=True, capture_output=True, text=True).stdout
+                hits = [h for h in json.loads(out) if h["title"] == "orig_task" + row["Task"]]
+                j, c = (hits[0]["jaccard"], hits[0]["query_in_doc"]) if hits else (0.0, 0.0)
+                by.setdefault(row["Category"], []).append((j, c))
+    for cat in ("cut", "light", "heavy", "non"):
+        v = by.get(cat, [])
+        if v:
+            print(f"{cat:>5}: {len(v):>2} answers, mean jaccard {statistics.mean(x[0] for x in v):.3f}, "
+                  f"mean containment in the original {statistics.mean(x[1] for x in v):.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("src")
     ap.add_argument("--tessera", default="target/release/tessera")
     ap.add_argument("--originals", type=int, default=300)
+    ap.add_argument("--clough", help="the Clough & Stevenson corpus: print its ordering instead")
     a = ap.parse_args()
+    if a.clough:
+        clough(a.clough, a.tessera)
+        return
     docs, truth = build(a.src, a.originals)
     print(f"{len(docs)} documents ({a.originals} originals, {len(LIGHT)} light and {len(HEAVY)} heavy copies each)")
     report("tessera minhash (estimated)", pairs_of(tessera(a.tessera, docs, [])), truth)
     report("tessera minhash --exact", pairs_of(tessera(a.tessera, docs, ["--exact"])), truth)
+    report("tessera minhash --keep-stop-words", pairs_of(tessera(a.tessera, docs, ["--keep-stop-words"])), truth)
     report("tessera simhash k=3", pairs_of(tessera(a.tessera, docs, ["--method", "simhash", "--max-distance", "3"])), truth)
     report("datasketch", pairs_of(datasketch(docs)), truth)
 

@@ -123,15 +123,16 @@ impl Engine {
 
     /// The `top` documents nearest to `text`: candidates share an LSH band (tuned for
     /// Jaccard [`SKETCH_LSH_THRESHOLD`]) or are within SimHash distance
-    /// [`SKETCH_SIMHASH_DISTANCE`]; they are ranked by exact Jaccard similarity, then the
-    /// estimate, then id.
-    pub fn near_text(&self, store: &SketchStore, text: &str, top: usize) -> Result<Vec<NearHit>> {
+    /// [`SKETCH_SIMHASH_DISTANCE`] (with `exhaustive`, every live document is one);
+    /// they are ranked by exact Jaccard similarity, then the estimate, then id.
+    pub fn near_text(&self, store: &SketchStore, text: &str, top: usize, exhaustive: bool) -> Result<Vec<NearHit>> {
         let reader = self.reader()?;
         let hashes = self.fingerprinter().fingerprint(text).hashes;
         let hasher = MinHasher::new(store.settings().minhash).map_err(|e| Error::Settings(e.to_string()))?;
         let query = sketch_entry(&hasher, 0, &hashes);
         let set = shingle_set(&hashes);
-        let mut ordinals = store.lsh_candidates(&query.signature);
+        let mut ordinals =
+            if exhaustive { (0..store.len() as u32).collect() } else { store.lsh_candidates(&query.signature) };
         ordinals.extend(store.simhash_candidates(query.simhash));
         ordinals.sort_unstable();
         ordinals.dedup();

@@ -140,17 +140,16 @@ pub struct LshIndex {
 }
 
 impl LshIndex {
-    /// Builds the index of `signatures` (document `i` is `signatures[i]`).
+    /// Builds the index of `signatures` (document `i` is `signatures[i]`); empty
+    /// signatures are left out.
     pub fn build(signatures: &[Signature], params: LshParams) -> Self {
+        let keys: Vec<Option<Vec<u64>>> =
+            signatures.par_iter().map(|s| (!s.is_empty()).then(|| params.band_keys(s))).collect();
         let bands = (0..params.bands)
             .into_par_iter()
             .map(|band| {
-                let mut v: Vec<(u64, u32)> = signatures
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| !s.is_empty())
-                    .map(|(doc, s)| (params.band_keys(s)[band], doc as u32))
-                    .collect();
+                let mut v: Vec<(u64, u32)> =
+                    keys.iter().enumerate().filter_map(|(doc, k)| k.as_ref().map(|k| (k[band], doc as u32))).collect();
                 v.sort_unstable();
                 v
             })

@@ -24,6 +24,10 @@ pub struct NearArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Compare with every document, not only the candidates of the bands and tables
+    /// (exact ranking at any similarity; time grows with the index).
+    #[arg(long)]
+    exhaustive: bool,
 }
 
 /// Arguments of `tessera delete`.
@@ -41,7 +45,7 @@ pub fn run(args: &NearArgs) -> Result<ExitCode> {
     let extracted = tessera_engine::extract::extract_path(&args.document, &engine.options().extract)?;
     let store =
         engine.sketch_store().with_context(|| format!("updating the sketch store of {}", args.dir.dir.display()))?;
-    let hits = engine.near_text(&store, &extracted.text, args.top)?;
+    let hits = engine.near_text(&store, &extracted.text, args.top, args.exhaustive)?;
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&hits)?),
         _ => {
