@@ -78,9 +78,18 @@ impl LshParams {
         Ok(())
     }
 
-    /// The key of every band of a signature: `xxh3_64_with_seed(le_bytes(v_{b*r}) ++ ...
+    /// True when `sig` is not empty and has room for every band (others take part in no
+    /// band: they are never candidates).
+    pub fn fits(&self, sig: &Signature) -> bool {
+        !sig.is_empty() && sig.0.len() >= self.bands * self.rows
+    }
+
+    /// The key of every band of a signature (none when it does not [`LshParams::fits`]): `xxh3_64_with_seed(le_bytes(v_{b*r}) ++ ...
     /// ++ le_bytes(v_{b*r+r-1}), seed = b)` for band `b` (4 bytes per value).
     pub fn band_keys(&self, sig: &Signature) -> Vec<u64> {
+        if sig.0.len() < self.bands * self.rows {
+            return Vec::new();
+        }
         let mut buf = Vec::with_capacity(self.rows * 4);
         (0..self.bands)
             .map(|band| {
@@ -104,7 +113,7 @@ pub const MAX_BUCKET_PREDECESSORS: usize = 64;
 /// [`MAX_BUCKET_PREDECESSORS`] earlier documents of each of its buckets.
 pub fn candidate_pairs(signatures: &[Signature], params: LshParams) -> Vec<(u32, u32)> {
     let keys: Vec<Option<Vec<u64>>> =
-        signatures.par_iter().map(|s| (!s.is_empty()).then(|| params.band_keys(s))).collect();
+        signatures.par_iter().map(|s| params.fits(s).then(|| params.band_keys(s))).collect();
     let mut pairs: Vec<(u32, u32)> = (0..params.bands)
         .into_par_iter()
         .flat_map_iter(|band| {
@@ -144,7 +153,7 @@ impl LshIndex {
     /// signatures are left out.
     pub fn build(signatures: &[Signature], params: LshParams) -> Self {
         let keys: Vec<Option<Vec<u64>>> =
-            signatures.par_iter().map(|s| (!s.is_empty()).then(|| params.band_keys(s))).collect();
+            signatures.par_iter().map(|s| params.fits(s).then(|| params.band_keys(s))).collect();
         let bands = (0..params.bands)
             .into_par_iter()
             .map(|band| {
@@ -157,12 +166,14 @@ impl LshIndex {
         Self { params, bands }
     }
 
-    /// Builds from precomputed band keys (`keys[doc][band]`).
+    /// Builds from precomputed band keys (`keys[doc][band]`; a document with fewer keys
+    /// than bands is left out of the bands it lacks).
     pub fn from_keys(keys: &[Vec<u64>], params: LshParams) -> Self {
         let bands = (0..params.bands)
             .into_par_iter()
             .map(|band| {
-                let mut v: Vec<(u64, u32)> = keys.iter().enumerate().map(|(doc, k)| (k[band], doc as u32)).collect();
+                let mut v: Vec<(u64, u32)> =
+                    keys.iter().enumerate().filter_map(|(doc, k)| k.get(band).map(|&key| (key, doc as u32))).collect();
                 v.sort_unstable();
                 v
             })
@@ -177,7 +188,7 @@ impl LshIndex {
 
     /// Documents sharing at least one band with `sig`, ascending and distinct.
     pub fn query(&self, sig: &Signature) -> Vec<u32> {
-        if sig.is_empty() {
+        if !self.params.fits(sig) {
             return Vec::new();
         }
         let keys = self.params.band_keys(sig);
@@ -230,5 +241,9 @@ mod tests {
         assert_eq!(candidate_pairs(&sigs, p), [(0, 2)]);
         let keys: Vec<Vec<u64>> = sigs[..3].iter().map(|s| p.band_keys(s)).collect();
         assert_eq!(LshIndex::from_keys(&keys, p).query(&sigs[2]), [0, 2]);
+        // A signature too short for the bands is never a candidate, and never panics.
+        let short = Signature(vec![1; 10]);
+        assert!(idx.query(&short).is_empty());
+        assert_eq!(candidate_pairs(&[short.clone(), short], p), []);
     }
 }
