@@ -97,6 +97,24 @@ fn if_new_near_and_delete() {
 }
 
 #[test]
+fn kept_texts_add_the_character_cosine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "--keep-texts", "lib"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["near", "--index", "idx", "pages/b-bees-longer.txt", "--format", "json"]))
+            .unwrap();
+    let hit = &json[0];
+    assert_eq!(hit["title"], "bees");
+    let cosine = hit["char_cosine"].as_f64().unwrap();
+    // The page is the text plus one new paragraph: nearly the same profile, not quite.
+    assert!(cosine > 0.9 && cosine < 1.0, "{cosine}");
+    assert!(hit["doc_in_query"].as_f64().unwrap() > 0.99);
+    assert!(hit["query_in_doc"].as_f64().unwrap() < 0.95);
+}
+
+#[test]
 fn bad_input_fails_cleanly() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

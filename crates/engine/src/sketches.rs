@@ -8,8 +8,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tessera_index::{CollectionConfig, DocId, IndexReader};
 use tessera_near::{
-    Idf, LshParams, MinHashConfig, MinHasher, SketchStore, StoreEntry, StoreSettings, TableDesign, containment,
-    hamming, jaccard, shingle_set, simhash, write_store,
+    CharProfile, Idf, LshParams, MinHashConfig, MinHasher, SketchStore, StoreEntry, StoreSettings, TableDesign,
+    containment, hamming, jaccard, shingle_set, simhash, write_store,
 };
 
 use crate::engine::add_prepared;
@@ -20,6 +20,8 @@ pub const SKETCH_FILE: &str = "NEAR";
 /// The Jaccard threshold the store's LSH bands are tuned for: low, so that `near`
 /// ranks documents well below the usual duplicate threshold too.
 pub const SKETCH_LSH_THRESHOLD: f64 = 0.5;
+/// Characters per window of the character-shingle profiles `near` compares.
+const CHAR_SHINGLE: usize = 5;
 /// The Hamming distance the store's SimHash tables serve.
 pub const SKETCH_SIMHASH_DISTANCE: u32 = 3;
 
@@ -44,6 +46,9 @@ pub struct NearHit {
     pub doc_in_query: f64,
     /// Hamming distance of the SimHashes (shingles weighted by their count).
     pub simhash_distance: u32,
+    /// Cosine of the character 5-gram profiles (seed 003), when the document's collection
+    /// keeps texts (`None` otherwise).
+    pub char_cosine: Option<f64>,
 }
 
 /// What an add-only-if-new did.
@@ -131,6 +136,7 @@ impl Engine {
         let hasher = MinHasher::new(store.settings().minhash).map_err(|e| Error::Settings(e.to_string()))?;
         let query = sketch_entry(&hasher, 0, &hashes);
         let set = shingle_set(&hashes);
+        let profile = CharProfile::new(text, CHAR_SHINGLE);
         let mut ordinals =
             if exhaustive { (0..store.len() as u32).collect() } else { store.lsh_candidates(&query.signature) };
         ordinals.extend(store.simhash_candidates(query.simhash));
@@ -144,14 +150,16 @@ impl Engine {
                 continue;
             }
             let other = shingle_set(&reader.snapshot(doc)?.hashes);
-            hits.push(self.hit(
+            let mut hit = self.hit(
                 &reader,
                 doc,
                 &set,
                 &other,
                 query.signature.jaccard(&store.signature(i)),
                 hamming(query.simhash, store.simhash(i)),
-            )?);
+            )?;
+            hit.char_cosine = reader.text(doc)?.map(|t| profile.cosine(&CharProfile::new(&t, CHAR_SHINGLE)));
+            hits.push(hit);
         }
         hits.sort_by(|a, b| {
             b.jaccard
@@ -182,6 +190,7 @@ impl Engine {
             query_in_doc: containment(set, other),
             doc_in_query: containment(other, set),
             simhash_distance: distance,
+            char_cosine: None,
         })
     }
 

@@ -65,6 +65,9 @@ pub fn run(args: &NearArgs) -> Result<ExitCode> {
                     h.doc_in_query,
                     h.simhash_distance
                 );
+                if let Some(c) = h.char_cosine {
+                    println!("     character 5-gram cosine {c:.3}");
+                }
                 for place in &h.seen_at {
                     println!("     seen at {place}");
                 }
