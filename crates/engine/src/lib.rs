@@ -22,6 +22,7 @@
 mod engine;
 mod error;
 mod fingerprinter;
+mod notices;
 mod settings;
 mod sketches;
 
