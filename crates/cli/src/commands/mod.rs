@@ -3,11 +3,14 @@
 
 mod align;
 mod bench;
+mod bench_near;
 mod check;
+mod dedup;
 mod demo;
 mod eval;
 mod extract;
 mod index;
+mod near;
 mod progress;
 mod stats;
 mod verify;
@@ -54,6 +57,13 @@ enum Command {
     /// Measure detection quality on an evaluation corpus.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    /// Cluster near-duplicate documents of a folder or a JSONL file; a JSONL line per
+    /// document (id, cluster, kept, similarity) and a summary on stderr.
+    Dedup(dedup::DedupArgs),
+    /// The documents of an index nearest to one document, with their similarities.
+    Near(near::NearArgs),
+    /// Delete documents from an index by id.
+    Delete(near::DeleteArgs),
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -218,6 +228,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             tessera_engine::extract::worker::serve_stdio().context("extraction worker")?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Dedup(args) => dedup::run(&args, quiet),
+        Command::Near(args) => near::run(&args),
+        Command::Delete(args) => near::delete(&args),
     }
 }
 
