@@ -4,6 +4,7 @@
 mod align;
 mod bench;
 mod check;
+mod crawl;
 mod demo;
 mod eval;
 mod extract;
@@ -54,6 +55,9 @@ enum Command {
     /// Measure detection quality on an evaluation corpus.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    /// Crawl the web politely into a collection, adding only pages not already
+    /// contained in an indexed document.
+    Crawl(crawl::CrawlArgs),
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -211,6 +215,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Align(args) => align::run(&args, quiet),
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
+        Command::Crawl(args) => crawl::run(&args, quiet),
     }
 }
 
