@@ -199,17 +199,26 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
             config.allow_domains.join(", ")
         );
     }
-    let show = !quiet && std::io::stderr().is_terminal();
+    // On a terminal one line rewritten every second; otherwise (a log file) a line
+    // every ten seconds.
+    let terminal = std::io::stderr().is_terminal();
+    let every = Duration::from_secs(if terminal { 1 } else { 10 });
     let mut last = Instant::now();
+    let mut shown = false;
     let stats = crawler
         .run(&mut sink, &mut |s| {
-            if show && last.elapsed() >= Duration::from_secs(1) {
+            if !quiet && last.elapsed() >= every {
                 last = Instant::now();
-                eprint!("\r{}   ", progress_line(s));
+                shown = true;
+                if terminal {
+                    eprint!("\r{}   ", progress_line(s));
+                } else {
+                    eprintln!("{}", progress_line(s));
+                }
             }
         })
         .context("crawling")?;
-    if show {
+    if shown && terminal {
         eprintln!();
     }
     match args.format {
