@@ -102,6 +102,7 @@ pub struct Crawler {
     ready: BTreeSet<(Instant, String)>,
     pending_spool: HashMap<String, (u64, FetchRecord)>,
     resume_pending: Vec<(String, FetchRecord, u64)>,
+    revisitable: Vec<QueuedUrl>,
     started_total: u64,
     order: u64,
     stats: CrawlStats,
@@ -182,6 +183,7 @@ impl Crawler {
             ready: BTreeSet::new(),
             pending_spool: HashMap::new(),
             resume_pending: replayed.pending.into_iter().map(|(u, (f, n))| (u, f, n)).collect(),
+            revisitable: replayed.revisitable,
             started_total,
             order: 0,
             stats: CrawlStats::default(),
@@ -229,7 +231,7 @@ impl Crawler {
                 hosts.push(h.to_owned());
             }
             if self.seen.insert(url.to_string()) {
-                records.push(QueuedUrl { url: url.to_string(), depth: 0, priority: 0, hops: 0 });
+                records.push(QueuedUrl { url: url.to_string(), ..QueuedUrl::default() });
             }
         }
         if self.config.allow_domains.is_empty() && !hosts.is_empty() {
@@ -241,6 +243,20 @@ impl Crawler {
         let n = records.len();
         self.state.append(&records.iter().cloned().map(Record::Queued).collect::<Vec<_>>())?;
         for q in records {
+            self.push(q);
+        }
+        Ok(n)
+    }
+
+    /// Queues every finished URL last answered with HTTP 200 again, with its `ETag` and
+    /// `Last-Modified` for a conditional request: an unchanged page costs a 304, a
+    /// changed one is offered to the sink again (and added only if new). Returns how
+    /// many were queued.
+    pub fn revisit(&mut self) -> Result<usize> {
+        let list = std::mem::take(&mut self.revisitable);
+        self.append(&list.iter().cloned().map(Record::Revisit).collect::<Vec<_>>())?;
+        let n = list.len();
+        for q in list {
             self.push(q);
         }
         Ok(n)
@@ -343,7 +359,8 @@ impl Crawler {
                             r
                         }
                     };
-                    let fetched = Arc::clone(&fetcher).fetch(url, Arc::clone(&robots), Conditional::default()).await;
+                    let cond = Conditional { etag: entry.etag.clone(), last_modified: entry.last_modified.clone() };
+                    let fetched = Arc::clone(&fetcher).fetch(url, Arc::clone(&robots), cond).await;
                     let requested = !matches!(fetched, Fetched::Disallowed);
                     TaskDone { host: key, entry, robots, fetched, requested }
                 });
@@ -398,7 +415,7 @@ impl Crawler {
             return None;
         }
         if self.seen.insert(url.to_string()) {
-            let q = QueuedUrl { url: url.to_string(), depth, priority: -(depth as i32), hops };
+            let q = QueuedUrl { url: url.to_string(), depth, priority: -(depth as i32), hops, ..QueuedUrl::default() };
             records.push(Record::Queued(q.clone()));
             self.push(q);
         }
@@ -466,8 +483,7 @@ impl Crawler {
                         records.push(Record::Queued(QueuedUrl {
                             url: c.to_string(),
                             depth: entry.depth,
-                            priority: 0,
-                            hops: 0,
+                            ..QueuedUrl::default()
                         }));
                         records.push(done(Some(fetch.clone()), Outcome::Canonical { to: c.to_string() }));
                         index_as = c.to_string();

@@ -29,7 +29,7 @@ use crate::{CrawlConfig, Error, Result};
 pub const STATE_VERSION: u32 = 1;
 
 /// A URL waiting in the frontier.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueuedUrl {
     /// Normalised URL.
     pub url: String,
@@ -39,6 +39,12 @@ pub struct QueuedUrl {
     pub priority: i32,
     /// Redirects followed to reach it.
     pub hops: u32,
+    /// On a re-visit: the `ETag` of the last visit, sent as `If-None-Match`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// On a re-visit: the `Last-Modified` of the last visit, sent as `If-Modified-Since`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
 }
 
 /// What became of a URL. Every fetched or refused URL gets exactly one.
@@ -119,6 +125,8 @@ pub enum Record {
     },
     /// A URL entered the seen set and the frontier.
     Queued(QueuedUrl),
+    /// A fetched URL re-entered the frontier for a re-visit (a conditional request).
+    Revisit(QueuedUrl),
     /// A page was fetched and extracted; its text is in the spool, its outcome pending.
     Fetched {
         /// URL.
@@ -164,6 +172,8 @@ pub struct Replayed {
     pub done: BTreeMap<String, Outcome>,
     /// The next free spool number.
     pub next_spool: u64,
+    /// Finished URLs last answered with HTTP 200, ready for a re-visit, in URL order.
+    pub revisitable: Vec<QueuedUrl>,
 }
 
 /// The append-only log and spool of one crawl.
@@ -265,6 +275,8 @@ fn replay(path: &Path) -> Result<(Replayed, u64)> {
     let mut reader = BufReader::new(file);
     let mut out = Replayed::default();
     let mut queue: HashMap<String, (u64, QueuedUrl)> = HashMap::new();
+    let mut depths: HashMap<String, u32> = HashMap::new();
+    let mut last_fetch: HashMap<String, FetchRecord> = HashMap::new();
     let mut order = 0u64;
     let mut good = 0u64;
     let mut line = Vec::new();
@@ -292,20 +304,46 @@ fn replay(path: &Path) -> Result<(Replayed, u64)> {
             Record::Queued(q) => {
                 if out.seen.insert(q.url.clone()) {
                     order += 1;
+                    depths.insert(q.url.clone(), q.depth);
                     queue.insert(q.url.clone(), (order, q));
                 }
             }
+            Record::Revisit(q) => {
+                order += 1;
+                queue.insert(q.url.clone(), (order, q));
+            }
             Record::Fetched { url, fetch, spool } => {
                 queue.remove(&url);
+                last_fetch.insert(url.clone(), fetch.clone());
                 out.next_spool = out.next_spool.max(spool + 1);
                 out.pending.insert(url, (fetch, spool));
             }
-            Record::Done { url, outcome, .. } => {
+            Record::Done { url, outcome, fetch } => {
                 queue.remove(&url);
+                if let Some(f) = fetch
+                    && f.status != 304
+                {
+                    last_fetch.insert(url.clone(), f);
+                }
                 out.pending.remove(&url);
                 out.done.insert(url, outcome);
             }
         }
+    }
+    for (url, outcome) in &out.done {
+        let Some(f) = last_fetch.get(url).filter(|f| f.status == 200) else { continue };
+        if queue.contains_key(url) || matches!(outcome, Outcome::Failed { .. } | Outcome::Disallowed) {
+            continue;
+        }
+        let depth = depths.get(url).copied().unwrap_or(0);
+        out.revisitable.push(QueuedUrl {
+            url: url.clone(),
+            depth,
+            priority: -(depth as i32),
+            hops: 0,
+            etag: f.etag.clone(),
+            last_modified: f.last_modified.clone(),
+        });
     }
     let mut frontier: Vec<(u64, QueuedUrl)> = queue.into_values().collect();
     frontier.sort_by_key(|(o, _)| *o);
@@ -334,7 +372,7 @@ mod tests {
     use super::*;
 
     fn q(url: &str) -> Record {
-        Record::Queued(QueuedUrl { url: url.into(), depth: 0, priority: 0, hops: 0 })
+        Record::Queued(QueuedUrl { url: url.into(), ..QueuedUrl::default() })
     }
 
     #[test]

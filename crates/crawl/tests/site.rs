@@ -214,3 +214,68 @@ fn retry_after_and_max_pages() {
     assert_eq!(hits.iter().filter(|h| h.path != "/robots.txt").count(), 5);
     assert!(stats.queued > 0);
 }
+
+#[test]
+fn revisit_sends_conditional_requests() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // After the first crawl /b changes; /a and / do not.
+    let changed = Arc::new(AtomicBool::new(false));
+    let changed2 = Arc::clone(&changed);
+    let site = Server::start_with_headers("127.0.0.7", move |path, _, headers| {
+        let header = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        match path {
+            "/robots.txt" => Resp::status(404),
+            "/" if header("if-modified-since") == Some("Mon, 02 Nov 2026 10:00:00 GMT") => Resp::status(304),
+            "/" => Resp::html(article("Home", &words(70, 100), &["/a".into(), "/b".into()]))
+                .header("Last-Modified", "Mon, 02 Nov 2026 10:00:00 GMT"),
+            "/a" if header("if-none-match") == Some("\"a1\"") => Resp::status(304),
+            "/a" => Resp::html(article("A", &words(71, 200), &[])).header("ETag", "\"a1\""),
+            "/b" if changed2.load(Ordering::SeqCst) => {
+                if header("if-none-match") == Some("\"b2\"") {
+                    Resp::status(304)
+                } else {
+                    Resp::html(article("B, second edition", &words(73, 200), &[])).header("ETag", "\"b2\"")
+                }
+            }
+            "/b" if header("if-none-match") == Some("\"b1\"") => Resp::status(304),
+            "/b" => Resp::html(article("B", &words(72, 200), &[])).header("ETag", "\"b1\""),
+            _ => Resp::status(404),
+        }
+    });
+    let index = tempfile::tempdir().unwrap();
+    let engine =
+        Engine::open_or_create(index.path(), &FingerprintSettings::default(), EngineOptions::default()).unwrap();
+    let config = CrawlConfig { per_host_delay_ms: 10, ..CrawlConfig::default() };
+    let coll = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+    let mut sink = EngineSink::new(&engine, coll, 0.9).unwrap();
+    let state = tessera_crawl::state_dir(index.path());
+    let mut crawler = Crawler::create(&state, config).unwrap();
+    crawler.add_seeds([site.url("/").as_str()]).unwrap();
+    assert_eq!(crawler.run(&mut sink, &mut |_| {}).unwrap().added, 3);
+    changed.store(true, Ordering::SeqCst);
+    let first = site.hits().len();
+
+    let mut again = Crawler::resume(&state, None).unwrap();
+    assert_eq!(again.revisit().unwrap(), 3);
+    let stats = again.run(&mut sink, &mut |_| {}).unwrap();
+    let hits = site.hits();
+    let revisits: Vec<_> = hits[first..].iter().filter(|h| h.path != "/robots.txt").collect();
+    assert_eq!(revisits.len(), 3, "{revisits:?}");
+    let sent = |path: &str, name: &str| {
+        revisits
+            .iter()
+            .find(|h| h.path == path)
+            .and_then(|h| h.headers.iter().find(|(k, _)| k == name))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(sent("/a", "if-none-match").as_deref(), Some("\"a1\""));
+    assert_eq!(sent("/b", "if-none-match").as_deref(), Some("\"b1\""));
+    assert_eq!(sent("/", "if-modified-since").as_deref(), Some("Mon, 02 Nov 2026 10:00:00 GMT"));
+    assert_eq!(stats.not_modified, 2);
+    let outcomes = Crawler::outcomes(&state).unwrap();
+    assert_eq!(outcomes.get(&site.url("/a")), Some(&Outcome::NotModified));
+    // The changed page is new text: added as a new document; the old one stays.
+    assert!(matches!(outcomes.get(&site.url("/b")), Some(Outcome::Added { .. })));
+    assert_eq!(engine.reader().unwrap().collection("web").unwrap().doc_count(), 4);
+}

@@ -30,6 +30,11 @@ pub struct CrawlArgs {
     /// Continue the crawl of this index (after a stop or a crash); seeds given are added.
     #[arg(long)]
     resume: bool,
+    /// With --resume: fetch every page again with a conditional request (ETag /
+    /// Last-Modified of the last visit); changed pages are offered again (added only if
+    /// new), unchanged ones cost a 304.
+    #[arg(long, requires = "resume")]
+    revisit: bool,
     /// List the URLs attached to indexed documents (URL, document, containment) and exit.
     #[arg(long, conflicts_with = "resume")]
     attached: bool,
@@ -182,6 +187,7 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
         Crawler::create(&state, config).context("starting the crawl")?
     };
     let added = crawler.add_seeds(seeds.iter().map(String::as_str))?;
+    let revisits = if args.revisit { crawler.revisit()? } else { 0 };
     let engine = Engine::open_or_create(&args.dir.dir, &args.create.settings(), EngineOptions::default())
         .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?;
     let config = crawler.config().clone();
@@ -193,7 +199,7 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
     }
     if !quiet {
         eprintln!(
-            "crawling into collection {:?} of {} ({added} new seeds, domains: {})",
+            "crawling into collection {:?} of {} ({added} new seeds, {revisits} re-visits, domains: {})",
             config.collection,
             args.dir.dir.display(),
             config.allow_domains.join(", ")

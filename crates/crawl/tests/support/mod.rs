@@ -38,6 +38,10 @@ impl Resp {
     pub fn redirect(to: &str) -> Resp {
         Resp { status: 301, headers: vec![("Location".into(), to.into())], ..Resp::default() }
     }
+    pub fn header(mut self, name: &str, value: &str) -> Resp {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
 }
 
 /// One logged request.
@@ -45,6 +49,8 @@ impl Resp {
 pub struct Hit {
     pub path: String,
     pub user_agent: String,
+    /// Request headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
     pub at: Instant,
 }
 
@@ -57,6 +63,14 @@ pub struct Server {
 impl Server {
     /// Starts a server on `ip` (any 127.x.y.z), port chosen by the system.
     pub fn start(ip: &str, route: impl Fn(&str, usize) -> Resp + Send + Sync + 'static) -> Server {
+        Self::start_with_headers(ip, move |path, n, _| route(path, n))
+    }
+
+    /// Like [`start`](Self::start), the route also seeing the request headers.
+    pub fn start_with_headers(
+        ip: &str,
+        route: impl Fn(&str, usize, &[(String, String)]) -> Resp + Send + Sync + 'static,
+    ) -> Server {
         let listener = TcpListener::bind((ip, 0)).unwrap();
         let addr = listener.local_addr().unwrap();
         let log: Arc<Mutex<Vec<Hit>>> = Arc::default();
@@ -75,22 +89,24 @@ impl Server {
                         return;
                     }
                     let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                    let mut user_agent = String::new();
+                    let mut headers = Vec::new();
                     loop {
                         let mut h = String::new();
                         if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
                             break;
                         }
-                        if let Some(v) = h.strip_prefix("user-agent: ").or_else(|| h.strip_prefix("User-Agent: ")) {
-                            user_agent = v.trim().to_owned();
+                        if let Some((k, v)) = h.split_once(':') {
+                            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
                         }
                     }
+                    let user_agent =
+                        headers.iter().find(|(k, _)| k == "user-agent").map(|(_, v)| v.clone()).unwrap_or_default();
                     let n = {
                         let mut log = log.lock().unwrap();
-                        log.push(Hit { path: path.clone(), user_agent, at });
+                        log.push(Hit { path: path.clone(), user_agent, headers: headers.clone(), at });
                         log.len()
                     };
-                    let resp = route(&path, n);
+                    let resp = route(&path, n, &headers);
                     std::thread::sleep(resp.delay);
                     if resp.hang_up {
                         return;
