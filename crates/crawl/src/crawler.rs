@@ -137,7 +137,7 @@ impl Crawler {
         if !CrawlState::exists(dir) {
             return Ok(None);
         }
-        Ok(CrawlState::open(dir)?.1.config)
+        Ok(CrawlState::read(dir)?.config)
     }
 
     /// URLs attached to indexed documents, sorted by URL.
@@ -145,7 +145,7 @@ impl Crawler {
         if !CrawlState::exists(dir) {
             return Err(Error::State(format!("no crawl in {}", dir.display())));
         }
-        let (_, replayed) = CrawlState::open(dir)?;
+        let replayed = CrawlState::read(dir)?;
         Ok(replayed
             .done
             .into_iter()
@@ -158,7 +158,7 @@ impl Crawler {
 
     /// Every finished URL with its outcome, sorted by URL.
     pub fn outcomes(dir: &Path) -> Result<BTreeMap<String, Outcome>> {
-        Ok(CrawlState::open(dir)?.1.done)
+        Ok(CrawlState::read(dir)?.done)
     }
 
     fn open_with(dir: &Path, config: Option<CrawlConfig>) -> Result<Self> {

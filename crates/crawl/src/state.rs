@@ -201,7 +201,6 @@ impl CrawlState {
         let spool = dir.join("spool");
         std::fs::create_dir_all(&spool).map_err(|e| Error::io(&spool, e))?;
         let path = dir.join("log");
-        let (replayed, good_len) = if path.is_file() { replay(&path)? } else { (Replayed::default(), 0) };
         let log = OpenOptions::new()
             .create(true)
             .append(false)
@@ -209,12 +208,26 @@ impl CrawlState {
             .truncate(false)
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
+        // One crawl at a time per state; the OS drops the lock when the process dies.
+        log.try_lock()
+            .map_err(|_| Error::State(format!("{}: another crawl is running on this index", path.display())))?;
+        let (replayed, good_len) = replay(&path)?;
         log.set_len(good_len).map_err(|e| Error::io(&path, e))?;
         let mut log = log;
         use std::io::Seek;
         log.seek(std::io::SeekFrom::End(0)).map_err(|e| Error::io(&path, e))?;
         let next_spool = replayed.next_spool;
         Ok((CrawlState { dir: dir.to_path_buf(), log, next_spool }, replayed))
+    }
+
+    /// Replays the log without locking or repairing it (to list outcomes while a crawl
+    /// may be running): a torn or half-written last line is ignored.
+    pub fn read(dir: &Path) -> Result<Replayed> {
+        let path = dir.join("log");
+        if !path.is_file() {
+            return Ok(Replayed::default());
+        }
+        Ok(replay(&path)?.0)
     }
 
     /// Appends records with one write (so a crash tears at most the last line).
@@ -417,6 +430,17 @@ mod tests {
         }
         let (_, r) = CrawlState::open(dir.path()).unwrap();
         assert_eq!(r.frontier.len(), 3);
+    }
+
+    #[test]
+    fn one_crawl_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut s, _) = CrawlState::open(dir.path()).unwrap();
+        s.append(&[q("http://a/1")]).unwrap();
+        assert!(matches!(CrawlState::open(dir.path()), Err(Error::State(_))));
+        assert_eq!(CrawlState::read(dir.path()).unwrap().frontier.len(), 1);
+        drop(s);
+        assert!(CrawlState::open(dir.path()).is_ok());
     }
 
     #[test]

@@ -174,8 +174,11 @@ fn polite_crawl_adds_only_what_is_new() {
         attached.iter().map(|x| x.url.clone()).collect::<Vec<_>>(),
         [site.url("/dup-of-a"), site.url("/near-a")]
     );
-    // A second run of the same crawl fetches nothing again.
+    // A second run of the same crawl fetches nothing again (and needs the first one
+    // closed: one crawl at a time).
     let before = site.hits().len();
+    assert!(Crawler::resume(&state, None).is_err());
+    drop(crawler);
     let mut again = Crawler::resume(&state, None).unwrap();
     again.add_seeds([site.url("/").as_str()]).unwrap();
     let stats = again.run(&mut sink, &mut |_| {}).unwrap();
@@ -255,7 +258,7 @@ fn revisit_sends_conditional_requests() {
     assert_eq!(crawler.run(&mut sink, &mut |_| {}).unwrap().added, 3);
     changed.store(true, Ordering::SeqCst);
     let first = site.hits().len();
-
+    drop(crawler);
     let mut again = Crawler::resume(&state, None).unwrap();
     assert_eq!(again.revisit().unwrap(), 3);
     let stats = again.run(&mut sink, &mut |_| {}).unwrap();
