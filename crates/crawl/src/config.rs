@@ -94,7 +94,7 @@ impl Default for CrawlConfig {
             .to_vec(),
             tracking_params: DEFAULT_TRACKING_PARAMS.iter().map(|s| (*s).to_owned()).collect(),
             containment: 0.9,
-            batch: 64,
+            batch: 256,
             quality: QualityConfig::default(),
         }
     }
