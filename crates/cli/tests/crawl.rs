@@ -80,3 +80,33 @@ fn resume_after_kill_9_loses_nothing_and_fetches_nothing_twice() {
     assert!(attached.status.success());
     assert!(attached.stdout.is_empty());
 }
+
+#[test]
+fn rejections_are_logged_with_their_reason_and_counted() {
+    let site = Server::start("127.0.0.9", |path, _| match path {
+        "/robots.txt" => Resp::typed("text/plain", "User-agent: *\nDisallow: /no\n"),
+        "/" => Resp::html(article("Home", &words(90, 120), &["/short".into(), "/copy".into(), "/no".into()])),
+        "/short" => Resp::html(article("Short", "Too few words to index.", &[])),
+        "/copy" => Resp::html(article("Copy", &words(90, 120), &[])),
+        _ => Resp::status(404),
+    });
+    let index = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_tessera");
+    let out = Command::new(bin)
+        .args(["crawl", "-v", "--per-host-delay", "10ms", "--seed", &site.url("/"), "--index"])
+        .arg(index.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("rejected too_short {}", site.url("/short"))), "{stderr}");
+    assert!(stderr.contains(&format!("disallowed {}", site.url("/no"))), "{stderr}");
+    assert!(stderr.contains(&format!("attached to doc 0 (100.0%) {}", site.url("/copy"))), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in ["added 1\n", "attached 1\n", "rejected 1 (too_short 1)\n", "disallowed 1\n"] {
+        assert!(stdout.contains(line), "{line:?} in {stdout}");
+    }
+    assert_eq!(site.count("/no"), 0);
+    let attached = Command::new(bin).args(["crawl", "--attached", "--index"]).arg(index.path()).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&attached.stdout), format!("{}\t0\t1.0000\n", site.url("/copy")));
+}

@@ -282,3 +282,53 @@ fn revisit_sends_conditional_requests() {
     assert!(matches!(outcomes.get(&site.url("/b")), Some(Outcome::Added { .. })));
     assert_eq!(engine.reader().unwrap().collection("web").unwrap().doc_count(), 4);
 }
+
+#[test]
+fn bad_input_does_not_stop_the_crawl() {
+    let site = Server::start("127.0.0.8", |path, _| match path {
+        // Garbage robots.txt: not UTF-8, no structure. Read as no rules.
+        "/robots.txt" => Resp::typed("text/plain", b"\xff\xfe\x00User-agent \x80\n:::\nDisallow\n\xc3".to_vec()),
+        "/" => Resp::html(article(
+            "Home",
+            &words(80, 100),
+            &[
+                "/huge".into(),
+                "/png".into(),
+                "/nolocation".into(),
+                "/loop1".into(),
+                "http://[::1".into(),
+                "javascript:alert(1)".into(),
+                "http://127.0.0.8:0/".into(),
+                "/%zz".into(),
+            ],
+        )),
+        "/huge" => Resp::html("x".repeat(300_000)),
+        "/png" => Resp::typed("text/html", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec()),
+        "/nolocation" => Resp::status(302),
+        "/loop1" => Resp::redirect("/loop2"),
+        "/loop2" => Resp::redirect("/loop1"),
+        _ => Resp::status(404),
+    });
+    let index = tempfile::tempdir().unwrap();
+    let engine =
+        Engine::open_or_create(index.path(), &FingerprintSettings::default(), EngineOptions::default()).unwrap();
+    let config = CrawlConfig { per_host_delay_ms: 5, max_bytes: 100_000, max_retries: 0, ..CrawlConfig::default() };
+    let coll = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+    let mut sink = EngineSink::new(&engine, coll, 0.9).unwrap();
+    let state = tessera_crawl::state_dir(index.path());
+    let mut crawler = Crawler::create(&state, config).unwrap();
+    assert_eq!(crawler.add_seeds(["not a url", "ftp://x/", site.url("/").as_str()]).unwrap(), 1);
+    crawler.run(&mut sink, &mut |_| {}).unwrap();
+    let outcomes = Crawler::outcomes(&state).unwrap();
+    let skipped = |path: &str, needle: &str| match outcomes.get(&site.url(path)) {
+        Some(Outcome::Skipped { reason }) => assert!(reason.contains(needle), "{path}: {reason}"),
+        other => panic!("{path}: {other:?}"),
+    };
+    skipped("/huge", "larger than 100000 bytes");
+    skipped("/png", "");
+    skipped("/nolocation", "without Location");
+    // The redirect loop ends: each URL is fetched once.
+    assert_eq!(site.count("/loop1"), 1);
+    assert_eq!(site.count("/loop2"), 1);
+    assert!(matches!(outcomes.get(&site.url("/")), Some(Outcome::Added { .. })), "{outcomes:?}");
+}
