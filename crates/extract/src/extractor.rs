@@ -8,8 +8,10 @@ use std::path::Path;
 use crate::archive::{self, Budget, Document};
 use crate::bypass;
 use crate::container::{self, ArchiveKind, Container};
+use crate::doc::DocExtractor;
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::rtf::RtfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
 use crate::{Error, ExtractConfig, Extracted, Format, Result};
@@ -35,7 +37,15 @@ impl Extractor {
     /// An extractor for all built-in formats.
     #[must_use]
     pub fn new(config: ExtractConfig) -> Self {
-        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor)] }
+        Self {
+            config,
+            formats: vec![
+                Box::new(HtmlExtractor),
+                Box::new(TextExtractor),
+                Box::new(RtfExtractor),
+                Box::new(DocExtractor),
+            ],
+        }
     }
 
     /// Registers another extractor, asked before the built-in ones.
@@ -290,6 +300,6 @@ mod tests {
         assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
         assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
         assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
-        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text]"));
+        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text"));
     }
 }
