@@ -127,6 +127,29 @@ mod tests {
         assert_eq!(n(""), None);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn normalisation_is_idempotent_and_never_panics(
+            scheme in "(http|https|HTTP|ftp)",
+            host in "[a-zA-Z0-9.-]{0,12}",
+            port in proptest::option::of(0u16..=65535),
+            path in "[a-zA-Z0-9/._%~-]{0,20}",
+            query in proptest::collection::vec(("[a-zA-Z_]{1,8}", "[a-zA-Z0-9%+ ]{0,6}"), 0..5),
+            fragment in "[a-z]{0,5}",
+        ) {
+            let port = port.map(|p| format!(":{p}")).unwrap_or_default();
+            let query: Vec<String> = query.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let raw = format!("{scheme}://{host}{port}/{path}?{}#{fragment}", query.join("&"));
+            let norm = UrlNormalizer::default();
+            if let Some(once) = norm.normalize(&raw, None) {
+                let twice = norm.normalize(once.as_str(), None);
+                proptest::prop_assert_eq!(twice.as_ref().map(Url::as_str), Some(once.as_str()));
+                proptest::prop_assert!(once.fragment().is_none());
+                proptest::prop_assert!(!once.query_pairs().any(|(k, _)| k.to_ascii_lowercase().starts_with("utm_")));
+            }
+        }
+    }
+
     #[test]
     fn domains() {
         assert!(in_domain("a.example.org", "example.org"));
