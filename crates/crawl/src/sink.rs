@@ -63,6 +63,9 @@ pub struct EngineSink<'e> {
     reader: Option<IndexReader>,
     batch: Vec<PendingDoc>,
     committed: Vec<(String, DocId)>,
+    /// URLs attached since the last commit, written to the index's "seen at" list of
+    /// the containing document at the next commit.
+    attachments: Vec<(DocId, String)>,
 }
 
 impl std::fmt::Debug for EngineSink<'_> {
@@ -90,6 +93,7 @@ impl<'e> EngineSink<'e> {
             reader,
             batch: Vec::new(),
             committed: Vec::new(),
+            attachments: Vec::new(),
         })
     }
 
@@ -160,6 +164,7 @@ impl DocumentSink for EngineSink<'_> {
                 if reader.meta(doc)?.origin == url {
                     return Ok(Offer::Added(doc));
                 }
+                self.attachments.push((doc, url.to_owned()));
                 return Ok(Offer::Attached { to: doc, containment });
             }
             let in_batch = self
@@ -172,6 +177,7 @@ impl DocumentSink for EngineSink<'_> {
                 self.flush()?;
                 let doc = self.committed.iter().find(|(o, _)| *o == origin).map(|(_, d)| *d);
                 if let Some(to) = doc {
+                    self.attachments.push((to, url.to_owned()));
                     return Ok(Offer::Attached { to, containment });
                 }
             }
@@ -183,6 +189,16 @@ impl DocumentSink for EngineSink<'_> {
 
     fn commit(&mut self) -> Result<Vec<(String, DocId)>> {
         self.flush()?;
+        if !self.attachments.is_empty() {
+            // The index lists every place a document was seen at (`tessera near` shows
+            // them); attaching the same URL twice (a replay after a crash) is a no-op.
+            let mut writer = self.engine.writer()?;
+            for (doc, url) in self.attachments.drain(..) {
+                writer.attach_origin(doc, &url).map_err(tessera_engine::Error::from)?;
+            }
+            writer.commit().map_err(tessera_engine::Error::from)?;
+            self.reader = Some(self.engine.reader()?);
+        }
         Ok(std::mem::take(&mut self.committed))
     }
 
@@ -248,5 +264,10 @@ mod tests {
             Offer::Added(committed.iter().find(|(u, _)| u == "http://h/b").unwrap().1)
         );
         assert_eq!(sink.commit().unwrap().len(), 1);
+        // Every attached URL is in the index's "seen at" list of its document.
+        let reader = engine.reader().unwrap();
+        assert_eq!(reader.seen_at(to).unwrap(), ["http://h/a", "http://h/a2"]);
+        let b_doc = committed.iter().find(|(u, _)| u == "http://h/b").unwrap().1;
+        assert_eq!(reader.seen_at(b_doc).unwrap(), ["http://h/b", "http://h/b-part"]);
     }
 }
