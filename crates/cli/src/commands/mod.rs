@@ -8,6 +8,7 @@ mod demo;
 mod eval;
 mod index;
 mod progress;
+mod serve;
 mod stats;
 mod verify;
 
@@ -54,6 +55,8 @@ enum Command {
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Serve the HTTP API and the web page over an index.
+    Serve(serve::ServeArgs),
 }
 
 /// Output formats of reports and statistics.
@@ -207,6 +210,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Align(args) => align::run(&args, quiet),
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 
