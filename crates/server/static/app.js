@@ -257,14 +257,14 @@ function renderSources(report) {
   list.textContent = "";
   $("source-count").textContent = report.sources.length ? "(" + report.sources.length + ")" : "";
   if (!report.sources.length) {
-    list.append(el("li", { class: "source" }, el("span"), el("span", { class: "muted", text: "No borrowed passages were found." })));
+    list.append(el("li", { class: "src-row" }, el("span"), el("span", { class: "muted", text: "No borrowed passages were found." })));
   }
   for (const s of report.sources) {
     const isUrl = /^https?:\/\//.test(s.origin);
     const toggle = el("input", { type: "checkbox", class: "source-toggle", "data-source": s.id, "aria-label": "Count " + (s.title || s.origin) });
     toggle.checked = s.enabled;
     toggle.addEventListener("change", () => editReport({ sources: [{ id: s.id, enabled: toggle.checked }] }));
-    const li = el("li", { class: "source" + (s.enabled ? "" : " disabled"), "data-source": s.id, style: "--src:" + sourceColor(s.rank) },
+    const li = el("li", { class: "src-row" + (s.enabled ? "" : " disabled"), "data-source": s.id, style: "--src:" + sourceColor(s.rank) },
       el("span", { class: "dot" }),
       el("div", {},
         el("div", { class: "src-title", text: s.title || s.origin || "Document " + s.id }),
