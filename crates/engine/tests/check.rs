@@ -126,7 +126,7 @@ fn report_from_revisions_searched_one_collection_at_a_time_equals_check_text() {
     let query = f.engine.fingerprinter().query(&text);
     let mut revisions = Vec::new();
     for c in reader.collections() {
-        revisions.extend(f.engine.search(&reader, &query, Some(&[c.config.name.clone()])).unwrap());
+        revisions.extend(f.engine.search(&reader, &query, Some(std::slice::from_ref(&c.config.name))).unwrap());
     }
     revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
     let suspect = tessera_engine::report::SuspectInfo::new("thesis.txt", "T", text.as_str());
