@@ -682,3 +682,76 @@ fn io_errors_print_their_cause_once() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Extraction: `tessera extract`, archives in `index` and `check`
+// ---------------------------------------------------------------------------------------
+
+fn extract_fixture(tmp: &TempDir, from: &str, to: &str) {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../extract/testdata").join(from);
+    fs::copy(src, tmp.path().join(to)).unwrap();
+}
+
+#[test]
+fn extract_text_json_and_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    extract_fixture(&tmp, "archive/thesis.zip", "thesis.zip");
+    fs::write(tmp.path().join("tricks.txt"), "Перепиcанный тeкст, p l a g i a r i s m, и сл\u{200B}ово.\n").unwrap();
+    let text = tessera(tmp.path(), &["extract", "thesis.zip", "tricks.txt"]).ok();
+    assert_snapshot!("extract_text", text);
+    let lines = tessera(tmp.path(), &["extract", "--format", "json", "tricks.txt", "thesis.zip"]).ok();
+    let docs: Vec<Value> = lines.lines().map(json).collect();
+    assert_eq!(docs.len(), 4);
+    assert_eq!(docs[0]["name"], "tricks.txt");
+    let kinds: Vec<&str> =
+        docs[0]["document"]["warnings"].as_array().unwrap().iter().map(|w| w["trick"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["homoglyphs", "invisible_characters", "spaced_letters"]);
+    assert_eq!(docs[1]["name"], "thesis.zip!/appendix.zip!/page.html");
+    assert_eq!(docs[1]["document"]["title"], "Inner page");
+}
+
+#[test]
+fn extract_names_failed_members_and_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    extract_fixture(&tmp, "archive/bomb.zip", "bomb.zip");
+    let run = tessera(tmp.path(), &["extract", "bomb.zip"]);
+    assert_eq!(run.code, Some(3), "{run:?}");
+    assert_no_panic(&run);
+    assert!(run.stdout.contains("== bomb.zip!/good.txt"), "{}", run.stdout);
+    assert!(run.stdout.contains("error: bomb.zip!/zeros.txt: unpacks"), "{}", run.stdout);
+}
+
+#[test]
+fn index_and_check_archives_member_by_member() {
+    let tmp = workspace();
+    extract_fixture(&tmp, "archive/thesis.zip", "thesis.zip");
+    extract_fixture(&tmp, "archive/bomb.zip", "bomb.zip");
+    let run = tessera(tmp.path(), &["index", "--index", "lib", "thesis.zip", "bomb.zip"]);
+    assert_eq!(run.code, Some(3), "one member failed: {run:?}");
+    assert!(run.stdout.contains("4 document"), "three members of thesis.zip and one of bomb.zip: {}", run.stdout);
+    assert!(run.stderr.contains("bomb.zip!/zeros.txt"), "{}", run.stderr);
+    let report = tessera(tmp.path(), &["check", "--index", "lib", "thesis.zip"]).ok();
+    let sections: Vec<&str> = report.lines().filter(|l| l.starts_with("== ")).collect();
+    assert_eq!(
+        sections,
+        ["== thesis.zip!/appendix.zip!/page.html", "== thesis.zip!/ch1/intro.txt", "== thesis.zip!/ch2/glava.txt"]
+    );
+    let reports = json(&tessera(tmp.path(), &["check", "--index", "lib", "--format", "json", "thesis.zip"]).ok());
+    for item in reports.as_array().unwrap() {
+        assert!(item["report"]["totals"]["borrowings"].as_f64().unwrap() > 90.0, "{item}");
+    }
+    let run = tessera(tmp.path(), &["check", "--index", "lib", "--format", "html", "thesis.zip"]);
+    run.fails(1, &["thesis.zip is an archive of 3 documents", "-o"]);
+    tessera(tmp.path(), &["check", "--index", "lib", "--format", "html", "-o", "reports", "thesis.zip"]).ok();
+    assert_eq!(fs::read_dir(tmp.path().join("reports")).unwrap().count(), 3);
+    // Bypass attempts are named in every report format.
+    fs::write(tmp.path().join("tricks.txt"), "Книгопечатание и распpостpанение знаний. p l a g i a r i s m\n").unwrap();
+    let text = tessera(tmp.path(), &["check", "--index", "lib", "tricks.txt"]).ok();
+    assert!(text.contains("Bypass:       look-alike letters of another script inside words: 1"), "{text}");
+    assert!(text.contains("Bypass:       letters separated by spaces: 1"), "{text}");
+    let report = json(&tessera(tmp.path(), &["check", "--index", "lib", "--format", "json", "tricks.txt"]).ok());
+    assert_eq!(report["suspect"]["warnings"][0]["kind"], "homoglyphs");
+    assert_eq!(report["suspect"]["warnings"][0]["locations"][0]["span"]["chars"]["start"], 17);
+    let html = tessera(tmp.path(), &["check", "--index", "lib", "--format", "html", "tricks.txt"]).ok();
+    assert!(html.contains("<li class=\"bypass\" data-kind=\"spaced_letters\">"), "{html}");
+}

@@ -146,11 +146,29 @@ impl Engine {
         Ok(self.reader()?.collections())
     }
 
-    /// Extracts and fingerprints one file.
+    /// Extracts and fingerprints one file (one document: an archive is an error; see
+    /// [`prepare_documents`](Self::prepare_documents)).
     pub fn prepare_path(&self, path: &Path, fingerprinter: &mut Fingerprinter) -> Result<Prepared> {
         let extracted = tessera_extract::extract_path(path, &self.options.extract)?;
         let fingerprint = fingerprinter.fingerprint(&extracted.text);
         Ok(Prepared { origin: path.display().to_string(), extracted, fingerprint })
+    }
+
+    /// Extracts and fingerprints every document in a file: the file itself, or each
+    /// member of an archive (named `archive.zip!/member`). Each has its own result.
+    pub fn prepare_documents(&self, path: &Path, fingerprinter: &mut Fingerprinter) -> Vec<(String, Result<Prepared>)> {
+        let extractor = tessera_extract::Extractor::new(self.options.extract.clone());
+        extractor
+            .extract_path_documents(path)
+            .into_iter()
+            .map(|doc| {
+                let prepared = doc.result.map_err(Error::from).map(|extracted| {
+                    let fingerprint = fingerprinter.fingerprint(&extracted.text);
+                    Prepared { origin: doc.name.clone(), extracted, fingerprint }
+                });
+                (doc.name, prepared)
+            })
+            .collect()
     }
 
     /// Adds files and folders (recursively, in sorted order) to a collection, creating it
@@ -170,19 +188,21 @@ impl Engine {
         let mut summary = AddSummary::default();
         let mut done = 0u64;
         for chunk in files.chunks(self.options.batch_size.max(1)) {
-            let prepared: Vec<(PathBuf, Result<Prepared>)> = chunk
+            let prepared: Vec<Vec<(String, Result<Prepared>)>> = chunk
                 .par_iter()
-                .map_init(|| self.fingerprinter.clone(), |fp, path| (path.clone(), self.prepare_path(path, fp)))
+                .map_init(|| self.fingerprinter.clone(), |fp, path| self.prepare_documents(path, fp))
                 .collect();
-            for (path, result) in prepared {
+            for documents in prepared {
                 done += 1;
-                match result {
-                    Ok(doc) => {
-                        summary.bytes += doc.extracted.text.len() as u64;
-                        add_prepared(&mut writer, collection, &doc)?;
-                        summary.added += 1;
+                for (name, result) in documents {
+                    match result {
+                        Ok(doc) => {
+                            summary.bytes += doc.extracted.text.len() as u64;
+                            add_prepared(&mut writer, collection, &doc)?;
+                            summary.added += 1;
+                        }
+                        Err(e) => summary.failed.push((name, e.to_string())),
                     }
-                    Err(e) => summary.failed.push((path.display().to_string(), e.to_string())),
                 }
             }
             progress(AddProgress { done, total });
@@ -248,21 +268,47 @@ impl Engine {
         Ok(id)
     }
 
-    /// Checks a file against every collection.
+    /// Checks a file against every collection. An archive is an error
+    /// ([`tessera_extract::Error::Archive`]); see [`check_documents`](Self::check_documents).
     pub fn check_path(&self, path: &Path) -> Result<Report> {
         let extracted = tessera_extract::extract_path(path, &self.options.extract)?;
-        let name = path.display().to_string();
-        let title = extracted.title.clone().unwrap_or_else(|| file_title(path));
-        self.check_text(&name, &title, &extracted.text)
+        self.check_extracted(&path.display().to_string(), &extracted)
+    }
+
+    /// Checks every document in a file (each member of an archive, named
+    /// `archive.zip!/member`), each with its own report or error.
+    pub fn check_documents(&self, path: &Path) -> Vec<(String, Result<Report>)> {
+        let extractor = tessera_extract::Extractor::new(self.options.extract.clone());
+        extractor
+            .extract_path_documents(path)
+            .into_iter()
+            .map(|doc| {
+                let report =
+                    doc.result.map_err(Error::from).and_then(|extracted| self.check_extracted(&doc.name, &extracted));
+                (doc.name, report)
+            })
+            .collect()
+    }
+
+    /// Checks an extracted document: its text, with its title (or a title from `name`)
+    /// and extraction's warnings (bypass attempts, pages without text) in the report.
+    pub fn check_extracted(&self, name: &str, extracted: &Extracted) -> Result<Report> {
+        let title = extracted.title.clone().unwrap_or_else(|| file_title(Path::new(name)));
+        let suspect =
+            SuspectInfo::new(name, title, extracted.text.as_str()).with_warnings(crate::notices::notices(extracted));
+        self.check_suspect(suspect)
     }
 
     /// Checks a text against every collection.
     pub fn check_text(&self, name: &str, title: &str, text: &str) -> Result<Report> {
+        self.check_suspect(SuspectInfo::new(name, title, text))
+    }
+
+    fn check_suspect(&self, suspect: SuspectInfo) -> Result<Report> {
         let reader = self.reader()?;
-        let query = self.fingerprinter.clone().query(text);
+        let query = self.fingerprinter.clone().query(&suspect.text);
         let revisions = self.search(&reader, &query, None)?;
         let sources = source_infos(&reader, &revisions)?;
-        let suspect = SuspectInfo::new(name, title, text);
         Ok(Report::build(suspect, &revisions, &sources, &self.options.report))
     }
 

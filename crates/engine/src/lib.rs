@@ -22,6 +22,7 @@
 mod engine;
 mod error;
 mod fingerprinter;
+mod notices;
 mod settings;
 
 pub use engine::{AddProgress, AddSummary, Engine, EngineOptions, Prepared};

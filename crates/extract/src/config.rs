@@ -25,11 +25,40 @@ pub struct ExtractConfig {
     /// finds). When `false`, or when no article is found, the whole body is
     /// kept minus scripts, styles, navigation, header, footer and asides.
     pub main_content: bool,
+    /// Limits on unpacking: archives, and the ZIP containers of office
+    /// documents and EPUB.
+    pub unpack: UnpackLimits,
 }
 
 impl Default for ExtractConfig {
     fn default() -> Self {
-        Self { max_bytes: DEFAULT_MAX_BYTES, main_content: true }
+        Self { max_bytes: DEFAULT_MAX_BYTES, main_content: true, unpack: UnpackLimits::default() }
+    }
+}
+
+/// Guards against decompression bombs: a document or archive member that
+/// passes one of these limits fails with
+/// [`Error::Limit`](crate::Error::Limit) naming it; the other members of an
+/// archive are still extracted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UnpackLimits {
+    /// Most bytes unpacked from one container, all members together
+    /// (default 1 GiB).
+    pub max_total_bytes: u64,
+    /// Highest compression ratio (unpacked / packed) of a member larger than
+    /// 1 MiB unpacked (default 200; real documents stay under 30).
+    pub max_ratio: u64,
+    /// Deepest nesting of archives in archives (default 3: a zip in a zip in
+    /// a zip).
+    pub max_depth: u32,
+    /// Most members taken from one archive (default 10,000).
+    pub max_members: usize,
+}
+
+impl Default for UnpackLimits {
+    fn default() -> Self {
+        Self { max_total_bytes: 1 << 30, max_ratio: 200, max_depth: 3, max_members: 10_000 }
     }
 }
 

@@ -52,6 +52,51 @@ pub enum Error {
         /// The media type recognised from the content, e.g. `application/pdf`.
         media_type: String,
     },
+    /// The document is encrypted or password-protected.
+    #[error("{name}: the document is encrypted")]
+    Encrypted {
+        /// The document's name.
+        name: String,
+    },
+    /// The document is damaged or not what its format says: nothing could be
+    /// extracted.
+    #[error("{name}: damaged {format} document: {reason}")]
+    Malformed {
+        /// The document's name.
+        name: String,
+        /// The format it was recognised as.
+        format: &'static str,
+        /// What is wrong, e.g. `"no end of central directory"`.
+        reason: String,
+    },
+    /// A limit that guards against decompression bombs and runaway inputs
+    /// was reached (unpacked size, compression ratio, nesting depth, member
+    /// count, time).
+    #[error("{name}: {limit}")]
+    Limit {
+        /// The document's name.
+        name: String,
+        /// Which limit, with the figures, e.g. `"unpacks to over 1 GiB"`.
+        limit: String,
+    },
+    /// The document is an archive: its members are documents of their own.
+    /// Extract them with
+    /// [`Extractor::extract_documents`](crate::Extractor::extract_documents).
+    #[error("{name}: an archive ({media_type}); its members are separate documents")]
+    Archive {
+        /// The document's name.
+        name: String,
+        /// The archive's media type.
+        media_type: String,
+    },
+    /// An external helper (a PDF worker process, OCR) failed or crashed.
+    #[error("{name}: {reason}")]
+    Failed {
+        /// The document's name.
+        name: String,
+        /// What failed.
+        reason: String,
+    },
 }
 
 /// A `Result` with this crate's [`Error`].

@@ -5,8 +5,13 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use crate::archive::{self, Budget, Document};
+use crate::bypass;
+use crate::container::{self, ArchiveKind, Container};
+use crate::doc::DocExtractor;
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::rtf::RtfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
 use crate::{Error, ExtractConfig, Extracted, Format, Result};
@@ -32,7 +37,15 @@ impl Extractor {
     /// An extractor for all built-in formats.
     #[must_use]
     pub fn new(config: ExtractConfig) -> Self {
-        Self { config, formats: vec![Box::new(HtmlExtractor), Box::new(TextExtractor)] }
+        Self {
+            config,
+            formats: vec![
+                Box::new(HtmlExtractor),
+                Box::new(TextExtractor),
+                Box::new(RtfExtractor),
+                Box::new(DocExtractor),
+            ],
+        }
     }
 
     /// Registers another extractor, asked before the built-in ones.
@@ -62,19 +75,30 @@ impl Extractor {
     fn pick(&self, name: &str, bytes: &[u8]) -> Result<&dyn Extract> {
         let head = bytes.get(..HEAD_LEN).unwrap_or(bytes);
         match sniff::signature(head) {
-            Some(signature) if signature.kind == Kind::Binary => {
-                return Err(Error::Binary { name: name.into() });
+            Some(signature) if signature.kind == Kind::Binary => Err(Error::Binary { name: name.into() }),
+            Some(signature) => match container::classify(signature.media_type, bytes) {
+                Container::Document(format) => self
+                    .by_format(format)
+                    .ok_or_else(|| Error::Unsupported { name: name.into(), media_type: format.media_type().into() }),
+                Container::Archive(_) => {
+                    Err(Error::Archive { name: name.into(), media_type: signature.media_type.into() })
+                }
+                Container::Unsupported(media_type) => {
+                    Err(Error::Unsupported { name: name.into(), media_type: media_type.into() })
+                }
+            },
+            None => {
+                self.formats.iter().map(AsRef::as_ref).find(|format| format.sniff(name, head)).ok_or_else(|| {
+                    Error::Unsupported { name: name.into(), media_type: "application/octet-stream".into() }
+                })
             }
-            Some(signature) => {
-                return Err(Error::Unsupported { name: name.into(), media_type: signature.media_type.into() });
-            }
-            None => {}
         }
-        self.formats
-            .iter()
-            .map(AsRef::as_ref)
-            .find(|format| format.sniff(name, head))
-            .ok_or_else(|| Error::Unsupported { name: name.into(), media_type: "application/octet-stream".into() })
+    }
+
+    /// The registered extractor of a container format (PDF, DOCX, ...),
+    /// custom ones first.
+    fn by_format(&self, format: Format) -> Option<&dyn Extract> {
+        self.formats.iter().map(AsRef::as_ref).find(|e| e.format() == format)
     }
 
     /// Extracts the text of a document held in memory. `name` is used in
@@ -92,11 +116,13 @@ impl Extractor {
         if bytes.is_empty() {
             return Err(Error::Empty { name: name.into() });
         }
-        let extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
+        let mut extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
         // Holds custom extractors to the same contract as the built-in ones.
         if is_blank(&extracted.text) {
             return Err(Error::Empty { name: name.into() });
         }
+        let tricks = bypass::scan(&extracted.text, &extracted.origins);
+        extracted.warnings.extend(tricks);
         Ok(extracted)
     }
 
@@ -109,6 +135,77 @@ impl Extractor {
     /// [`Error::Io`] naming the path when it cannot be opened or read, and
     /// the errors of [`extract_bytes`](Self::extract_bytes), naming the path.
     pub fn extract_path(&self, path: &Path) -> Result<Extracted> {
+        let bytes = self.read_file(path)?;
+        self.extract_bytes(&path.display().to_string(), &bytes)
+    }
+
+    /// Every document in a file held in memory: the file itself, or, for an
+    /// archive, each member (archives in it opened in turn), named
+    /// `name!/member`. One member's failure (damage, a bomb limit,
+    /// encryption) is its own [`Document`] with the error; the others are
+    /// still extracted. Never empty.
+    #[must_use]
+    pub fn extract_documents(&self, name: &str, bytes: &[u8]) -> Vec<Document> {
+        let mut budget = Budget::new(&self.config.unpack);
+        let mut out = Vec::new();
+        self.collect(name, bytes, 0, &mut budget, &mut out);
+        out
+    }
+
+    /// Every document in a file: see
+    /// [`extract_documents`](Self::extract_documents). A file that cannot be
+    /// read is one [`Document`] with the error.
+    #[must_use]
+    pub fn extract_path_documents(&self, path: &Path) -> Vec<Document> {
+        let name = path.display().to_string();
+        match self.read_file(path) {
+            Ok(bytes) => self.extract_documents(&name, &bytes),
+            Err(error) => vec![Document { name, result: Err(error) }],
+        }
+    }
+
+    fn collect(&self, name: &str, bytes: &[u8], depth: u32, budget: &mut Budget, out: &mut Vec<Document>) {
+        let Some(kind) = self.archive_kind(bytes) else {
+            // Our parsers are written not to panic (fuzzed); should one
+            // still, the document fails by name and the batch goes on.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.extract_bytes(name, bytes)))
+                .unwrap_or_else(|_| Err(Error::Failed { name: name.into(), reason: "the extractor panicked".into() }));
+            out.push(Document { name: name.into(), result });
+            return;
+        };
+        if depth >= budget.limits.max_depth {
+            let limit = format!("archives nested deeper than {}", budget.limits.max_depth);
+            out.push(Document { name: name.into(), result: Err(Error::Limit { name: name.into(), limit }) });
+            return;
+        }
+        match archive::members(kind, name, bytes, budget, self.config.max_bytes) {
+            Err(error) => out.push(Document { name: name.into(), result: Err(error) }),
+            Ok(members) if members.is_empty() => {
+                out.push(Document { name: name.into(), result: Err(Error::Empty { name: name.into() }) });
+            }
+            Ok(members) => {
+                for member in members {
+                    let member_name = format!("{name}!/{}", member.name);
+                    match member.bytes {
+                        Ok(bytes) => self.collect(&member_name, &bytes, depth + 1, budget, out),
+                        Err(error) => out.push(Document { name: member_name, result: Err(error) }),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The archive format of `bytes`, if they are an archive.
+    fn archive_kind(&self, bytes: &[u8]) -> Option<ArchiveKind> {
+        let head = bytes.get(..HEAD_LEN).unwrap_or(bytes);
+        let signature = sniff::signature(head)?;
+        match container::classify(signature.media_type, bytes) {
+            Container::Archive(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
+    fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
         let name = path.display().to_string();
         let io = |source| Error::Io { path: path.to_path_buf(), source };
         let file = std::fs::File::open(path).map_err(io)?;
@@ -124,7 +221,7 @@ impl Extractor {
         if read > limit {
             return Err(Error::TooLarge { name, size: read.max(size), limit });
         }
-        self.extract_bytes(&name, &bytes)
+        Ok(bytes)
     }
 }
 
@@ -193,6 +290,8 @@ mod tests {
                     title: None,
                     format: Format::Text,
                     encoding: None,
+                    metadata: crate::Metadata::default(),
+                    origins: Vec::new(),
                     warnings: Vec::new(),
                 })
             }
@@ -201,6 +300,6 @@ mod tests {
         assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
         assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
         assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
-        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text]"));
+        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text"));
     }
 }

@@ -10,9 +10,13 @@ use dom_smoothie::Readability;
 use encoding_rs::Encoding;
 
 use crate::extract::{Extract, extension};
-use crate::html_text::{Mode, depth_within, render, strip_tags, too_costly_to_parse};
+use crate::html_text::{
+    Hidden, Mode, depth_within, remove_hidden, render_with_hidden, strip_tags, too_costly_to_parse,
+};
 use crate::sniff::{is_blank, looks_binary};
-use crate::{Error, ExtractConfig, Extracted, Format, Result, encoding};
+use crate::{
+    Error, ExtractConfig, Extracted, Format, Location, MAX_LOCATIONS, Place, Result, Trick, Warning, encoding,
+};
 
 /// How far into a page to look for a `<meta charset>`. Browsers look at
 /// 1024 bytes; some pages put long comments or scripts first.
@@ -87,19 +91,32 @@ impl Extract for HtmlExtractor {
         }
         let document = Document::from(decoded.text.as_str());
         let title = title(&document);
-        let page = render(document.root(), Mode::Page);
+        let (page, page_hidden) = render_with_hidden(document.root(), Mode::Page);
         let article = if config.main_content
             && depth_within(document.root(), READABILITY_MAX_DEPTH)
             && dom_smoothie::is_probably_readable(&document, None, None)
         {
-            main_content(&decoded.text).filter(|article| {
+            remove_hidden(document.root());
+            main_content(&document.html()).filter(|(article, _)| {
                 let (article, page) = (visible_chars(article), visible_chars(&page));
                 article > 0 && (article >= ARTICLE_MIN_CHARS || article * 2 >= page)
             })
         } else {
             None
         };
-        finish(name, article.unwrap_or(page), title, decoded)
+        let (text, hidden) = match article {
+            // Hidden elements were removed before the Readability pass (it
+            // drops styles): they are counted from the page, without a
+            // location in the article.
+            Some((article, _)) => {
+                let hidden = page_hidden.iter().map(|h| Hidden { offset: usize::MAX, ..*h }).collect();
+                (article, hidden)
+            }
+            None => (page, page_hidden),
+        };
+        let mut extracted = finish(name, text, title, decoded)?;
+        extracted.warnings.extend(hidden_warnings(&hidden, extracted.text.len()));
+        Ok(extracted)
     }
 }
 
@@ -112,6 +129,8 @@ fn finish(name: &str, text: String, title: Option<String>, decoded: encoding::De
         title,
         format: Format::Html,
         encoding: Some(decoded.encoding.name().to_owned()),
+        metadata: crate::Metadata::default(),
+        origins: Vec::new(),
         warnings: decoded.warnings,
     })
 }
@@ -231,13 +250,27 @@ fn title(document: &Document) -> Option<String> {
 }
 
 /// The article Readability finds, rendered like the rest.
-fn main_content(html: &str) -> Option<String> {
+/// One [`Warning::Bypass`] per trick, with the places (offsets past the end
+/// mean "not located").
+fn hidden_warnings(hidden: &[Hidden], len: usize) -> Vec<Warning> {
+    let mut by_trick: std::collections::BTreeMap<Trick, (usize, Vec<Location>)> = std::collections::BTreeMap::new();
+    for h in hidden {
+        let entry = by_trick.entry(h.trick).or_default();
+        entry.0 += h.chars;
+        if h.offset <= len && entry.1.len() < MAX_LOCATIONS {
+            entry.1.push(Location { start: h.offset, end: h.offset, place: Place::default() });
+        }
+    }
+    by_trick.into_iter().map(|(trick, (count, locations))| Warning::Bypass { trick, count, locations }).collect()
+}
+
+fn main_content(html: &str) -> Option<(String, Vec<Hidden>)> {
     let config =
         dom_smoothie::Config { max_elements_to_parse: READABILITY_MAX_ELEMENTS, ..dom_smoothie::Config::default() };
     let mut readability = Readability::new(html, None, Some(config)).ok()?;
     let article = readability.parse().ok()?;
     let fragment = Document::fragment(article.content);
-    Some(render(fragment.root(), Mode::Article))
+    Some(render_with_hidden(fragment.root(), Mode::Article))
 }
 
 fn visible_chars(text: &str) -> usize {

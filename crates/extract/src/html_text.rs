@@ -4,6 +4,8 @@
 
 use dom_query::NodeRef;
 
+use crate::Trick;
+
 /// What to leave out when rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -51,12 +53,6 @@ fn skipped(node: &NodeRef<'_>, tag: &str, mode: Mode) -> bool {
     if node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
         return true;
     }
-    if node.attr("style").is_some_and(|style| {
-        let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
-        style.contains("display:none") || style.contains("visibility:hidden")
-    }) {
-        return true;
-    }
     if mode == Mode::Article {
         return false;
     }
@@ -71,6 +67,64 @@ fn skipped(node: &NodeRef<'_>, tag: &str, mode: Mode) -> bool {
         .iter()
         .flatten()
         .any(|value| value.split_whitespace().any(|word| FURNITURE_NAMES.contains(&word.to_ascii_lowercase().as_str())))
+}
+
+/// How an inline `style` hides an element from a reader: `display:none` or
+/// `visibility:hidden`, white colour, or a font of 2 pt (or px) and less.
+pub(crate) fn hidden_by_style(node: &NodeRef<'_>) -> Option<Trick> {
+    let style = node.attr("style")?;
+    let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    let mut trick = None;
+    for declaration in style.split(';') {
+        let Some((property, value)) = declaration.split_once(':') else { continue };
+        let value = value.trim_end_matches("!important");
+        match property {
+            "display" if value == "none" => return Some(Trick::HiddenText),
+            "visibility" if value == "hidden" || value == "collapse" => return Some(Trick::HiddenText),
+            "color" if matches!(value, "#fff" | "#ffffff" | "white" | "rgb(255,255,255)" | "#ffffffff") => {
+                trick = Some(Trick::WhiteText);
+            }
+            "font-size" => {
+                let number = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                let tiny = number.parse::<f32>().is_ok_and(|n| n <= 2.0)
+                    && (value.ends_with("pt") || value.ends_with("px") || value == "0");
+                if tiny {
+                    trick = Some(Trick::TinyText);
+                }
+            }
+            _ => {}
+        }
+    }
+    trick
+}
+
+/// Replaces every element that an inline style hides (see [`render_with_hidden`]) with
+/// a space, so that a later pass that ignores styles (Readability drops `style`
+/// attributes) cannot bring hidden text back into the words around it.
+pub(crate) fn remove_hidden(root: NodeRef<'_>) {
+    let mut stack = vec![root];
+    let mut hidden = Vec::new();
+    while let Some(node) = stack.pop() {
+        if node.is_element() && hidden_by_style(&node).is_some() {
+            hidden.push(node);
+            continue;
+        }
+        stack.extend(node.children_it(false));
+    }
+    for node in hidden {
+        node.replace_with_html(" ");
+    }
+}
+
+/// Text left out of a rendering because a reader would not see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hidden {
+    /// How it was hidden.
+    pub(crate) trick: Trick,
+    /// Its characters, whitespace aside.
+    pub(crate) chars: usize,
+    /// Where in the rendered text it would have been (a byte offset).
+    pub(crate) offset: usize,
 }
 
 /// How an element lays out its content.
@@ -109,7 +163,17 @@ enum Step<'a> {
 }
 
 /// The visible text under `root`, laid out as [`HtmlExtractor`] describes.
+#[allow(dead_code)] // for callers that do not report hidden text (EPUB chapters, tests)
 pub(crate) fn render(root: NodeRef<'_>, mode: Mode) -> String {
+    render_with_hidden(root, mode).0
+}
+
+/// The visible text under `root` and the text left out as hidden (inline
+/// styles: `display:none`, `visibility:hidden`, white colour, tiny fonts).
+/// Hidden text is counted only in content elements (paragraphs, headings,
+/// cells, inline elements): hidden menus and dialogs are `div`s and lists.
+pub(crate) fn render_with_hidden(root: NodeRef<'_>, mode: Mode) -> (String, Vec<Hidden>) {
+    let mut hidden = Vec::new();
     let mut out = TextBuilder::default();
     let mut stack: Vec<Step<'_>> = root.children_it(true).map(Step::Open).collect();
     let mut pre_depth = 0usize;
@@ -142,13 +206,24 @@ pub(crate) fn render(root: NodeRef<'_>, mode: Mode) -> String {
             continue;
         }
         let layout = layout(&tag);
+        if let Some(trick) = hidden_by_style(&node) {
+            if layout != Layout::Block(1) {
+                let chars = node.text().chars().filter(|c| !c.is_whitespace()).count();
+                if chars > 0 {
+                    hidden.push(Hidden { trick, chars, offset: out.out.len() });
+                }
+            }
+            // Hidden text still separates the words around it.
+            out.space = true;
+            continue;
+        }
         out.open(layout);
         let pre = matches!(tag.as_str(), "pre" | "listing" | "plaintext" | "xmp");
         pre_depth += usize::from(pre);
         stack.push(Step::Close { layout, pre });
         stack.extend(node.children_it(true).map(Step::Open));
     }
-    out.finish()
+    (out.finish(), hidden)
 }
 
 /// Builds text from a walk: collapses whitespace, merges line breaks.

@@ -39,6 +39,8 @@ impl Extract for TextExtractor {
             title: None,
             format: Format::Text,
             encoding: Some(decoded.encoding.name().to_owned()),
+            metadata: crate::Metadata::default(),
+            origins: Vec::new(),
             warnings: decoded.warnings,
         })
     }

@@ -74,19 +74,26 @@ fn images_and_executables_are_binary() {
 }
 
 #[test]
-fn known_document_formats_are_unsupported_for_now() {
-    for (bytes, media_type) in [
-        (&b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n"[..], "application/pdf"),
-        (b"PK\x03\x04\x14\0\x06\0", "application/zip"),
-        (b"{\\rtf1\\ansi\\ansicpg1251 text}", "application/rtf"),
-        (b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\0\0", "application/x-ole-storage"),
-    ] {
+fn recognised_formats_not_extracted_are_unsupported() {
+    for (bytes, media_type) in
+        [(&b"\x1F\x8B\x08\0\0\0\0\0"[..], "application/gzip"), (b"\xFD7zXZ\0\0", "application/x-xz")]
+    {
         match extract_bytes("thesis.txt", bytes, &config()) {
             Err(Error::Unsupported { name, media_type: m }) => {
                 assert_eq!((name.as_str(), m.as_str()), ("thesis.txt", media_type));
             }
             other => panic!("{media_type}: {other:?}"),
         }
+    }
+}
+
+#[test]
+fn an_archive_is_not_one_document() {
+    match extract_bytes("thesis.docx", b"PK\x03\x04\x14\0\x06\0", &config()) {
+        Err(Error::Archive { name, media_type }) => {
+            assert_eq!((name.as_str(), media_type.as_str()), ("thesis.docx", "application/zip"));
+        }
+        other => panic!("{other:?}"),
     }
 }
 

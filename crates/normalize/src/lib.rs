@@ -55,7 +55,10 @@
 //!
 //! The term of a word is `xxh3_64` (seed 0) of its canonical string's UTF-8 bytes.
 //! Changing these rules changes fingerprints; [`FORMAT_VERSION`] records them and the
-//! index stores it with the [`NormalizerConfig`].
+//! index stores it with the [`NormalizerConfig`]. Versions: 1, the first rules; 2,
+//! letters spaced apart (`p l a g i a r i s m`: four or more one-letter words in a row,
+//! one same separator character apart) are joined into one word, and the Hangul fillers
+//! (letters that render blank, used in place of spaces) split words.
 //!
 //! **Speed.** A byte-table tokenizer (ASCII and two-byte Cyrillic fast paths) and a
 //! per-normalizer cache from each distinct word as written (keyed by its 64-bit

@@ -18,7 +18,7 @@ use crate::{Error, Normalized, Result, Span, Token};
 /// Version of the canonicalisation rules (tokenizer, tables, stop lists, stemming
 /// policy). Two normalizers with the same [`NormalizerConfig`] and the same version give
 /// the same terms; an index stores it next to the config and refuses to mix versions.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// A per-language cache is cleared when it reaches this many distinct words.
 const CACHE_LIMIT: usize = 1 << 20;
@@ -158,9 +158,12 @@ impl Normalizer {
         let (mut words, mut folded_words) = (0, 0);
         let Self { rules, caches, key, .. } = self;
         let cache = &mut caches[latin];
-        tokenizer::scan(text, |w| {
+        tokenizer::scan_joining(text, |w| {
             let raw = &text[w.start..w.end];
-            let word = if w.dirty {
+            let word = if w.joined {
+                tokenizer::join_into(raw, key);
+                key.as_str()
+            } else if w.dirty {
                 tokenizer::clean_into(raw, key);
                 key.as_str()
             } else {
@@ -211,8 +214,12 @@ impl Normalizer {
         let (_, latin) = self.languages(text);
         let mut out = Vec::new();
         let mut key = String::new();
-        tokenizer::scan(text, |w| {
-            tokenizer::clean_into(&text[w.start..w.end], &mut key);
+        tokenizer::scan_joining(text, |w| {
+            if w.joined {
+                tokenizer::join_into(&text[w.start..w.end], &mut key);
+            } else {
+                tokenizer::clean_into(&text[w.start..w.end], &mut key);
+            }
             if let Some(term) = self.rules.canonical(&key, latin).0 {
                 out.push((Span { start: w.start, end: w.end }, term));
             }
@@ -389,6 +396,30 @@ mod tests {
         assert_eq!(a.term_hashes(), b.term_hashes());
         assert_eq!(a.folded_words, 5);
         assert_eq!(b.folded_words, 0);
+    }
+
+    #[test]
+    fn letters_spaced_apart_are_one_word() {
+        let mut n = normalizer();
+        let plain = n.normalize("plagiarism detection works well");
+        let spaced = n.normalize("p l a g i a r i s m  detection w.o.r.k.s well");
+        assert_eq!(spaced.term_hashes(), plain.term_hashes());
+        let first = spaced.tokens[0].span;
+        assert_eq!((first.start, first.end), (0, 19), "the joined word spans its letters");
+        let ru = n.normalize("п л а г и а т  обнаружен");
+        assert_eq!(ru.term_hashes(), n.normalize("плагиат обнаружен").term_hashes());
+        // Three letters, a line break, or mixed separators are left alone.
+        assert_eq!(n.canonical_terms("x y z word").len(), 4);
+        assert_eq!(n.canonical_terms("q b\nc k word").len(), 5);
+        assert_eq!(n.canonical_terms("q w-e r word").len(), 5);
+    }
+
+    #[test]
+    fn hangul_fillers_split_words() {
+        let mut n = normalizer();
+        let a = n.normalize("plagiarism\u{3164}detection\u{FFA0}works");
+        let b = n.normalize("plagiarism detection works");
+        assert_eq!(a.term_hashes(), b.term_hashes());
     }
 
     #[test]

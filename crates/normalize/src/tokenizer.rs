@@ -79,6 +79,10 @@ pub(crate) fn classify(c: char) -> CharClass {
     }
     if is_ignorable(c) {
         CharClass::Ignorable
+    } else if is_blank_letter(c) {
+        // Hangul fillers are letters that render as blank space: used in
+        // place of spaces to glue words together, so they split words.
+        CharClass::Separator
     } else if is_single(c) {
         CharClass::Single
     } else if c.is_alphanumeric() || is_combining_mark(c) {
@@ -108,16 +112,13 @@ pub(crate) fn is_ignorable(c: char) -> bool {
             | '\u{070F}'
             | '\u{0890}'..='\u{0891}'
             | '\u{08E2}'
-            | '\u{115F}'..='\u{1160}'
             | '\u{17B4}'..='\u{17B5}'
             | '\u{180B}'..='\u{180F}'
             | '\u{200B}'..='\u{200F}'
             | '\u{202A}'..='\u{202E}'
             | '\u{2060}'..='\u{206F}'
-            | '\u{3164}'
             | '\u{FE00}'..='\u{FE0F}'
             | '\u{FEFF}'
-            | '\u{FFA0}'
             | '\u{FFF0}'..='\u{FFFB}'
             | '\u{110BD}'
             | '\u{110CD}'
@@ -126,6 +127,12 @@ pub(crate) fn is_ignorable(c: char) -> bool {
             | '\u{1D173}'..='\u{1D17A}'
             | '\u{E0000}'..='\u{E0FFF}'
     )
+}
+
+/// Letters that render as a blank (the Hangul fillers).
+#[inline]
+fn is_blank_letter(c: char) -> bool {
+    matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
 }
 
 /// Characters that form a word by themselves: Han ideographs, Hiragana, Katakana.
@@ -167,6 +174,9 @@ pub(crate) struct Word {
     /// The span contains ignorable characters or non-ASCII apostrophes: the word must
     /// be cleaned ([`clean_into`]) before it is looked up.
     pub dirty: bool,
+    /// The word is letters spaced apart (`p l a g i a r i s m`) joined into one: its
+    /// span holds separators that [`clean_into`] drops.
+    pub joined: bool,
 }
 
 /// The character starting at byte `i` of `text` (a char boundary) and its length.
@@ -213,6 +223,69 @@ pub(crate) fn scan(text: &str, mut emit: impl FnMut(Word)) {
             _ => i += 1,
         }
     }
+}
+
+/// Fewest single letters in a row, one separator apart, that are joined into one word.
+pub(crate) const MIN_SPACED_LETTERS: usize = 4;
+
+/// Like [`scan`], but joins letters spaced apart (`p l a g i a r i s m`, `p.l.a.g`):
+/// at least [`MIN_SPACED_LETTERS`] one-letter words in a row, each one separator
+/// character (the same one, not a line break) after the previous, become one word with
+/// `joined` set. Writing a word letter by letter is a trick to hide it from a checker;
+/// real text has no runs of four one-letter words, apart from rare lists of variables.
+#[inline]
+pub(crate) fn scan_joining(text: &str, mut emit: impl FnMut(Word)) {
+    let mut run: Vec<Word> = Vec::new();
+    let mut separator: Option<char> = None;
+    let flush = |run: &mut Vec<Word>, emit: &mut dyn FnMut(Word)| {
+        if run.len() >= MIN_SPACED_LETTERS {
+            let (first, last) = (run[0], run[run.len() - 1]);
+            emit(Word { start: first.start, end: last.end, dirty: true, joined: true });
+        } else {
+            run.iter().for_each(|w| emit(*w));
+        }
+        run.clear();
+    };
+    scan(text, |w| {
+        if !is_one_letter(&text[w.start..w.end]) {
+            flush(&mut run, &mut emit);
+            separator = None;
+            emit(w);
+            return;
+        }
+        if let Some(last) = run.last() {
+            let gap = &text[last.end..w.start];
+            let mut chars = gap.chars();
+            let joinable = match (chars.next(), chars.next()) {
+                (Some(c), None) => c != '\n' && c != '\r' && separator.is_none_or(|s| s == c),
+                _ => false,
+            };
+            if joinable {
+                separator = gap.chars().next();
+                run.push(w);
+                return;
+            }
+            flush(&mut run, &mut emit);
+        }
+        separator = None;
+        run.push(w);
+    });
+    flush(&mut run, &mut emit);
+}
+
+/// Whether `word` is exactly one alphabetic character (ignorables aside) of a script
+/// that writes words with spaces (not a Han or kana character, a word by itself).
+#[inline]
+fn is_one_letter(word: &str) -> bool {
+    let mut letters = word.chars().filter(|c| !is_ignorable(*c));
+    matches!((letters.next(), letters.next()), (Some(c), None) if c.is_alphabetic() && !is_single(c))
+}
+
+/// Writes the letters of a joined word (see [`scan_joining`]) into `out`, dropping the
+/// separators between them, then cleans it like [`clean_into`].
+pub(crate) fn join_into(word: &str, out: &mut String) {
+    let letters: String = word.chars().filter(|c| classify(*c) == CharClass::Word).collect();
+    clean_into(&letters, out);
 }
 
 /// Scans the word starting at `start` (a word character); returns where to continue.
@@ -268,7 +341,7 @@ fn scan_word(text: &str, start: usize, emit: &mut impl FnMut(Word)) -> usize {
             _ => break,
         }
     }
-    emit(Word { start, end, dirty });
+    emit(Word { start, end, dirty, joined: false });
     i
 }
 
@@ -288,7 +361,7 @@ fn scan_single(text: &str, start: usize, len: usize, emit: &mut impl FnMut(Word)
         }
         i += l;
     }
-    emit(Word { start, end, dirty });
+    emit(Word { start, end, dirty, joined: false });
     i
 }
 

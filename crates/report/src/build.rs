@@ -110,6 +110,7 @@ impl Report {
                 byte_len: text.len() as u64,
                 partial: false,
                 missing_collections: Vec::new(),
+                warnings: suspect.warnings,
                 text,
             },
             totals: Totals::default(),

@@ -98,7 +98,8 @@ pub use citations::{
     INSIDE_PERCENT, MAX_QUOTE_CHARS, Quotation, Reference, ReferenceKind, find_bibliography, find_quotations,
 };
 pub use model::{
-    Block, BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect, SuspectInfo, Totals,
+    Block, BlockId, BlockKind, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo,
+    Suspect, SuspectInfo, Totals,
 };
 pub use render::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
 pub use shares::Segment;

@@ -16,12 +16,21 @@ pub struct SuspectInfo {
     pub title: String,
     /// The original text every block's suspect span points into.
     pub text: String,
+    /// What extraction noticed (see [`Suspect::warnings`]).
+    pub warnings: Vec<Notice>,
 }
 
 impl SuspectInfo {
     /// A suspect from its name, title and original text.
     pub fn new(name: impl Into<String>, title: impl Into<String>, text: impl Into<String>) -> Self {
-        Self { name: name.into(), title: title.into(), text: text.into() }
+        Self { name: name.into(), title: title.into(), text: text.into(), warnings: Vec::new() }
+    }
+
+    /// The same suspect with extraction's warnings.
+    #[must_use]
+    pub fn with_warnings(mut self, warnings: Vec<Notice>) -> Self {
+        self.warnings = warnings;
+        self
     }
 }
 
@@ -119,8 +128,44 @@ pub struct Suspect {
     pub partial: bool,
     /// Names of the collections that did not answer, sorted.
     pub missing_collections: Vec<String>,
+    /// What extraction noticed: tricks that hide borrowing (look-alike letters,
+    /// hidden text, ...), pages without text, damage. In extraction order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Notice>,
     /// The original text.
     pub text: String,
+}
+
+/// A warning about the suspect from extraction, for the reader of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Notice {
+    /// A stable machine name, e.g. `homoglyphs`, `hidden_text`, `white_text`,
+    /// `spaced_letters`, `no_text_layer`, `invalid_bytes`.
+    pub kind: String,
+    /// Whether it is a trick to hide borrowing (a bypass).
+    pub bypass: bool,
+    /// The message for people, e.g. `white text: 120 character(s), left out of the text`.
+    pub message: String,
+    /// How many times (characters of hidden text, words otherwise; 1 when not countable).
+    pub count: u64,
+    /// Where, at most 100 places: character spans of the text (empty for text that was
+    /// left out there), with the page or paragraph of the original when known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<NoticeLocation>,
+}
+
+/// One place a [`Notice`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoticeLocation {
+    /// Where in the suspect text (bytes and characters; empty for text that was
+    /// left out there).
+    pub span: crate::TextSpan,
+    /// The page of the original document, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    /// The paragraph of the original document, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paragraph: Option<u32>,
 }
 
 /// Borrowings, citations and originality of the whole document.

@@ -29,9 +29,75 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode> {
     let engine = super::open_engine(&args.dir, args.search.options())?;
-    let report = engine.check_path(&args.suspect).with_context(|| format!("checking {}", args.suspect.display()))?;
-    write_report(&report, args.format, args.output.as_deref())?;
-    Ok(ExitCode::SUCCESS)
+    match engine.check_path(&args.suspect) {
+        Err(tessera_engine::Error::Extract(tessera_engine::extract::Error::Archive { .. })) => {}
+        other => {
+            let report = other.with_context(|| format!("checking {}", args.suspect.display()))?;
+            write_report(&report, args.format, args.output.as_deref())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    // An archive: every member is checked and reported on its own.
+    let results = engine.check_documents(&args.suspect);
+    let failed = results.iter().filter(|(_, r)| r.is_err()).count();
+    match args.format {
+        Format::Json => {
+            let items: Vec<serde_json::Value> = results
+                .iter()
+                .map(|(name, result)| match result {
+                    Ok(report) => serde_json::json!({ "name": name, "report": report }),
+                    Err(e) => serde_json::json!({ "name": name, "error": format!("{e:#}") }),
+                })
+                .collect();
+            let mut buf = serde_json::to_vec_pretty(&items).context("rendering JSON")?;
+            buf.push(b'\n');
+            write_bytes(&buf, args.output.as_deref())?;
+        }
+        Format::Text => {
+            let color = args.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
+            let mut buf = Vec::new();
+            for (name, result) in &results {
+                writeln!(buf, "== {name}")?;
+                match result {
+                    Ok(report) => super::render(report, Format::Text, color, &mut buf)?,
+                    Err(e) => writeln!(buf, "error: {e}")?,
+                }
+                writeln!(buf)?;
+            }
+            write_bytes(&buf, args.output.as_deref())?;
+        }
+        Format::Html => {
+            let Some(dir) = args.output.as_deref() else {
+                anyhow::bail!(
+                    "{} is an archive of {} documents: give a directory with -o for their HTML reports",
+                    args.suspect.display(),
+                    results.len()
+                );
+            };
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            for (i, (name, result)) in results.iter().enumerate() {
+                let member = name.rsplit("!/").next().unwrap_or(name);
+                let file: String =
+                    member.chars().map(|c| if c.is_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+                match result {
+                    Ok(report) => {
+                        let path = dir.join(format!("{:03}-{file}.html", i + 1));
+                        write_report(report, Format::Html, Some(&path))?;
+                        eprintln!("{name}: {}", path.display());
+                    }
+                    Err(e) => eprintln!("{name}: error: {e}"),
+                }
+            }
+        }
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(3) })
+}
+
+fn write_bytes(buf: &[u8], output: Option<&std::path::Path>) -> Result<()> {
+    match output {
+        Some(path) => std::fs::write(path, buf).with_context(|| format!("writing {}", path.display())),
+        None => std::io::stdout().lock().write_all(buf).context("writing to standard output"),
+    }
 }
 
 /// Renders a report to a file or standard output.

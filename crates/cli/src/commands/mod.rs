@@ -6,6 +6,7 @@ mod bench;
 mod check;
 mod demo;
 mod eval;
+mod extract;
 mod index;
 mod progress;
 mod serve;
@@ -41,6 +42,8 @@ enum Command {
     Index(index::IndexArgs),
     /// Check a document for borrowings against every collection.
     Check(check::CheckArgs),
+    /// Show what extraction makes of files: text, metadata, origins, warnings.
+    Extract(extract::ExtractArgs),
     /// Collections, documents and sizes of an index.
     Stats(stats::StatsArgs),
     /// Check every byte of an index (checksums and decoding); exit 1 naming a damaged file.
@@ -157,7 +160,7 @@ impl SearchArgs {
 
     /// Engine options with these search settings.
     pub fn options(&self) -> EngineOptions {
-        EngineOptions { search: self.config(), ..EngineOptions::default() }
+        EngineOptions { search: self.config(), extract: extract_config(), ..EngineOptions::default() }
     }
 }
 
@@ -204,6 +207,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Index(args) => index::run(&args, quiet),
         Command::Check(args) => check::run(&args),
+        Command::Extract(args) => extract::run(&args),
         Command::Stats(args) => stats::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Demo(args) => demo::run(&args, quiet),
@@ -212,6 +216,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(cmd) => bench::run(cmd, quiet),
         Command::Serve(args) => serve::run(&args),
     }
+}
+
+/// Extraction settings of every command, resolved once here.
+pub fn extract_config() -> tessera_engine::extract::ExtractConfig {
+    tessera_engine::extract::ExtractConfig::default()
 }
 
 fn rayon_threads(n: usize) -> Result<()> {

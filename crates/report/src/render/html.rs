@@ -38,6 +38,10 @@ padding:1.5rem 1.75rem;margin-bottom:1.5rem}
 h1{font-size:1.5rem;line-height:1.25;margin:0 0 .25rem;font-weight:650}
 h2{font-size:1.05rem;margin:0 0 .75rem;font-weight:650;letter-spacing:.01em}
 .meta{color:var(--muted);margin:0;font-size:.9rem}
+.warnings{list-style:none;margin:.75rem 0 0;padding:0}
+.warnings li{margin:.25rem 0;padding:.4rem .75rem;border-left:4px solid #868e96;background:#f8f9fa}
+.warnings li.bypass{border-left-color:#e03131;background:#fff5f5}
+.warnings .at{color:#495057;font-size:.9em}
 .partial{margin:.75rem 0 0;padding:.5rem .75rem;border-left:4px solid #e03131;
 background:#fff5f5;color:#c92a2a;font-size:.9rem}
 .totals{display:flex;flex-wrap:wrap;gap:1rem 2.5rem;margin:1.25rem 0 .75rem}
@@ -185,6 +189,35 @@ impl Page<'_> {
                 o,
                 "<p class=\"partial\"><strong>Partial report.</strong> No answer in time from: {missing}. Borrowings may be understated.</p>"
             );
+        }
+        if !s.warnings.is_empty() {
+            o.push_str("<ul class=\"warnings\">\n");
+            for notice in &s.warnings {
+                let class = if notice.bypass { "bypass" } else { "notice" };
+                let label = if notice.bypass { "Bypass attempt" } else { "Note" };
+                let places: Vec<String> = notice
+                    .locations
+                    .iter()
+                    .take(5)
+                    .map(|l| match (l.page, l.paragraph) {
+                        (Some(page), _) => format!("page {page} (char {})", l.span.chars.start),
+                        (None, Some(p)) => format!("paragraph {p} (char {})", l.span.chars.start),
+                        (None, None) => format!("char {}", l.span.chars.start),
+                    })
+                    .collect();
+                let places = if places.is_empty() {
+                    String::new()
+                } else {
+                    format!(" <span class=\"at\">at {}</span>", places.join(", "))
+                };
+                let _ = writeln!(
+                    o,
+                    "<li class=\"{class}\" data-kind=\"{}\"><strong>{label}:</strong> {}{places}</li>",
+                    escape(&notice.kind),
+                    escape(&notice.message)
+                );
+            }
+            o.push_str("</ul>\n");
         }
         o.push_str("<div class=\"totals\">\n");
         for (class, label, pct, chars) in [

@@ -62,6 +62,20 @@ impl TextRenderer {
             let line = shorten(&format!("PARTIAL: {missing}"), self.width().saturating_sub(14));
             writeln!(out, "Status:       {}", self.paint(RED, &line))?;
         }
+        for notice in &s.warnings {
+            let label = if notice.bypass { "Bypass:" } else { "Warning:" };
+            let mut line = notice.message.clone();
+            if let Some(first) = notice.locations.first() {
+                line.push_str(&format!(" [at char {}", first.span.chars.start));
+                if let Some(page) = first.page {
+                    line.push_str(&format!(", page {page}"));
+                }
+                line.push(']');
+            }
+            let line = shorten(&line, self.width().saturating_sub(14));
+            let style = if notice.bypass { RED } else { BOLD };
+            writeln!(out, "{label:<13} {}", self.paint(style, &line))?;
+        }
         writeln!(out)?;
         let rows = [
             ("Originality", t.originality, t.original_chars, BOLD),
