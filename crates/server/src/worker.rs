@@ -212,8 +212,13 @@ fn prepare(state: &AppState, record: &CheckRecord) -> Result<Prepared, String> {
         let title = record.title.clone().or(extracted.title).unwrap_or_else(|| stem(&record.name));
         (extracted.text, title, extracted.warnings.iter().map(ToString::to_string).collect())
     } else {
+        // The text is used as sent; extraction only looks for bypass tricks in it.
+        let warnings = engine
+            .extract_bytes("pasted.txt", &bytes)
+            .map(|e| e.warnings.iter().map(ToString::to_string).collect())
+            .unwrap_or_default();
         let text = String::from_utf8(bytes).map_err(|_| "the text is not UTF-8".to_owned())?;
-        (text, record.title.clone().unwrap_or_default(), Vec::new())
+        (text, record.title.clone().unwrap_or_default(), warnings)
     };
     let query = engine.fingerprinter().query(&text);
     let reader = engine.reader().map_err(|e| e.to_string())?;

@@ -288,3 +288,23 @@ fn openapi_describes_every_endpoint() {
     assert_eq!(s.get_raw("/assets/app.js").0, 200);
     assert_eq!(s.get_raw("/assets/../Cargo.toml").0, 404);
 }
+
+#[test]
+fn bypass_tricks_are_reported_as_warnings_for_files_and_pasted_text() {
+    let s = TestServer::start(|_| {});
+    let tricked = format!("{THESIS}\nПерепиcанный тeкст, pla\u{200B}gia\u{200C}rism.\n");
+    let (_, a) = s.upload("tricked.txt", tricked.as_bytes(), None);
+    let (_, b) = s.send_json("POST", "/api/checks", &json!({ "text": tricked }), None);
+    for id in [&a["id"], &b["id"]] {
+        let check = s.wait(id.as_str().unwrap());
+        let warnings: Vec<&str> = check["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        assert!(
+            warnings.iter().any(|w| w.starts_with("look-alike letters of another script inside words")),
+            "{warnings:?}"
+        );
+        assert!(warnings.iter().any(|w| w.starts_with("invisible characters inside words")), "{warnings:?}");
+        assert_eq!(check["report"]["suspect"]["text"], tricked.as_str());
+    }
+    let (_, clean) = s.send_json("POST", "/api/checks", &json!({ "text": THESIS }), None);
+    assert_eq!(s.wait(clean["id"].as_str().unwrap())["warnings"], json!([]));
+}
