@@ -308,3 +308,18 @@ fn bypass_tricks_are_reported_as_warnings_for_files_and_pasted_text() {
     let (_, clean) = s.send_json("POST", "/api/checks", &json!({ "text": THESIS }), None);
     assert_eq!(s.wait(clean["id"].as_str().unwrap())["warnings"], json!([]));
 }
+
+#[test]
+fn office_formats_go_through_extraction() {
+    let s = TestServer::start(|_| {});
+    let para = "The new method spread with remarkable speed. Within fifty years printing shops were working \
+                in more than two hundred European towns, and the price of a book fell to a fraction of what \
+                a manuscript had cost.";
+    let rtf = format!("{{\\rtf1\\ansi{{\\fonttbl{{\\f0 Times;}}}}\\f0 {para}\\par}}");
+    let (status, v) = s.upload("essay.rtf", rtf.as_bytes(), None);
+    assert_eq!(status, 202, "{v}");
+    let check = s.wait(v["id"].as_str().unwrap());
+    assert_eq!(check["status"], "done", "{check}");
+    assert!(check["report"]["suspect"]["text"].as_str().unwrap().contains("remarkable speed"));
+    assert!(check["report"]["totals"]["borrowings"].as_f64().unwrap() > 50.0, "{}", check["report"]["totals"]);
+}
