@@ -40,6 +40,8 @@ use crate::store::{CheckRecord, Edit, Progress, Stage, Status, new_id};
         ErrorBody,
         TextCheck,
         Accepted,
+        AcceptedMember,
+        SkippedMember,
         CheckView,
         Status,
         Stage,
@@ -139,6 +141,12 @@ pub(crate) fn clean_name(raw: &str) -> String {
     if cleaned.is_empty() { "document".to_owned() } else { cleaned }
 }
 
+/// A member's display name: `archive!/dir/member` with every part cleaned like an
+/// upload name.
+fn clean_member_name(raw: &str) -> String {
+    raw.split("!/").map(clean_name).collect::<Vec<_>>().join("!/")
+}
+
 /// A text to check, sent as JSON.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct TextCheck {
@@ -161,6 +169,30 @@ pub struct Accepted {
     pub status: Status,
     /// Where to follow it.
     pub url: String,
+    /// For an archive: one check per member document (`id` is the first); empty otherwise.
+    pub members: Vec<AcceptedMember>,
+    /// For an archive: members that could not be extracted, with the reason.
+    pub skipped: Vec<SkippedMember>,
+}
+
+/// One member of an uploaded archive, checked on its own.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AcceptedMember {
+    /// The check id.
+    pub id: String,
+    /// `archive!/member`.
+    pub name: String,
+    /// Where to follow it.
+    pub url: String,
+}
+
+/// A member of an uploaded archive that was not checked.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SkippedMember {
+    /// `archive!/member`.
+    pub name: String,
+    /// Why (damaged, encrypted, a size or ratio limit, an unsupported format).
+    pub error: String,
 }
 
 fn multipart_error(e: &axum::extract::multipart::MultipartError) -> ApiError {
@@ -175,6 +207,8 @@ struct Upload {
     title: Option<String>,
     bytes: Vec<u8>,
     is_file: bool,
+    /// Set for an archive: its member documents, extracted.
+    members: Option<Vec<tessera_engine::extract::Document>>,
 }
 
 async fn read_check_request(state: &AppState, request: Request) -> Result<Upload, ApiError> {
@@ -192,7 +226,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
                 }
                 let name = clean_name(field.file_name().unwrap_or("document"));
                 let bytes = field.bytes().await.map_err(|e| multipart_error(&e))?.to_vec();
-                upload = Some(Upload { name, title: None, bytes, is_file: true });
+                upload = Some(Upload { name, title: None, bytes, is_file: true, members: None });
             } else if field.name() == Some("title") {
                 title = Some(field.text().await.map_err(|e| multipart_error(&e))?);
             }
@@ -204,9 +238,18 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
         }
         // Refuse what no extractor reads now, not after the queue.
         let head = &upload.bytes[..upload.bytes.len().min(64 * 1024)];
-        tessera_engine::extract::Extractor::new(state.engine.options().extract.clone())
-            .detect(&upload.name, head)
-            .map_err(|e| engine_error(e.into()))?;
+        let extractor = tessera_engine::extract::Extractor::new(state.engine.options().extract.clone());
+        match extractor.detect(&upload.name, head) {
+            Ok(_) => {}
+            // An archive: every member is a document of its own, checked on its own.
+            // Unpacking is bounded by the extractor's size, ratio and depth limits.
+            Err(tessera_engine::extract::Error::Archive { .. }) => {
+                let name = upload.name.clone();
+                let bytes = std::mem::take(&mut upload.bytes);
+                upload.members = Some(blocking(move || Ok(extractor.extract_documents(&name, &bytes))).await?);
+            }
+            Err(e) => return Err(engine_error(e.into())),
+        }
         Ok(upload)
     } else if content_type.starts_with("application/json") {
         let Json(body) =
@@ -218,7 +261,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "empty", "the text is empty"));
         }
         let name = clean_name(body.name.as_deref().unwrap_or("text"));
-        Ok(Upload { name, title: body.title, bytes: body.text.into_bytes(), is_file: false })
+        Ok(Upload { name, title: body.title, bytes: body.text.into_bytes(), is_file: false, members: None })
     } else {
         Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -246,19 +289,47 @@ async fn create_check(
     request: Request,
 ) -> Result<Response, ApiError> {
     authorize(&state, &headers)?;
-    let upload = read_check_request(&state, request).await?;
-    let id = new_id()?;
-    let seq = state.seq.fetch_add(1, Ordering::SeqCst);
-    let record =
-        CheckRecord::new(id.clone(), seq, upload.name, upload.title, upload.is_file, upload.bytes.len() as u64);
-    {
-        let state = Arc::clone(&state);
-        blocking(move || Ok(state.store.accept(&record, &upload.bytes)?)).await?;
+    let mut upload = read_check_request(&state, request).await?;
+    let mut accepted = Vec::new();
+    let mut skipped = Vec::new();
+    // (name, title, bytes, is_file) of every check to accept.
+    let mut jobs = Vec::new();
+    let is_archive = upload.members.is_some();
+    match upload.members.take() {
+        None => jobs.push((upload.name, upload.title, upload.bytes, upload.is_file)),
+        Some(members) => {
+            for doc in members {
+                match doc.result {
+                    Ok(extracted) => {
+                        let title = extracted.title.clone();
+                        jobs.push((clean_member_name(&doc.name), title, extracted.text.into_bytes(), false));
+                    }
+                    Err(e) => skipped.push(SkippedMember { name: clean_member_name(&doc.name), error: e.to_string() }),
+                }
+            }
+            if jobs.is_empty() {
+                let reasons: Vec<String> = skipped.iter().map(|m| format!("{}: {}", m.name, m.error)).collect();
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "unreadable_document",
+                    format!("no document in the archive could be extracted ({})", reasons.join("; ")),
+                ));
+            }
+        }
     }
-    state.queue.push(id.clone());
-    let url = format!("/api/checks/{id}");
-    let mut response =
-        (StatusCode::ACCEPTED, Json(Accepted { id, status: Status::Queued, url: url.clone() })).into_response();
+    for (name, title, bytes, is_file) in jobs {
+        let id = new_id()?;
+        let seq = state.seq.fetch_add(1, Ordering::SeqCst);
+        let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
+        let st = Arc::clone(&state);
+        blocking(move || Ok(st.store.accept(&record, &bytes)?)).await?;
+        state.queue.push(id.clone());
+        accepted.push(AcceptedMember { url: format!("/api/checks/{id}"), id, name });
+    }
+    let (id, url) = (accepted[0].id.clone(), accepted[0].url.clone());
+    let members = if is_archive { accepted } else { Vec::new() };
+    let body = Accepted { id, status: Status::Queued, url: url.clone(), members, skipped };
+    let mut response = (StatusCode::ACCEPTED, Json(body)).into_response();
     if let Ok(v) = HeaderValue::from_str(&url) {
         response.headers_mut().insert(header::LOCATION, v);
     }

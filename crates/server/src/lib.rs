@@ -17,7 +17,7 @@
 //!
 //! | Method and path | What |
 //! |---|---|
-//! | `POST /api/checks` | multipart `file` (any supported format) or JSON `{"text"}` -> `202 {"id"}` |
+//! | `POST /api/checks` | multipart `file` (any supported format; an archive gives one check per member) or JSON `{"text"}` -> `202 {"id"}` |
 //! | `GET /api/checks/{id}` | status, progress, warnings and, when ready, the report |
 //! | `PATCH /api/checks/{id}/report` | `{"sources":[{"id","enabled"}],"blocks":[{"id","kind"}]}` -> recomputed report |
 //! | `GET /api/checks/{id}/report.json`, `.html` | downloads |
@@ -60,8 +60,8 @@ mod store;
 mod worker;
 
 pub use api::{
-    Accepted, AddDocuments, AddedDocument, AddedDocuments, ApiDoc, BlockEdit, CheckView, CollectionView, EditRequest,
-    Health, NewText, SkippedDocument, SourceEdit, TextCheck,
+    Accepted, AcceptedMember, AddDocuments, AddedDocument, AddedDocuments, ApiDoc, BlockEdit, CheckView,
+    CollectionView, EditRequest, Health, NewText, SkippedDocument, SkippedMember, SourceEdit, TextCheck,
 };
 pub use config::{DEFAULT_MAX_UPLOAD_BYTES, ServerConfig};
 pub use error::{ApiError, Error, ErrorBody, ErrorDetail, Result};

@@ -58,12 +58,16 @@ struct Answers {
     failed: BTreeMap<String, String>,
     /// Collections not answered yet (past their timeout).
     missing: BTreeSet<String>,
+    /// Collections that answered after their timeout.
+    late: BTreeSet<String>,
     done: u32,
 }
 
 impl Answers {
     fn take(&mut self, (name, result): Joined) {
-        self.missing.remove(&name);
+        if self.missing.remove(&name) {
+            self.late.insert(name.clone());
+        }
         match result {
             Ok(Ok(revisions)) => {
                 self.revisions.extend(revisions);
@@ -172,7 +176,8 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
 
     let prepared = Arc::new(prepared);
     if answers.missing.is_empty() {
-        return finish(state, id, &prepared, &answers, Status::Done, Vec::new()).await;
+        let late = answers.late.iter().cloned().collect();
+        return finish(state, id, &prepared, &answers, Status::Done, late).await;
     }
     // Some collections missed their timeout: the reader gets a partial report now, the
     // full one when they answer.
@@ -180,7 +185,6 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
     let state = Arc::clone(state);
     let id = id.to_owned();
     tokio::spawn(async move {
-        let late_before = answers.missing.clone();
         let limit = tokio::time::sleep(state.config.late_answer_limit);
         tokio::pin!(limit);
         loop {
@@ -195,7 +199,7 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
                 break;
             }
         }
-        let late: Vec<String> = late_before.difference(&answers.missing).cloned().collect();
+        let late: Vec<String> = answers.late.iter().cloned().collect();
         if let Err(e) = finish(&state, &id, &prepared, &answers, Status::Done, late).await {
             tracing::error!(check = %id, "storing the completed report failed: {}", e.message);
         }

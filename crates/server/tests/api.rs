@@ -323,3 +323,21 @@ fn office_formats_go_through_extraction() {
     assert!(check["report"]["suspect"]["text"].as_str().unwrap().contains("remarkable speed"));
     assert!(check["report"]["totals"]["borrowings"].as_f64().unwrap() > 50.0, "{}", check["report"]["totals"]);
 }
+
+#[test]
+fn an_archive_upload_becomes_one_check_per_member() {
+    let s = TestServer::start(|_| {});
+    let zip = include_bytes!("../../extract/testdata/archive/thesis.zip");
+    let (status, v) = s.upload("thesis.zip", zip, None);
+    assert_eq!(status, 202, "{v}");
+    let members = v["members"].as_array().unwrap();
+    assert!(!members.is_empty(), "{v}");
+    assert_eq!(v["id"], members[0]["id"]);
+    for m in members {
+        let name = m["name"].as_str().unwrap();
+        assert!(name.starts_with("thesis.zip!/"), "{name}");
+        let check = s.wait(m["id"].as_str().unwrap());
+        assert_eq!(check["status"], "done", "{check}");
+        assert_eq!(check["report"]["suspect"]["name"], name);
+    }
+}
