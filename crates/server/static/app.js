@@ -111,6 +111,9 @@ async function startFile(file) {
   setProgress(0, "Uploading…");
   try {
     const accepted = await uploadFile(file, (f) => setProgress(f * 0.3, "Uploading… " + Math.round(f * 100) + "%"));
+    // An archive gives one check per member: remember them so the report can switch.
+    if (accepted.members && accepted.members.length) sessionStorage.setItem("tessera-members", JSON.stringify({ members: accepted.members, skipped: accepted.skipped }));
+    else sessionStorage.removeItem("tessera-members");
     follow(accepted.id);
   } catch (e) {
     showUpload(e.message);
@@ -298,6 +301,22 @@ function renderWarnings(report, check) {
   if (items.length) box.append(el("strong", { text: "Warnings" }), el("ul", {}, ...items.map((t) => el("li", { text: t }))));
 }
 
+function renderMembers() {
+  const box = $("members");
+  box.textContent = "";
+  let saved = null;
+  try { saved = JSON.parse(sessionStorage.getItem("tessera-members") || "null"); } catch (_) { saved = null; }
+  if (!saved || !saved.members.some((m) => m.id === state.checkId)) { box.hidden = true; return; }
+  box.hidden = false;
+  box.append(el("strong", { text: "Documents in the archive: " }));
+  for (const m of saved.members) {
+    const a = el("a", { href: "/?check=" + m.id, class: m.id === state.checkId ? "current" : "", text: m.name.split("!/").pop() });
+    a.addEventListener("click", (e) => { e.preventDefault(); follow(m.id); });
+    box.append(a, " ");
+  }
+  for (const sk of saved.skipped || []) box.append(el("span", { class: "muted small", text: sk.name.split("!/").pop() + " (not checked: " + sk.error + ") " }));
+}
+
 function renderReport(report) {
   state.report = report;
   state.chars = Array.from(report.suspect.text);
@@ -309,6 +328,7 @@ function renderReport(report) {
   renderTotals(report);
   renderSources(report);
   renderWarnings(report, state.check);
+  renderMembers();
   renderDocument(report);
 }
 
