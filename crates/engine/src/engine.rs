@@ -136,6 +136,17 @@ impl Engine {
         self.fingerprinter.clone()
     }
 
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The index's writer (one per index at a time; see [`tessera_index::IndexWriter`]),
+    /// with this engine's memory budget.
+    pub fn writer(&self) -> Result<tessera_index::IndexWriter> {
+        Ok(self.index.writer(WriterOptions { memory_budget: self.options.memory_budget })?)
+    }
+
     /// A reader over the last commit.
     pub fn reader(&self) -> Result<IndexReader> {
         Ok(self.index.reader()?)
@@ -364,7 +375,7 @@ impl Engine {
     }
 }
 
-fn add_prepared(
+pub(crate) fn add_prepared(
     writer: &mut tessera_index::IndexWriter,
     collection: &CollectionConfig,
     doc: &Prepared,
@@ -407,6 +418,12 @@ fn file_title(path: &Path) -> String {
 }
 
 /// Files under the given paths, recursively, sorted; hidden entries skipped.
+/// The files under `paths` as [`Engine::add_paths`] takes them: folders recursively in
+/// sorted order, hidden entries skipped.
+pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    collect_files(paths)
+}
+
 fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {

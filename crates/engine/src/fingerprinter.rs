@@ -28,6 +28,15 @@ pub struct Fingerprint {
     pub folded_words: usize,
 }
 
+/// A text as near-duplicate sketches see it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SketchInput {
+    /// Term hashes in text order (SimHash and lexical signatures use them).
+    pub terms: Vec<u64>,
+    /// Shingle hashes in text order (MinHash and exact similarities use them).
+    pub shingles: Vec<u64>,
+}
+
 impl Fingerprinter {
     /// Builds the normalizer and shingler of these settings.
     pub fn new(settings: &FingerprintSettings) -> Result<Self> {
@@ -59,6 +68,16 @@ impl Fingerprinter {
             folded_words: normalized.folded_words,
         };
         (fingerprint, terms)
+    }
+
+    /// What near-duplicate sketches take from a text: its term hashes and its shingle
+    /// hashes, read cyclically when the text has fewer than `min_terms` terms (see
+    /// [`tessera_near::shingles_for_sketch`]).
+    pub fn sketch_input(&mut self, text: &str, min_terms: usize) -> SketchInput {
+        let normalized = self.normalizer.normalize(text);
+        let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
+        let shingles = tessera_near::shingles_for_sketch(&self.shingler, &terms, min_terms);
+        SketchInput { terms, shingles }
     }
 
     /// Fingerprints a suspect for search, with its terms and sentences (sentence

@@ -24,13 +24,16 @@ mod error;
 mod fingerprinter;
 mod notices;
 mod settings;
+mod sketches;
 
-pub use engine::{AddProgress, AddSummary, Engine, EngineOptions, Prepared};
+pub use engine::{AddProgress, AddSummary, Engine, EngineOptions, Prepared, list_files};
 pub use error::{Error, Result};
-pub use fingerprinter::{Fingerprint, Fingerprinter};
+pub use fingerprinter::{Fingerprint, Fingerprinter, SketchInput};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
+pub use sketches::{IfNewSummary, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use tessera_extract as extract;
 pub use tessera_index as index;
+pub use tessera_near as near;
 pub use tessera_report as report;
 pub use tessera_search as search;
 

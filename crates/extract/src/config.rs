@@ -1,6 +1,10 @@
 //! Settings for extraction, plain data.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
+
+use crate::worker::WorkerCommand;
 
 /// The default for [`ExtractConfig::max_bytes`]: 256 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
@@ -28,11 +32,29 @@ pub struct ExtractConfig {
     /// Limits on unpacking: archives, and the ZIP containers of office
     /// documents and EPUB.
     pub unpack: UnpackLimits,
+    /// Run the native parsers that may crash, hang or are not thread-safe
+    /// (PDF, through PDFium) in a worker process started with this command,
+    /// under a time and memory limit (see [`crate::worker`]). `None`: in
+    /// this process, one document at a time.
+    pub isolation: Option<WorkerCommand>,
+    /// PDF: the PDFium library (`libpdfium.so`) to bind to. `None`: looked
+    /// up as [`crate::pdfium_library`] says.
+    pub pdfium: Option<PathBuf>,
+    /// PDF: recognise the text of pages without a text layer with the
+    /// `tesseract` program, when it is on `PATH` (default `true`).
+    pub ocr: bool,
 }
 
 impl Default for ExtractConfig {
     fn default() -> Self {
-        Self { max_bytes: DEFAULT_MAX_BYTES, main_content: true, unpack: UnpackLimits::default() }
+        Self {
+            max_bytes: DEFAULT_MAX_BYTES,
+            main_content: true,
+            unpack: UnpackLimits::default(),
+            isolation: None,
+            pdfium: None,
+            ocr: true,
+        }
     }
 }
 

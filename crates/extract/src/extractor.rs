@@ -11,6 +11,12 @@ use crate::container::{self, ArchiveKind, Container};
 use crate::doc::DocExtractor;
 use crate::extract::Extract;
 use crate::html::HtmlExtractor;
+use crate::markdown::MarkdownExtractor;
+use crate::office::docx::DocxExtractor;
+use crate::office::epub::EpubExtractor;
+use crate::office::odt::OdtExtractor;
+use crate::office::pptx::PptxExtractor;
+use crate::pdf::PdfExtractor;
 use crate::rtf::RtfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
@@ -24,10 +30,17 @@ use crate::{Error, ExtractConfig, Extracted, Format, Result};
 /// 1. rejects it if it is larger than [`ExtractConfig::max_bytes`] (for a
 ///    file, from its metadata, before reading);
 /// 2. recognises well-known magic numbers: images, executables, audio and
-///    video are [`Error::Binary`]; PDF, ZIP (DOCX, ODT, ...), OLE (DOC), RTF
-///    and other archives are [`Error::Unsupported`] in this version;
-/// 3. asks each [`Extract`] in turn (custom ones first, then HTML, then plain
-///    text) whether it recognises the content, and runs the first that does.
+///    video are [`Error::Binary`]; PDF, RTF, OLE (DOC) and the ZIP packages
+///    (DOCX, PPTX, ODT, EPUB, told apart by their members) go to the
+///    extractor of their format; archives (ZIP, 7z, RAR) are
+///    [`Error::Archive`] here and opened by
+///    [`extract_documents`](Self::extract_documents);
+/// 3. otherwise asks each sniffing [`Extract`] in turn (custom ones first,
+///    then Markdown by extension, HTML, then plain text) whether it
+///    recognises the content, and runs the first that does;
+/// 4. scans the text for tricks that hide borrowing (look-alike letters,
+///    invisible characters, spaced letters, space substitutes) and adds a
+///    [`Warning::Bypass`](crate::Warning::Bypass) for each.
 pub struct Extractor {
     config: ExtractConfig,
     formats: Vec<Box<dyn Extract>>,
@@ -40,10 +53,17 @@ impl Extractor {
         Self {
             config,
             formats: vec![
-                Box::new(HtmlExtractor),
-                Box::new(TextExtractor),
+                Box::new(DocxExtractor),
+                Box::new(OdtExtractor),
+                Box::new(PptxExtractor),
+                Box::new(EpubExtractor),
                 Box::new(RtfExtractor),
                 Box::new(DocExtractor),
+                Box::new(PdfExtractor),
+                // Sniffed text-like formats last, plain text the last resort.
+                Box::new(MarkdownExtractor),
+                Box::new(HtmlExtractor),
+                Box::new(TextExtractor),
             ],
         }
     }
@@ -267,10 +287,7 @@ mod tests {
         let extractor = Extractor::default();
         assert_eq!(extractor.detect("page.txt", b"<!doctype html>").unwrap(), Format::Html);
         assert_eq!(extractor.detect("notes.html", b"just words").unwrap(), Format::Text);
-        assert!(matches!(
-            extractor.detect("paper.txt", b"%PDF-1.4\n"),
-            Err(Error::Unsupported { media_type, .. }) if media_type == "application/pdf"
-        ));
+        assert_eq!(extractor.detect("paper.txt", b"%PDF-1.4\n").unwrap(), Format::Pdf);
         assert!(matches!(extractor.detect("photo.txt", b"\x89PNG\r\n\x1A\n"), Err(Error::Binary { .. })));
     }
 
@@ -300,6 +317,7 @@ mod tests {
         assert_eq!(extractor.extract_bytes("x", b"!hi").unwrap().text, "HI");
         assert_eq!(extractor.extract_bytes("x", b"hi").unwrap().text, "hi");
         assert!(matches!(extractor.extract_bytes("x", b"! "), Err(Error::Empty { .. })));
-        assert!(format!("{extractor:?}").contains("formats: [Text, Html, Text"));
+        let debug = format!("{extractor:?}");
+        assert!(debug.contains("formats: [Text, ") && debug.contains("Html, Text]"), "{debug}");
     }
 }

@@ -15,6 +15,18 @@
 //! - **HTML** ([`HtmlExtractor`]): the main text (a Readability pass, or the
 //!   body without navigation, header, footer, asides, scripts and styles),
 //!   blocks as line breaks, and the `<title>`;
+//! - **DOCX** ([`DocxExtractor`]), **ODT** ([`OdtExtractor`]), **PPTX**
+//!   ([`PptxExtractor`]) and **EPUB** ([`EpubExtractor`]), recognised by
+//!   their ZIP members and read through the guarded ZIP reader
+//!   ([`UnpackLimits`]), each XML part with a streaming walker: paragraphs in
+//!   reading order with their [`Place`] (paragraph counted through the
+//!   document; page where page breaks are marked; slide; [`Part`] for
+//!   tables, notes, headers, footers, comments, speaker notes); hidden,
+//!   white and tiny text left out and reported as [`Warning::Bypass`];
+//!   title and metadata (authors, dates, language, pages or slides);
+//! - **Markdown** ([`MarkdownExtractor`]) by extension (`.md`,
+//!   `.markdown`, ...): the text without the markup, each piece with its
+//!   block number, HTML comments reported as hidden text;
 //! - **Word 97-2003** ([`DocExtractor`]): the OLE compound file read with
 //!   `cfb`, then our own reader of the FIB and the piece table; 8-bit pieces
 //!   in the code page of the document's language id (Russian ->
@@ -34,8 +46,25 @@
 //! document, from 1, counting paragraphs with text), its part, and its page
 //! where the document has explicit page breaks.
 //!
-//! Recognised formats not extracted yet (PDF, ZIP-based office documents,
-//! archives) fail with [`Error::Unsupported`]; images,
+//! - **PDF** ([`PdfExtractor`]) through PDFium, bound at run time to
+//!   `libpdfium.so` (`scripts/setup-pdfium.sh` installs it from the
+//!   `pypdfium2` wheel; [`pdfium_library`] says where it is looked for): the
+//!   text in PDFium's reading order, one [`Origin`] per character with its
+//!   page, paragraph and [`BBox`] (PDF points, origin bottom-left); lines and
+//!   paragraphs from the geometry; words hyphenated at line ends joined,
+//!   soft hyphens dropped, ligatures expanded; title, author, dates,
+//!   producer, pages. Invisible (render mode 3), white and tiny (<= 2 pt)
+//!   text is left out and reported ([`Warning::Bypass`]). Pages without a
+//!   text layer are recognised by `tesseract` when it is installed
+//!   ([`Warning::NoTextLayer`]). With [`ExtractConfig::isolation`] set, each
+//!   PDF is extracted in a worker process under a time and memory limit
+//!   ([`worker`]); otherwise in this process behind a global lock (PDFium
+//!   is not thread-safe).
+//!
+//! Recognised formats not extracted (spreadsheets, lone gzip or xz streams)
+//! fail with [`Error::Unsupported`]; archives with [`Error::Archive`] from
+//! `extract_bytes` (their members come from
+//! [`Extractor::extract_documents`]); images,
 //! executables and other binary data with [`Error::Binary`]. Errors always
 //! name the document; no input makes this crate panic (a fuzz target and a
 //! seeded random-input test check it).
@@ -97,12 +126,18 @@ mod extracted;
 mod extractor;
 mod html;
 mod html_text;
+mod markdown;
+mod office;
 mod origin;
+mod pdf;
+mod pdf_layout;
+mod pdf_ocr;
 #[cfg(feature = "rar")]
 mod rar;
 mod rtf;
 mod sniff;
 mod text;
+pub mod worker;
 
 pub use archive::Document;
 pub use config::{DEFAULT_MAX_BYTES, ExtractConfig, UnpackLimits};
@@ -112,7 +147,14 @@ pub use extract::Extract;
 pub use extracted::{Extracted, Format, Metadata, Trick, Warning};
 pub use extractor::{Extractor, extract_bytes, extract_path};
 pub use html::HtmlExtractor;
+pub use markdown::MarkdownExtractor;
+pub use office::docx::DocxExtractor;
+pub use office::epub::EpubExtractor;
+pub use office::odt::OdtExtractor;
+pub use office::pptx::PptxExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
+pub use pdf::{PDFIUM_ENV, PdfExtractor, pdfium_library};
 pub use rtf::RtfExtractor;
 pub use sniff::HEAD_LEN;
 pub use text::TextExtractor;
+pub use worker::WorkerCommand;

@@ -64,8 +64,8 @@
 //!
 //! For the postings and document store of a plagiarism or near-duplicate index where
 //! lookups are by exact 64-bit shingle hash and the index must stay small (under 4 bytes
-//! per posting) and crash-safe. It is not a general key-value store: no deletes or
-//! updates yet, and segment merging is the next step (see `docs/design.md`).
+//! per posting) and crash-safe. It is not a general key-value store: deletes mark ids in
+//! the manifest (no updates), and segment merging is the next step (see `docs/design.md`).
 
 #![deny(missing_docs)]
 

@@ -49,6 +49,14 @@ pub(crate) struct Manifest {
     pub next_segment_id: u64,
     /// Collections sorted by name.
     pub collections: Vec<CollectionEntry>,
+    /// Deleted document ids, strictly ascending (the field is absent when empty, so
+    /// manifests without deletes are unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deleted: Vec<u64>,
+    /// Further places (paths, URLs) each document was seen at, besides its metadata's
+    /// origin, in the order they were attached (absent when empty).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub seen_at: std::collections::BTreeMap<u64, Vec<String>>,
 }
 
 /// One collection in the manifest.
@@ -108,6 +116,8 @@ impl Manifest {
             next_doc_id: 0,
             next_segment_id: 0,
             collections: Vec::new(),
+            deleted: Vec::new(),
+            seen_at: std::collections::BTreeMap::new(),
         }
     }
 
@@ -228,6 +238,13 @@ impl Manifest {
         ranges.sort_unstable();
         if ranges.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
             return Err("two segments claim the same doc id".into());
+        }
+        if self.deleted.windows(2).any(|w| w[0] >= w[1]) || self.deleted.last().is_some_and(|&d| d >= self.next_doc_id)
+        {
+            return Err("deleted ids are not ascending or not below next_doc_id".into());
+        }
+        if self.seen_at.keys().next_back().is_some_and(|&d| d >= self.next_doc_id) {
+            return Err("seen_at names a doc id not below next_doc_id".into());
         }
         Ok(())
     }

@@ -16,6 +16,10 @@ pub struct IndexReader {
     collections: Vec<CollectionState>,
     /// Every run of consecutive doc ids, sorted by first id: where each document lives.
     runs: Vec<DocRun>,
+    /// Deleted doc ids, ascending.
+    deleted: Vec<u64>,
+    /// Further places each document was seen at.
+    seen_at: BTreeMap<u64, Vec<String>>,
 }
 
 #[derive(Debug)]
@@ -119,7 +123,13 @@ impl IndexReader {
         // goes.
         *cache = live;
         runs.sort_unstable_by_key(|r| r.base);
-        Ok(IndexReader { fingerprint_settings: manifest.fingerprint_settings, collections, runs })
+        Ok(IndexReader {
+            fingerprint_settings: manifest.fingerprint_settings,
+            collections,
+            runs,
+            deleted: manifest.deleted,
+            seen_at: manifest.seen_at,
+        })
     }
 
     /// The settings given at create time.
@@ -137,7 +147,7 @@ impl IndexReader {
         self.collections
             .binary_search_by(|c| c.config.name.as_str().cmp(name))
             .ok()
-            .map(|i| CollectionReader { state: &self.collections[i] })
+            .map(|i| CollectionReader { state: &self.collections[i], deleted: &self.deleted })
     }
 
     /// Committed documents in all collections.
@@ -145,9 +155,33 @@ impl IndexReader {
         self.collections.iter().map(|c| c.doc_count).sum()
     }
 
-    /// Every committed document id, ascending.
+    /// Every committed document id, ascending (deleted ones included: their bytes stay
+    /// in the segments; see [`IndexReader::live_docs`]).
     pub fn docs(&self) -> impl Iterator<Item = DocId> + '_ {
         self.runs.iter().flat_map(|r| (r.base..r.base + r.count).map(DocId))
+    }
+
+    /// Every committed document id not deleted, ascending.
+    pub fn live_docs(&self) -> impl Iterator<Item = DocId> + '_ {
+        self.docs().filter(|d| !self.is_deleted(*d))
+    }
+
+    /// True when `doc` was deleted.
+    pub fn is_deleted(&self, doc: DocId) -> bool {
+        self.deleted.binary_search(&doc.0).is_ok()
+    }
+
+    /// Deleted document ids, ascending.
+    pub fn deleted(&self) -> &[u64] {
+        &self.deleted
+    }
+
+    /// Every place `doc` was seen at: its metadata's origin, then the places attached
+    /// later (see [`crate::IndexWriter::attach_origin`]).
+    pub fn seen_at(&self, doc: DocId) -> Result<Vec<String>> {
+        let mut out = vec![self.meta(doc)?.origin];
+        out.extend(self.seen_at.get(&doc.0).into_iter().flatten().cloned());
+        Ok(out)
     }
 
     fn locate(&self, doc: DocId) -> Option<(&CollectionState, &OpenSegment, u32)> {
@@ -277,6 +311,7 @@ impl OpenSegment {
 #[derive(Debug, Clone, Copy)]
 pub struct CollectionReader<'a> {
     state: &'a CollectionState,
+    deleted: &'a [u64],
 }
 
 impl CollectionReader<'_> {
@@ -303,10 +338,16 @@ impl CollectionReader<'_> {
     /// truncated keys, so an absent hash matches a stored one with probability about
     /// 2^-12 per segment (see `docs/design.md`); verify against the snapshot's full
     /// hashes. Calls come segment by segment; within a segment in ascending index order.
+    /// Deleted documents are never reported.
     pub fn lookup_sorted(&self, hashes: &[u64], mut f: impl FnMut(usize, DocId)) -> Result<()> {
         for s in &self.state.segments {
             let view = s.reader.view()?;
-            view.postings().lookup(hashes, |i, local| f(i, s.global(local)))?;
+            view.postings().lookup(hashes, |i, local| {
+                let doc = s.global(local);
+                if self.deleted.is_empty() || self.deleted.binary_search(&doc.0).is_err() {
+                    f(i, doc);
+                }
+            })?;
         }
         Ok(())
     }

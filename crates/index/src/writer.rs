@@ -229,6 +229,48 @@ impl IndexWriter {
         Ok(())
     }
 
+    /// Marks a committed document deleted (at the next commit): lookups stop reporting it
+    /// and [`crate::IndexReader::live_docs`] skips it; its bytes stay in its segment until
+    /// segments are merged. Returns false when it was already deleted.
+    pub fn delete(&mut self, doc: DocId) -> Result<bool> {
+        self.check_usable()?;
+        if !self.is_committed(doc) {
+            return Err(Error::UnknownDoc(doc));
+        }
+        match self.manifest.deleted.binary_search(&doc.0) {
+            Ok(_) => Ok(false),
+            Err(at) => {
+                self.manifest.deleted.insert(at, doc.0);
+                self.dirty = true;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Records one more place (path or URL) a committed document was seen at (at the next
+    /// commit); a place already listed for it is not repeated.
+    pub fn attach_origin(&mut self, doc: DocId, origin: &str) -> Result<()> {
+        self.check_usable()?;
+        if !self.is_committed(doc) {
+            return Err(Error::UnknownDoc(doc));
+        }
+        let places = self.manifest.seen_at.entry(doc.0).or_default();
+        if !places.iter().any(|p| p == origin) {
+            places.push(origin.to_string());
+            self.dirty = true;
+        }
+        Ok(())
+    }
+
+    fn is_committed(&self, doc: DocId) -> bool {
+        self.manifest
+            .collections
+            .iter()
+            .flat_map(|c| &c.segments)
+            .flat_map(|s| &s.doc_ranges)
+            .any(|r| doc.0 >= r.base && doc.0 - r.base < r.count)
+    }
+
     /// Makes everything added since the last commit visible at once, durably: writes the
     /// remaining buffers as segment files, syncs them and the segments directory, then
     /// swaps the manifest (see `docs/design.md`, "Crash safety").

@@ -42,6 +42,7 @@ use crate::store::{CheckRecord, Edit, Progress, Stage, Status, new_id};
         Accepted,
         AcceptedMember,
         SkippedMember,
+        Deleted,
         CheckView,
         Status,
         Stage,
@@ -759,21 +760,29 @@ fn best_container(
     Ok(best.map(|s| (s.doc.0, f64::from(s.shared_hashes) / distinct.len() as f64)))
 }
 
-/// Remove a document. The index format has no deletes yet: always `501`.
+/// A deleted document.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    /// Its id.
+    pub deleted: u64,
+}
+
+/// Delete a document from the index: later checks no longer find it.
 #[utoipa::path(delete, path = "/api/documents/{id}", params(("id" = u64, Path, description = "Document id")),
-    responses((status = 501, body = ErrorBody), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = Deleted), (status = 404, body = ErrorBody), (status = 401, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn delete_document(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     Path(id): Path<u64>,
-) -> Result<Response, ApiError> {
+) -> Result<Json<Deleted>, ApiError> {
     authorize(&state, &headers)?;
-    let _ = DocId(id);
-    Err(ApiError::new(
-        StatusCode::NOT_IMPLEMENTED,
-        "not_supported",
-        format!("cannot delete document {id}: the index format (docs/design.md) has no deletes yet"),
-    ))
+    let _writer = state.writer.lock().await;
+    let engine = Arc::clone(&state.engine);
+    let removed = blocking(move || engine.delete(&[DocId(id)]).map_err(engine_error)).await?;
+    if removed == 0 {
+        return Err(ApiError::not_found(format!("no live document with id {id}")));
+    }
+    Ok(Json(Deleted { deleted: id }))
 }
 
 /// One collection.

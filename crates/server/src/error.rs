@@ -120,6 +120,7 @@ pub(crate) fn engine_error(e: tessera_engine::Error) -> ApiError {
         E::Extract(_) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unreadable_document", e.to_string()),
         E::UnknownCollection(_) => ApiError::not_found(e.to_string()),
         E::EmptyIndex(_) => ApiError::new(StatusCode::CONFLICT, "empty_index", e.to_string()),
+        E::Index(tessera_engine::index::Error::UnknownDoc(_)) => ApiError::not_found(e.to_string()),
         E::Index(tessera_engine::index::Error::Locked { .. }) => {
             ApiError::new(StatusCode::CONFLICT, "index_locked", e.to_string())
         }

@@ -22,7 +22,7 @@
 //! | `PATCH /api/checks/{id}/report` | `{"sources":[{"id","enabled"}],"blocks":[{"id","kind"}]}` -> recomputed report |
 //! | `GET /api/checks/{id}/report.json`, `.html` | downloads |
 //! | `POST /api/documents` | add texts or files to a collection, optionally only if new |
-//! | `DELETE /api/documents/{id}` | `501`: the index has no deletes yet |
+//! | `DELETE /api/documents/{id}` | delete a document from the index |
 //! | `GET /api/collections`, `GET /api/health` | names, kinds, sizes; queue and workers |
 //!
 //! Writes need `Authorization: Bearer TOKEN` when a token is set; a server on an address

@@ -153,8 +153,8 @@ fn errors_are_json_with_meaningful_status_codes() {
     // Downloads of a check without a report yet, and PATCH before it exists.
     let (status, v) = s.get("/api/checks/0123456789abcdef0123456789abcdef/report.json");
     assert_eq!(status, 404, "{v}");
-    let (status, v) = s.delete("/api/documents/1");
-    assert_eq!((status, code(&v)), (501, "not_supported".into()));
+    let (status, v) = s.delete("/api/documents/999999");
+    assert_eq!((status, code(&v)), (404, "not_found".into()), "{v}");
 }
 
 #[test]
@@ -340,4 +340,21 @@ fn an_archive_upload_becomes_one_check_per_member() {
         assert_eq!(check["status"], "done", "{check}");
         assert_eq!(check["report"]["suspect"]["name"], name);
     }
+}
+
+#[test]
+fn a_deleted_source_is_no_longer_found() {
+    let s = TestServer::start(|_| {});
+    let (_, a) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    let before = s.wait(a["id"].as_str().unwrap());
+    let source = before["report"]["sources"].as_array().unwrap().iter().find(|s| s["collection"] == "library").unwrap();
+    let doc = source["id"].as_u64().unwrap();
+    let (status, v) = s.delete(&format!("/api/documents/{doc}"));
+    assert_eq!((status, v["deleted"].as_u64()), (200, Some(doc)), "{v}");
+    let (status, _) = s.delete(&format!("/api/documents/{doc}"));
+    assert_eq!(status, 404);
+    let (_, b) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    let after = s.wait(b["id"].as_str().unwrap());
+    assert!(after["report"]["sources"].as_array().unwrap().iter().all(|s| s["id"].as_u64() != Some(doc)));
+    assert!(after["report"]["totals"]["borrowings"].as_f64() < before["report"]["totals"]["borrowings"].as_f64());
 }

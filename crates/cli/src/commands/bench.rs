@@ -21,6 +21,12 @@ pub enum BenchCommand {
     Generate(GenerateArgs),
     /// Check latency of one suspect against an index: p50, p99, mean over repeats.
     Check(CheckBenchArgs),
+    /// MinHash signatures per second, end to end and the kernel alone, per thread count.
+    Sketch(super::bench_near::SketchArgs),
+    /// LSH build and query latency in memory and from the on-disk store, with memory.
+    Lsh(super::bench_near::LshArgs),
+    /// All pairs of SimHash fingerprints within a Hamming distance, with memory.
+    Simhash(super::bench_near::SimhashArgs),
 }
 
 /// Arguments of `tessera bench fingerprint`.
@@ -73,6 +79,9 @@ pub fn run(cmd: BenchCommand, quiet: bool) -> Result<ExitCode> {
         BenchCommand::Fingerprint(a) => fingerprint(&a),
         BenchCommand::Generate(a) => generate(&a, quiet),
         BenchCommand::Check(a) => check(&a),
+        BenchCommand::Sketch(a) => super::bench_near::sketch(&a),
+        BenchCommand::Lsh(a) => super::bench_near::lsh(&a),
+        BenchCommand::Simhash(a) => super::bench_near::simhash(&a),
     }
 }
 

@@ -24,13 +24,25 @@ pub struct IndexArgs {
     /// Summary format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Add only new documents (the crawler's rule): a document whose shingles are at
+    /// least --min-containment contained in one document of the collection is not added;
+    /// its path is attached to that document instead.
+    #[arg(long)]
+    if_new: bool,
+    /// With --if-new: the share of a document's shingles another must contain.
+    #[arg(long, default_value_t = 0.9)]
+    min_containment: f64,
     /// Files and folders to add (folders recursively).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
 pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
-    let options = EngineOptions { memory_budget: args.memory_mb << 20, ..EngineOptions::default() };
+    let options = EngineOptions {
+        memory_budget: args.memory_mb << 20,
+        extract: super::extract_config(),
+        ..EngineOptions::default()
+    };
     let engine = Engine::open_or_create(&args.dir.dir, &args.create.settings(), options)
         .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?;
     let bar = super::progress::files_bar(quiet, "indexing");
@@ -38,6 +50,9 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
         bar.set_length(p.total);
         bar.set_position(p.done);
     };
+    if args.if_new {
+        return if_new(&engine, args, &progress, &bar);
+    }
     let summary = engine
         .add_paths(&args.collection.config(), &args.paths, &progress)
         .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
@@ -59,5 +74,40 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
         }
     }
     // Some files failed but the rest were added: a distinct exit code scripts can test.
+    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
+}
+
+fn if_new(
+    engine: &Engine,
+    args: &IndexArgs,
+    progress: &(dyn Fn(AddProgress) + Sync),
+    bar: &indicatif::ProgressBar,
+) -> Result<ExitCode> {
+    if !(args.min_containment > 0.0 && args.min_containment <= 1.0) {
+        anyhow::bail!("--min-containment must be in (0, 1], got {}", args.min_containment);
+    }
+    let summary = engine
+        .add_paths_if_new(&args.collection.config(), &args.paths, args.min_containment, progress)
+        .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
+    bar.finish_and_clear();
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),
+        _ => {
+            for (path, reason) in &summary.failed {
+                eprintln!("skipped {path}: {reason}");
+            }
+            for (path, doc, share) in &summary.seen {
+                println!("seen before: {path} is {:.1} % contained in doc {doc}", share * 100.0);
+            }
+            println!(
+                "added {} new documents to collection {:?} in {:.2} s; {} seen before, {} failed",
+                summary.added,
+                args.collection.collection,
+                summary.seconds,
+                summary.seen.len(),
+                summary.failed.len()
+            );
+        }
+    }
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
 }

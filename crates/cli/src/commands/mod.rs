@@ -3,11 +3,14 @@
 
 mod align;
 mod bench;
+mod bench_near;
 mod check;
+mod dedup;
 mod demo;
 mod eval;
 mod extract;
 mod index;
+mod near;
 mod progress;
 mod serve;
 mod stats;
@@ -55,9 +58,19 @@ enum Command {
     /// Measure detection quality on an evaluation corpus.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
+    /// Cluster near-duplicate documents of a folder or a JSONL file; a JSONL line per
+    /// document (id, cluster, kept, similarity) and a summary on stderr.
+    Dedup(dedup::DedupArgs),
+    /// The documents of an index nearest to one document, with their similarities.
+    Near(near::NearArgs),
+    /// Delete documents from an index by id.
+    Delete(near::DeleteArgs),
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Internal: extract one document sent on stdin (the isolated PDF parser).
+    #[command(name = "__extract-worker", hide = true)]
+    ExtractWorker,
     /// Serve the HTTP API and the web page over an index.
     Serve(serve::ServeArgs),
 }
@@ -214,13 +227,23 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Align(args) => align::run(&args, quiet),
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
+        Command::ExtractWorker => {
+            tessera_engine::extract::worker::serve_stdio().context("extraction worker")?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Dedup(args) => dedup::run(&args, quiet),
+        Command::Near(args) => near::run(&args),
+        Command::Delete(args) => near::delete(&args),
         Command::Serve(args) => serve::run(&args),
     }
 }
 
-/// Extraction settings of every command, resolved once here.
+/// Extraction settings: native parsers (PDF) run isolated in worker processes, this
+/// executable's hidden `__extract-worker` command.
 pub fn extract_config() -> tessera_engine::extract::ExtractConfig {
-    tessera_engine::extract::ExtractConfig::default()
+    use tessera_engine::extract::{ExtractConfig, WorkerCommand};
+    let isolation = std::env::current_exe().ok().map(|exe| WorkerCommand::new(exe, vec!["__extract-worker".into()]));
+    ExtractConfig { isolation, ..ExtractConfig::default() }
 }
 
 fn rayon_threads(n: usize) -> Result<()> {

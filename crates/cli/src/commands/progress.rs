@@ -15,3 +15,17 @@ pub fn files_bar(quiet: bool, message: &'static str) -> ProgressBar {
     bar.set_message(message);
     bar
 }
+
+/// A bar counting bytes of one input file.
+pub fn bytes_bar(quiet: bool, message: &'static str, total: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})")
+            .expect("static template is valid"),
+    );
+    bar.set_message(message);
+    bar
+}

@@ -1,0 +1,135 @@
+//! Whole runs of `tessera index --if-new`, `tessera near` and `tessera delete` on the demo
+//! texts, in a temporary directory with relative paths. Snapshots in `tests/snapshots/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use insta::assert_snapshot;
+
+fn tessera(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TESSERA_INDEX")
+        .env_remove("TESSERA_THREADS")
+        .output()
+        .expect("running tessera");
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code(), stdout, stderr)
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let (code, stdout, stderr) = tessera(dir, args);
+    assert_eq!(code, Some(0), "{args:?}\n{stdout}\n{stderr}");
+    stdout
+}
+
+fn demo(name: &str) -> String {
+    fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo/library").join(name))
+        .unwrap()
+}
+
+fn redact_seconds(s: &str) -> String {
+    s.lines()
+        .map(|l| match (l.find(" in "), l.find(" s;")) {
+            (Some(a), Some(b)) if a < b => format!("{} in [seconds]{}", &l[..a], &l[b + 2..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `lib/` has the three demo texts; `pages/` a copy of one, a copy of another with a
+/// paragraph of new text appended (so it holds the original, but is not held by it),
+/// a page that is half of a third, and a new text twice (two names, one run).
+fn setup(dir: &Path) {
+    let (press, bees, rivers) = (demo("printing-press.txt"), demo("honey-bees.txt"), demo("siberian-rivers.txt"));
+    fs::create_dir_all(dir.join("lib")).unwrap();
+    fs::create_dir_all(dir.join("pages")).unwrap();
+    fs::write(dir.join("lib/press.txt"), &press).unwrap();
+    fs::write(dir.join("lib/bees.txt"), &bees).unwrap();
+    fs::write(dir.join("lib/rivers.txt"), &rivers).unwrap();
+    fs::write(dir.join("pages/a-press-copy.txt"), &press).unwrap();
+    let extra = "Beekeepers in the mountains move their hives twice a year, following the flowering meadows uphill as the snow retreats and the days grow long.";
+    fs::write(dir.join("pages/b-bees-longer.txt"), format!("{bees}\n\n{extra}")).unwrap();
+    fs::write(dir.join("pages/c-rivers-half.txt"), &rivers[..rivers.len() / 2]).unwrap();
+    let fresh = "Lighthouse keepers kept logs of every passing ship, the weather at each watch and the oil burned by the lamp through the long winter nights on the rocky coast.";
+    fs::write(dir.join("pages/d-new.txt"), fresh).unwrap();
+    fs::write(dir.join("pages/e-new-again.txt"), fresh).unwrap();
+}
+
+#[test]
+fn if_new_near_and_delete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "lib"]);
+    let added = ok(dir, &["index", "-q", "--index", "idx", "--if-new", "pages"]);
+    assert_snapshot!("if_new", redact_seconds(&added));
+
+    let near = ok(dir, &["near", "--index", "idx", "pages/a-press-copy.txt", "--top", "3"]);
+    assert_snapshot!("near_text", near);
+    assert!(dir.join("idx/NEAR").exists());
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["near", "--index", "idx", "pages/e-new-again.txt", "--format", "json"]))
+            .unwrap();
+    assert_snapshot!("near_json", serde_json::to_string_pretty(&json).unwrap());
+
+    // Deleting the new text: `near` no longer finds it, and the store follows.
+    let doc = json[0]["doc"].as_u64().unwrap().to_string();
+    assert_snapshot!("delete", ok(dir, &["delete", "--index", "idx", &doc, &doc]));
+    let after = ok(dir, &["near", "--index", "idx", "pages/e-new-again.txt", "--format", "json"]);
+    assert_eq!(after.trim(), "[]");
+    // The deleted text is new again.
+    let again = ok(dir, &["index", "-q", "--index", "idx", "--if-new", "pages/d-new.txt"]);
+    assert!(again.starts_with("added 1 new documents"), "{again}");
+
+    // A damaged store is rebuilt, not trusted.
+    let store = dir.join("idx/NEAR");
+    let mut bytes = fs::read(&store).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    fs::write(&store, &bytes).unwrap();
+    assert_eq!(ok(dir, &["near", "--index", "idx", "pages/a-press-copy.txt", "--top", "3"]), near);
+}
+
+#[test]
+fn kept_texts_add_the_character_cosine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "--keep-texts", "lib"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["near", "--index", "idx", "pages/b-bees-longer.txt", "--format", "json"]))
+            .unwrap();
+    let hit = &json[0];
+    assert_eq!(hit["title"], "bees");
+    let cosine = hit["char_cosine"].as_f64().unwrap();
+    // The page is the text plus one new paragraph: nearly the same profile, not quite.
+    assert!(cosine > 0.9 && cosine < 1.0, "{cosine}");
+    assert!(hit["doc_in_query"].as_f64().unwrap() > 0.99);
+    assert!(hit["query_in_doc"].as_f64().unwrap() < 0.95);
+}
+
+#[test]
+fn bad_input_fails_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    let (code, _, err) = tessera(dir, &["near", "--index", "missing", "pages/d-new.txt"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("missing"), "{err}");
+    ok(dir, &["index", "-q", "--index", "idx", "lib"]);
+    let (code, _, err) = tessera(dir, &["near", "--index", "idx", "nope.txt"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("nope.txt"), "{err}");
+    let (code, _, err) = tessera(dir, &["delete", "--index", "idx", "12345"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("12345"), "{err}");
+    let (code, _, err) = tessera(dir, &["index", "--index", "idx", "--if-new", "--min-containment", "0", "pages"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--min-containment"), "{err}");
+}

@@ -1,0 +1,630 @@
+//! ODT (OpenDocument text): a streaming walk over `content.xml`, with
+//! styles from `styles.xml` and the automatic styles of `content.xml`, and
+//! metadata from `meta.xml`.
+
+use std::collections::HashMap;
+
+use quick_xml::events::{BytesStart, Event};
+
+use super::{MAX_STYLE_DEPTH, Pages, attr, chars, local, local_end, reader, simple_fields, xml_damage};
+use crate::builder::TextBuilder;
+use crate::container::ZipPackage;
+use crate::extract::Extract;
+use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Part, Place, Result, Trick};
+
+/// Extracts OpenDocument text documents (`.odt`, also `.ott`).
+///
+/// - Headings and paragraphs (`text:h`, `text:p`) in document order, lists,
+///   spaces (`text:s`), tabs and line breaks; table cells separated by a
+///   space and rows by a line break ([`Part::Table`]); frames' text boxes
+///   ([`Part::TextBox`]); tracked changes and note citations left out.
+/// - Footnotes, endnotes and annotations after the body
+///   ([`Part::Footnote`], [`Part::Endnote`], [`Part::Comment`]), then the headers ([`Part::Header`]) and footers
+///   ([`Part::Footer`]) of the master pages in `styles.xml`.
+/// - Every origin carries its paragraph (counted through the document,
+///   paragraphs with text only) and its page when the document marks page
+///   breaks (`fo:break-before="page"` in a paragraph style,
+///   `text:soft-page-break` written by the authoring program).
+/// - Hidden text is left out and reported: `text:display="none"`
+///   ([`Trick::HiddenText`]), `fo:color` equal to the background (white when
+///   none is set) ([`Trick::WhiteText`]), `fo:font-size` of 2 pt or less
+///   ([`Trick::TinyText`]), resolved through the default style, the
+///   paragraph style and every enclosing span's style, with their parents.
+/// - Title and metadata from `meta.xml`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OdtExtractor;
+
+impl Extract for OdtExtractor {
+    fn format(&self) -> Format {
+        Format::Odt
+    }
+
+    /// ODT is recognised by its ZIP members, not sniffed.
+    fn sniff(&self, _name: &str, _head: &[u8]) -> bool {
+        false
+    }
+
+    fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
+        let mut package = ZipPackage::open(name, Format::Odt, bytes, &config.unpack)?;
+        if package.read_string("META-INF/manifest.xml")?.is_some_and(|m| m.contains("encryption-data")) {
+            return Err(Error::Encrypted { name: name.into() });
+        }
+        let Some(content) = package.read_string("content.xml")? else {
+            return Err(Error::Malformed { name: name.into(), format: "odt", reason: "no content.xml".into() });
+        };
+        let mut styles = Styles::default();
+        let styles_xml = package.read_string("styles.xml")?;
+        if let Some(xml) = &styles_xml {
+            styles.parse(xml);
+        }
+        styles.parse(&content);
+        let marks_pages = content.contains("soft-page-break") || styles.any_break_before;
+        let mut walker =
+            Walker { builder: TextBuilder::new(), styles: &styles, pages: Pages::new(marks_pages), paragraphs: 0 };
+        walker.walk(name, &content, Pass::Body)?;
+        if content.contains("note-body") || content.contains("annotation") {
+            walker.walk(name, &content, Pass::Notes)?;
+        }
+        if let Some(styles_xml) = styles_xml.filter(|xml| xml.contains("master-styles")) {
+            walker.walk(name, &styles_xml, Pass::Master)?;
+        }
+        let (title, metadata) = match package.read_string("meta.xml")? {
+            Some(meta) => metadata(&meta),
+            None => (None, Metadata::default()),
+        };
+        let mut doc = walker.builder.finish(name, Format::Odt)?;
+        doc.title = title;
+        doc.metadata = metadata;
+        Ok(doc)
+    }
+}
+
+/// Title and metadata from `meta.xml`.
+fn metadata(xml: &str) -> (Option<String>, Metadata) {
+    let mut fields =
+        simple_fields(xml, &["title", "initial-creator", "creator", "creation-date", "date", "language", "generator"]);
+    let mut first = |name: &str| fields.get_mut(name).and_then(|v| (!v.is_empty()).then(|| v.swap_remove(0)));
+    let mut authors: Vec<String> = Vec::new();
+    for author in [first("initial-creator"), first("creator")].into_iter().flatten() {
+        if !authors.contains(&author) {
+            authors.push(author);
+        }
+    }
+    let mut metadata = Metadata {
+        authors,
+        created: first("creation-date"),
+        modified: first("date"),
+        language: first("language"),
+        pages: None,
+        producer: first("generator"),
+    };
+    let title = first("title");
+    let mut reader = reader(xml);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(Event::Start(e) | Event::Empty(e)) if local(&e) == "document-statistic" => {
+                metadata.pages = attr(&e, "page-count").and_then(|p| p.parse().ok());
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
+    (title, metadata)
+}
+
+/// The text properties that decide visibility; `None` means inherited.
+/// Colours are lower-case `#rrggbb`.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Props {
+    hidden: Option<bool>,
+    color: Option<String>,
+    /// Points.
+    size: Option<f32>,
+    background: Option<String>,
+}
+
+impl Props {
+    fn apply_text(&mut self, e: &BytesStart<'_>) {
+        if let Some(display) = attr(e, "display").or_else(|| attr(e, "text-display")) {
+            self.hidden = Some(display == "none");
+        }
+        if let Some(color) = attr(e, "color") {
+            self.color = Some(color.to_ascii_lowercase());
+        }
+        if let Some(size) = attr(e, "font-size").and_then(|s| points(&s)) {
+            self.size = Some(size);
+        }
+        if let Some(background) = attr(e, "background-color") {
+            self.background = Some(background.to_ascii_lowercase());
+        }
+    }
+
+    fn overlay(&mut self, top: &Props) {
+        if top.hidden.is_some() {
+            self.hidden = top.hidden;
+        }
+        if top.color.is_some() {
+            self.color.clone_from(&top.color);
+        }
+        if top.size.is_some() {
+            self.size = top.size;
+        }
+        if top.background.is_some() {
+            self.background.clone_from(&top.background);
+        }
+    }
+
+    fn trick(&self, paragraph_background: Option<&str>) -> Option<Trick> {
+        if self.hidden == Some(true) {
+            return Some(Trick::HiddenText);
+        }
+        if self.size.is_some_and(|pt| pt <= 2.0) {
+            return Some(Trick::TinyText);
+        }
+        let color = self.color.as_deref()?;
+        let background =
+            self.background.as_deref().filter(|b| *b != "transparent").or(paragraph_background).unwrap_or("#ffffff");
+        (color == background).then_some(Trick::WhiteText)
+    }
+}
+
+/// A length in points (`1pt`, `0.5mm`, `0.02in`...); `None` for percentages
+/// and anything unreadable.
+fn points(value: &str) -> Option<f32> {
+    let value = value.trim();
+    let split = value.find(|c: char| c.is_ascii_alphabetic() || c == '%')?;
+    let (number, unit) = value.split_at(split);
+    let number: f32 = number.trim().parse().ok()?;
+    let factor = match unit {
+        "pt" => 1.0,
+        "pc" => 12.0,
+        "in" => 72.0,
+        "cm" => 72.0 / 2.54,
+        "mm" => 72.0 / 25.4,
+        "px" => 0.75,
+        _ => return None,
+    };
+    Some(number * factor)
+}
+
+#[derive(Debug, Clone, Default)]
+struct Style {
+    parent: Option<String>,
+    props: Props,
+    background: Option<String>,
+    break_before: bool,
+}
+
+/// Named styles by `(family, name)`, and the paragraph default style.
+#[derive(Debug, Default)]
+struct Styles {
+    styles: HashMap<(String, String), Style>,
+    default: Props,
+    any_break_before: bool,
+}
+
+impl Styles {
+    fn parse(&mut self, xml: &str) {
+        let mut reader = reader(xml);
+        let mut current: Option<((String, String), Style)> = None;
+        let mut in_default = false;
+        loop {
+            let event = match reader.read_event() {
+                Ok(Event::Eof) | Err(_) => break,
+                Ok(event) => event,
+            };
+            match &event {
+                Event::Start(e) | Event::Empty(e) => match local(e) {
+                    // The body holds no style definitions.
+                    "body" => break,
+                    "style" => {
+                        let key = (attr(e, "family").unwrap_or_default(), attr(e, "name").unwrap_or_default());
+                        let style = Style { parent: attr(e, "parent-style-name"), ..Style::default() };
+                        if matches!(event, Event::Empty(_)) {
+                            self.styles.insert(key, style);
+                        } else {
+                            current = Some((key, style));
+                        }
+                    }
+                    "default-style" => {
+                        in_default =
+                            matches!(event, Event::Start(_)) && attr(e, "family").as_deref() == Some("paragraph");
+                    }
+                    "text-properties" => {
+                        if let Some((_, style)) = current.as_mut() {
+                            style.props.apply_text(e);
+                        } else if in_default {
+                            self.default.apply_text(e);
+                        }
+                    }
+                    "paragraph-properties" => {
+                        if let Some((_, style)) = current.as_mut() {
+                            if attr(e, "break-before").as_deref() == Some("page") {
+                                style.break_before = true;
+                                self.any_break_before = true;
+                            }
+                            if let Some(background) = attr(e, "background-color") {
+                                style.background = Some(background.to_ascii_lowercase()).filter(|b| b != "transparent");
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                Event::End(e) => match local_end(e.name().0) {
+                    "style" => {
+                        if let Some((key, style)) = current.take() {
+                            self.styles.insert(key, style);
+                        }
+                    }
+                    "default-style" => in_default = false,
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+
+    /// The styles of a chain, the named one first.
+    fn chain(&self, family: &str, name: &str) -> Vec<&Style> {
+        let mut chain = Vec::new();
+        let mut next = Some(name.to_owned());
+        while let Some(name) = next.take() {
+            if chain.len() >= MAX_STYLE_DEPTH {
+                break;
+            }
+            let Some(style) = self.styles.get(&(family.to_owned(), name)) else { break };
+            chain.push(style);
+            next.clone_from(&style.parent);
+        }
+        chain
+    }
+
+    fn props(&self, family: &str, name: &str) -> Props {
+        let mut props = Props::default();
+        for style in self.chain(family, name).iter().rev() {
+            props.overlay(&style.props);
+        }
+        props
+    }
+}
+
+#[derive(Debug)]
+struct Paragraph {
+    props: Props,
+    background: Option<String>,
+    number: Option<u32>,
+}
+
+/// What a walk writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The body of `content.xml`, notes left out.
+    Body,
+    /// Only the notes of `content.xml`.
+    Notes,
+    /// The headers and footers of the master pages in `styles.xml`.
+    Master,
+}
+
+struct Walker<'s> {
+    builder: TextBuilder,
+    styles: &'s Styles,
+    pages: Pages,
+    paragraphs: u32,
+}
+
+/// Elements whose content is not document text.
+const SKIPPED: &[&str] = &[
+    "tracked-changes",
+    "note-citation",
+    "annotation-end",
+    "sequence-decls",
+    "variable-decls",
+    "user-field-decls",
+    "dde-connection-decls",
+    "forms",
+    "desc",
+    "title",
+    "deletion",
+    "automatic-styles",
+    "font-face-decls",
+    "scripts",
+];
+
+impl Walker<'_> {
+    /// One pass over `content.xml` (the body without notes, or only the
+    /// notes' bodies) or over `styles.xml` (the master pages' headers and
+    /// footers).
+    #[allow(clippy::too_many_lines)]
+    fn walk(&mut self, name: &str, xml: &str, pass: Pass) -> Result<()> {
+        let notes = pass == Pass::Notes;
+        let member = if pass == Pass::Master { "styles.xml" } else { "content.xml" };
+        // Inside a master page's header or footer.
+        let mut master: Option<Part> = None;
+        let mut reader = reader(xml);
+        let mut paragraphs: Vec<Paragraph> = Vec::new();
+        let mut spans: Vec<Props> = Vec::new();
+        let (mut tables, mut cells, mut boxes, mut skip) = (0u32, 0u32, 0u32, 0usize);
+        // Inside a note's body, and which kind of note.
+        let mut note: Option<Part> = None;
+        let mut note_part = Part::Footnote;
+        let mut note_depth = 0usize;
+        let mut in_body = false;
+        loop {
+            let event = match reader.read_event() {
+                Ok(Event::Eof) => break,
+                Ok(event) => event,
+                Err(e) => {
+                    let warning = xml_damage(name, Format::Odt, member, &e, !self.builder.text().is_empty())?;
+                    self.builder.warn(warning);
+                    break;
+                }
+            };
+            if skip > 0 {
+                match event {
+                    Event::Start(_) => skip += 1,
+                    Event::End(_) => {
+                        skip -= 1;
+                        // The skipped element's start was counted in the note.
+                        if skip == 0 && note.is_some() {
+                            note_depth = note_depth.saturating_sub(1);
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            if note.is_some() {
+                match &event {
+                    Event::Start(_) => note_depth += 1,
+                    Event::End(_) => {
+                        note_depth = note_depth.saturating_sub(1);
+                        if note_depth == 0 {
+                            note = None;
+                            if notes {
+                                self.builder.paragraph_break();
+                            }
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // What this pass writes: the body outside notes, or the notes.
+            let active = match pass {
+                Pass::Master => master.is_some() && note.is_none(),
+                Pass::Body | Pass::Notes => in_body && (notes == note.is_some()),
+            };
+            match &event {
+                Event::Start(e) | Event::Empty(e) => {
+                    let empty = matches!(event, Event::Empty(_));
+                    let tag = local(e);
+                    if SKIPPED.contains(&tag) {
+                        skip = usize::from(!empty);
+                        continue;
+                    }
+                    match tag {
+                        // An annotation's author and date.
+                        "creator" | "date" if note == Some(Part::Comment) => skip = usize::from(!empty),
+                        "body" => in_body = !empty,
+                        "header" | "header-left" | "header-first" if !empty && pass == Pass::Master => {
+                            master = Some(Part::Header);
+                        }
+                        "footer" | "footer-left" | "footer-first" if !empty && pass == Pass::Master => {
+                            master = Some(Part::Footer);
+                        }
+                        "note" => {
+                            note_part = if attr(e, "note-class").as_deref() == Some("endnote") {
+                                Part::Endnote
+                            } else {
+                                Part::Footnote
+                            };
+                        }
+                        "note-body" | "annotation" if !empty => {
+                            note = Some(if tag == "annotation" { Part::Comment } else { note_part });
+                            note_depth = 1;
+                            if notes {
+                                self.builder.paragraph_break();
+                            }
+                        }
+                        "h" | "p" if !empty => {
+                            if active && (cells == 0 || boxes > 0) {
+                                self.builder.paragraph_break();
+                            }
+                            let style = attr(e, "style-name");
+                            let mut props = self.styles.default.clone();
+                            let mut background = None;
+                            let mut break_before = false;
+                            if let Some(style) = style.as_deref() {
+                                props.overlay(&self.styles.props("paragraph", style));
+                                let chain = self.styles.chain("paragraph", style);
+                                background = chain.iter().find_map(|s| s.background.clone());
+                                break_before = chain.iter().any(|s| s.break_before);
+                            }
+                            if break_before && active && !notes {
+                                self.pages.explicit();
+                            }
+                            paragraphs.push(Paragraph { props, background, number: None });
+                        }
+                        "span" if !empty => {
+                            let props =
+                                attr(e, "style-name").map(|s| self.styles.props("text", &s)).unwrap_or_default();
+                            spans.push(props);
+                        }
+                        "s" if active => self.builder.space(),
+                        "tab" if active => self.builder.space(),
+                        "line-break" if active => self.builder.line_break(),
+                        "soft-page-break" if active && !notes => self.pages.rendered(),
+                        "table" if !empty => {
+                            tables += 1;
+                            if active {
+                                self.builder.paragraph_break();
+                            }
+                        }
+                        "table-cell" | "covered-table-cell" if !empty => cells += 1,
+                        "text-box" if !empty => {
+                            boxes += 1;
+                            if active {
+                                self.builder.paragraph_break();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Event::End(e) => match local_end(e.name().0) {
+                    "body" => in_body = false,
+                    "header" | "header-left" | "header-first" | "footer" | "footer-left" | "footer-first"
+                        if master.is_some() =>
+                    {
+                        master = None;
+                        self.builder.paragraph_break();
+                    }
+                    "h" | "p" => {
+                        paragraphs.pop();
+                        if active {
+                            if cells > 0 && boxes == 0 {
+                                self.builder.space();
+                            } else {
+                                self.builder.paragraph_break();
+                            }
+                        }
+                    }
+                    "span" => {
+                        spans.pop();
+                    }
+                    "table" => {
+                        tables = tables.saturating_sub(1);
+                        if active {
+                            self.builder.paragraph_break();
+                        }
+                    }
+                    "table-row" if active => self.builder.line_break(),
+                    "table-cell" | "covered-table-cell" => {
+                        cells = cells.saturating_sub(1);
+                        if active {
+                            self.builder.space();
+                        }
+                    }
+                    "text-box" => {
+                        boxes = boxes.saturating_sub(1);
+                        if active {
+                            self.builder.paragraph_break();
+                        }
+                    }
+                    _ => {}
+                },
+                other if active && !paragraphs.is_empty() => {
+                    if let Some(text) = chars(other) {
+                        let part = match note.or(master) {
+                            Some(part) => part,
+                            None if boxes > 0 => Part::TextBox,
+                            None if tables > 0 => Part::Table,
+                            None => Part::Body,
+                        };
+                        self.emit(&text, &mut paragraphs, &spans, part);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.builder.paragraph_break();
+        Ok(())
+    }
+
+    fn emit(&mut self, text: &str, paragraphs: &mut [Paragraph], spans: &[Props], part: Part) {
+        // XML whitespace in ODF text collapses to one space.
+        let mut collapsed = String::with_capacity(text.len());
+        let mut last_space = false;
+        for c in text.chars() {
+            if matches!(c, ' ' | '\t' | '\n' | '\r') {
+                if !last_space {
+                    collapsed.push(' ');
+                }
+                last_space = true;
+            } else {
+                collapsed.push(c);
+                last_space = false;
+            }
+        }
+        if collapsed.is_empty() {
+            return;
+        }
+        let Some(paragraph) = paragraphs.last_mut() else { return };
+        let number = match paragraph.number {
+            Some(n) => n,
+            None => {
+                self.paragraphs = self.paragraphs.saturating_add(1);
+                paragraph.number = Some(self.paragraphs);
+                self.paragraphs
+            }
+        };
+        let mut props = paragraph.props.clone();
+        for span in spans {
+            props.overlay(span);
+        }
+        let page = matches!(part, Part::Body | Part::Table | Part::TextBox).then(|| self.pages.current()).flatten();
+        let place = Place { page, slide: None, paragraph: Some(number), part };
+        match props.trick(paragraph.background.as_deref()) {
+            Some(trick) => self.builder.hidden(&collapsed, trick, place),
+            None => {
+                self.builder.push(&collapsed, place);
+                self.pages.text();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::tests::zip_of;
+
+    fn odt(body: &str, styles: &str) -> Result<Extracted> {
+        let content = format!(
+            r#"<office:document-content xmlns:office="o" xmlns:text="t" xmlns:style="s" xmlns:fo="f"><office:automatic-styles>{styles}</office:automatic-styles><office:body><office:text>{body}</office:text></office:body></office:document-content>"#
+        );
+        let bytes =
+            zip_of(&[("mimetype", b"application/vnd.oasis.opendocument.text"), ("content.xml", content.as_bytes())]);
+        OdtExtractor.extract("t.odt", &bytes, &ExtractConfig::default())
+    }
+
+    #[test]
+    fn paragraphs_spaces_notes_and_tricks() {
+        let styles = r##"<style:style style:name="H" style:family="text"><style:text-properties text:display="none"/></style:style>
+            <style:style style:name="W" style:family="text"><style:text-properties fo:color="#FFFFFF"/></style:style>
+            <style:style style:name="Tiny" style:family="paragraph"><style:text-properties fo:font-size="0.5mm"/></style:style>
+            <style:style style:name="PB" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style>"##;
+        let body = r#"<text:h>Title</text:h><text:p>one<text:s text:c="3"/>two<text:tab/>three<text:line-break/>four<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>The note.</text:p></text:note-body></text:note></text:p>
+            <text:p>a <office:annotation><dc:creator>Me</dc:creator><text:p>A remark.</text:p></office:annotation><text:span text:style-name="H">hidden</text:span><text:span text:style-name="W">white</text:span>b</text:p>
+            <text:p text:style-name="Tiny">tiny words</text:p>
+            <text:p text:style-name="PB">next
+              page</text:p>"#;
+        let doc = odt(body, styles).unwrap();
+        assert_eq!(doc.text, "Title\n\none two three\nfour\n\na b\n\nnext page\n\nThe note.\n\nA remark.");
+        let at = |s: &str| doc.origin_at(doc.text.find(s).unwrap()).unwrap().place;
+        assert_eq!((at("next").paragraph, at("next").page), (Some(5), Some(2)));
+        assert_eq!((at("four").page, at("note").part, at("note").paragraph), (Some(1), Part::Footnote, Some(6)));
+        assert_eq!((at("remark").part, at("remark").paragraph), (Part::Comment, Some(7)));
+        let tricks: Vec<(Trick, usize)> = doc.bypasses().map(|(t, n, _)| (t, n)).collect();
+        assert_eq!(tricks, [(Trick::WhiteText, 5), (Trick::TinyText, 9), (Trick::HiddenText, 6)]);
+        assert_eq!(points("80%"), None);
+        assert!((points("1in").unwrap() - 72.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn encrypted_and_damaged() {
+        let bytes = zip_of(&[
+            ("mimetype", b"application/vnd.oasis.opendocument.text"),
+            ("META-INF/manifest.xml", b"<manifest:encryption-data/>"),
+            ("content.xml", b"\x01\x02"),
+        ]);
+        assert!(
+            matches!(OdtExtractor.extract("e.odt", &bytes, &ExtractConfig::default()), Err(Error::Encrypted { name }) if name == "e.odt")
+        );
+        let bytes = zip_of(&[("mimetype", b"application/vnd.oasis.opendocument.text")]);
+        assert!(
+            matches!(OdtExtractor.extract("m.odt", &bytes, &ExtractConfig::default()), Err(Error::Malformed { name, .. }) if name == "m.odt")
+        );
+    }
+}

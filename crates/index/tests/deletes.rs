@@ -1,0 +1,75 @@
+//! Deletes and the places a document was seen at: committed with the manifest, invisible
+//! to lookups, and absent from manifests that never used them.
+
+#![allow(clippy::unwrap_used)] // unwrap is fine in tests
+
+mod common;
+
+use common::{collection, doc_meta, doc_snapshot};
+use tessera_index::{CollectionKind, DocId, Error, Index, NewDocument, WriterOptions};
+
+#[test]
+fn deleted_documents_disappear_from_lookups_after_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
+    let mut w = index.writer(WriterOptions::default()).unwrap();
+    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let s = doc_snapshot(3, 40);
+    let first = w.add("a", NewDocument { meta: doc_meta(1), snapshot: &s, text: None }).unwrap();
+    let second = w.add("a", NewDocument { meta: doc_meta(2), snapshot: &s, text: None }).unwrap();
+    // Not committed yet: unknown to delete.
+    assert!(matches!(w.delete(first), Err(Error::UnknownDoc(_))));
+    w.commit().unwrap();
+    let manifest_plain = String::from_utf8_lossy(&std::fs::read(dir.path().join("MANIFEST")).unwrap()).into_owned();
+    assert!(manifest_plain.contains("next_doc_id"));
+    assert!(!manifest_plain.contains("deleted") && !manifest_plain.contains("seen_at"));
+
+    let mut hashes = s.hashes.clone();
+    hashes.sort_unstable();
+    hashes.dedup();
+    let found = |r: &tessera_index::IndexReader| {
+        let mut docs = Vec::new();
+        r.collection("a").unwrap().lookup_sorted(&hashes, |_, d| docs.push(d)).unwrap();
+        docs.sort_unstable();
+        docs.dedup();
+        docs
+    };
+    assert_eq!(found(&index.reader().unwrap()), [first, second]);
+
+    assert!(w.delete(first).unwrap());
+    assert!(!w.delete(first).unwrap());
+    assert!(matches!(w.delete(DocId(999)), Err(Error::UnknownDoc(_))));
+    // Before the commit readers still see it.
+    assert_eq!(found(&index.reader().unwrap()), [first, second]);
+    w.commit().unwrap();
+    let r = index.reader().unwrap();
+    assert_eq!(found(&r), [second]);
+    assert!(r.is_deleted(first) && !r.is_deleted(second));
+    assert_eq!(r.live_docs().collect::<Vec<_>>(), [second]);
+    assert_eq!(r.docs().count(), 2);
+    drop(w);
+    // A new writer and a reopened index keep the delete.
+    let reopened = Index::open(dir.path()).unwrap();
+    assert_eq!(reopened.reader().unwrap().deleted(), [first.0]);
+}
+
+#[test]
+fn places_seen_are_listed_in_order_without_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
+    let mut w = index.writer(WriterOptions::default()).unwrap();
+    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let s = doc_snapshot(5, 30);
+    let id = w.add("a", NewDocument { meta: doc_meta(5), snapshot: &s, text: None }).unwrap();
+    w.commit().unwrap();
+    let origin = index.reader().unwrap().meta(id).unwrap().origin;
+    w.attach_origin(id, "https://mirror.example/a").unwrap();
+    w.attach_origin(id, "/copies/a.txt").unwrap();
+    w.attach_origin(id, "https://mirror.example/a").unwrap();
+    w.commit().unwrap();
+    assert_eq!(
+        index.reader().unwrap().seen_at(id).unwrap(),
+        [origin, "https://mirror.example/a".to_string(), "/copies/a.txt".to_string()]
+    );
+    assert!(matches!(w.attach_origin(DocId(77), "x"), Err(Error::UnknownDoc(_))));
+}

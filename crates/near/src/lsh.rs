@@ -1,0 +1,249 @@
+//! LSH bands (supershingles) over MinHash signatures.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::Signature;
+use crate::error::{Result, config};
+
+/// Bands and rows: a signature of `bands * rows` values (or more; the rest is unused) is
+/// cut into `bands` bands of `rows` consecutive values; two documents are candidates when
+/// one whole band agrees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LshParams {
+    /// Number of bands.
+    pub bands: usize,
+    /// Values per band.
+    pub rows: usize,
+}
+
+/// Probability that two documents of Jaccard similarity `s` share at least one band.
+pub fn candidate_probability(s: f64, params: LshParams) -> f64 {
+    1.0 - (1.0 - s.powi(params.rows as i32)).powi(params.bands as i32)
+}
+
+/// Composite Simpson's rule with 200 intervals (the integrands are smooth polynomials).
+fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+    const N: usize = 200;
+    let h = (b - a) / N as f64;
+    let mut sum = f(a) + f(b);
+    for i in 1..N {
+        let w = if i % 2 == 1 { 4.0 } else { 2.0 };
+        sum += w * f(a + h * i as f64);
+    }
+    sum * h / 3.0
+}
+
+impl LshParams {
+    /// Bands and rows for a Jaccard `threshold` with `num_perm` functions, minimising
+    /// `fp_weight * FP + fn_weight * FN` over all `bands * rows <= num_perm`, where
+    /// `FP = ∫_0^t P(s) ds` and `FN = ∫_t^1 (1 - P(s)) ds` with `P(s) = 1 - (1 - s^r)^b`
+    /// (the areas under and above the S-curve on the wrong side of the threshold; the
+    /// same criterion as datasketch's `MinHashLSH`). Ties keep the first `(b, r)` in
+    /// order of increasing `b`, then `r`.
+    pub fn optimal(threshold: f64, num_perm: usize, fp_weight: f64, fn_weight: f64) -> Result<Self> {
+        if !(threshold > 0.0 && threshold < 1.0) {
+            return Err(config("threshold", format!("must be strictly between 0 and 1, got {threshold}")));
+        }
+        if num_perm == 0 {
+            return Err(config("num_perm", "must be at least 1"));
+        }
+        if !(fp_weight >= 0.0 && fn_weight >= 0.0 && fp_weight + fn_weight > 0.0) {
+            return Err(config("weights", "must be non-negative and not both zero"));
+        }
+        let mut best = (f64::INFINITY, Self { bands: 1, rows: num_perm });
+        for bands in 1..=num_perm {
+            for rows in 1..=num_perm / bands {
+                let p = Self { bands, rows };
+                let fp = integrate(|s| candidate_probability(s, p), 0.0, threshold);
+                let fne = integrate(|s| 1.0 - candidate_probability(s, p), threshold, 1.0);
+                let err = fp_weight * fp + fn_weight * fne;
+                if err < best.0 {
+                    best = (err, p);
+                }
+            }
+        }
+        Ok(best.1)
+    }
+
+    /// Checks that signatures of `num_perm` values have room for these bands.
+    pub fn validate(&self, num_perm: usize) -> Result<()> {
+        if self.bands == 0 || self.rows == 0 || self.bands * self.rows > num_perm {
+            return Err(config(
+                "bands",
+                format!("{} bands of {} rows do not fit {num_perm} functions", self.bands, self.rows),
+            ));
+        }
+        Ok(())
+    }
+
+    /// True when `sig` is not empty and has room for every band (others take part in no
+    /// band: they are never candidates).
+    pub fn fits(&self, sig: &Signature) -> bool {
+        !sig.is_empty() && sig.0.len() >= self.bands * self.rows
+    }
+
+    /// The key of every band of a signature (none when it does not [`LshParams::fits`]): `xxh3_64_with_seed(le_bytes(v_{b*r}) ++ ...
+    /// ++ le_bytes(v_{b*r+r-1}), seed = b)` for band `b` (4 bytes per value).
+    pub fn band_keys(&self, sig: &Signature) -> Vec<u64> {
+        if sig.0.len() < self.bands * self.rows {
+            return Vec::new();
+        }
+        let mut buf = Vec::with_capacity(self.rows * 4);
+        (0..self.bands)
+            .map(|band| {
+                buf.clear();
+                for v in &sig.0[band * self.rows..(band + 1) * self.rows] {
+                    buf.extend_from_slice(&v.to_le_bytes());
+                }
+                xxh3_64_with_seed(&buf, band as u64)
+            })
+            .collect()
+    }
+}
+
+/// Candidates a document takes from one bucket at most: its nearest predecessors in the
+/// bucket (a bucket of thousands of exact copies would otherwise give millions of pairs,
+/// all resolving to the same kept document).
+pub const MAX_BUCKET_PREDECESSORS: usize = 64;
+
+/// Candidate pairs `(earlier, later)` of documents that share a band, ascending and
+/// distinct. Empty signatures take part in no pair. Each document is paired with up to
+/// [`MAX_BUCKET_PREDECESSORS`] earlier documents of each of its buckets.
+pub fn candidate_pairs(signatures: &[Signature], params: LshParams) -> Vec<(u32, u32)> {
+    let keys: Vec<Option<Vec<u64>>> =
+        signatures.par_iter().map(|s| params.fits(s).then(|| params.band_keys(s))).collect();
+    let mut pairs: Vec<(u32, u32)> = (0..params.bands)
+        .into_par_iter()
+        .flat_map_iter(|band| {
+            let mut entries: Vec<(u64, u32)> =
+                keys.iter().enumerate().filter_map(|(doc, k)| k.as_ref().map(|k| (k[band], doc as u32))).collect();
+            entries.sort_unstable();
+            bucket_pairs(&entries)
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+fn bucket_pairs(entries: &[(u64, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for run in entries.chunk_by(|a, b| a.0 == b.0) {
+        for (i, &(_, doc)) in run.iter().enumerate().skip(1) {
+            for &(_, earlier) in &run[i.saturating_sub(MAX_BUCKET_PREDECESSORS)..i] {
+                out.push((earlier, doc));
+            }
+        }
+    }
+    out
+}
+
+/// An in-memory LSH index: per band, `(key, document)` sorted by key. Query by binary
+/// search; the same sorted layout is what a band table on disk holds.
+#[derive(Debug, Clone)]
+pub struct LshIndex {
+    params: LshParams,
+    bands: Vec<Vec<(u64, u32)>>,
+}
+
+impl LshIndex {
+    /// Builds the index of `signatures` (document `i` is `signatures[i]`); empty
+    /// signatures are left out.
+    pub fn build(signatures: &[Signature], params: LshParams) -> Self {
+        let keys: Vec<Option<Vec<u64>>> =
+            signatures.par_iter().map(|s| params.fits(s).then(|| params.band_keys(s))).collect();
+        let bands = (0..params.bands)
+            .into_par_iter()
+            .map(|band| {
+                let mut v: Vec<(u64, u32)> =
+                    keys.iter().enumerate().filter_map(|(doc, k)| k.as_ref().map(|k| (k[band], doc as u32))).collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        Self { params, bands }
+    }
+
+    /// Builds from precomputed band keys (`keys[doc][band]`; a document with fewer keys
+    /// than bands is left out of the bands it lacks).
+    pub fn from_keys(keys: &[Vec<u64>], params: LshParams) -> Self {
+        let bands = (0..params.bands)
+            .into_par_iter()
+            .map(|band| {
+                let mut v: Vec<(u64, u32)> =
+                    keys.iter().enumerate().filter_map(|(doc, k)| k.get(band).map(|&key| (key, doc as u32))).collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        Self { params, bands }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> LshParams {
+        self.params
+    }
+
+    /// Documents sharing at least one band with `sig`, ascending and distinct.
+    pub fn query(&self, sig: &Signature) -> Vec<u32> {
+        if !self.params.fits(sig) {
+            return Vec::new();
+        }
+        let keys = self.params.band_keys(sig);
+        let mut out = Vec::new();
+        for (band, key) in self.bands.iter().zip(keys) {
+            let start = band.partition_point(|e| e.0 < key);
+            out.extend(band[start..].iter().take_while(|e| e.0 == key).map(|e| e.1));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{MinHashConfig, MinHasher};
+
+    #[test]
+    fn optimal_params_match_datasketch() {
+        // datasketch's MinHashLSH(threshold=t, num_perm=128) (weights 0.5 / 0.5) picks
+        // b=9, r=13 at 0.8; b=25, r=5 at 0.5; b=5, r=25 at 0.9.
+        assert_eq!(LshParams::optimal(0.8, 128, 0.5, 0.5).unwrap(), LshParams { bands: 9, rows: 13 });
+        assert_eq!(LshParams::optimal(0.5, 128, 0.5, 0.5).unwrap(), LshParams { bands: 25, rows: 5 });
+        assert_eq!(LshParams::optimal(0.9, 128, 0.5, 0.5).unwrap(), LshParams { bands: 5, rows: 25 });
+        assert!(LshParams::optimal(1.0, 128, 0.5, 0.5).is_err());
+        assert!(LshParams::optimal(0.5, 0, 0.5, 0.5).is_err());
+    }
+
+    #[test]
+    fn s_curve_is_monotonic() {
+        let p = LshParams { bands: 9, rows: 13 };
+        assert!(candidate_probability(0.9, p) > 0.9);
+        assert!(candidate_probability(0.5, p) < 0.01);
+    }
+
+    #[test]
+    fn query_finds_near_copies_and_pairs_agree() {
+        let h = MinHasher::new(MinHashConfig::default()).unwrap();
+        let base: Vec<u64> = (0..500u64).map(crate::rng::mix64).collect();
+        let mut near = base.clone();
+        near[3] = 1;
+        let other: Vec<u64> = (1000..1500u64).map(crate::rng::mix64).collect();
+        let sigs = vec![h.sign(&base), h.sign(&other), h.sign(&near), h.sign(&[])];
+        let p = LshParams::optimal(0.8, 128, 0.5, 0.5).unwrap();
+        let idx = LshIndex::build(&sigs, p);
+        assert_eq!(idx.query(&sigs[0]), [0, 2]);
+        assert_eq!(idx.query(&sigs[3]), Vec::<u32>::new());
+        assert_eq!(candidate_pairs(&sigs, p), [(0, 2)]);
+        let keys: Vec<Vec<u64>> = sigs[..3].iter().map(|s| p.band_keys(s)).collect();
+        assert_eq!(LshIndex::from_keys(&keys, p).query(&sigs[2]), [0, 2]);
+        // A signature too short for the bands is never a candidate, and never panics.
+        let short = Signature(vec![1; 10]);
+        assert!(idx.query(&short).is_empty());
+        assert_eq!(candidate_pairs(&[short.clone(), short], p), []);
+    }
+}

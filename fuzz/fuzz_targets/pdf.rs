@@ -1,0 +1,19 @@
+//! PDF extraction in this process (PDFium behind the global lock, no worker,
+//! no OCR) must never panic, and any text it returns is not blank. PDFium
+//! is C++ and not instrumented: a crash or hang found here inside PDFium is
+//! exactly what the worker process (`ExtractConfig::isolation`) contains in
+//! production. Needs libpdfium.so (scripts/setup-pdfium.sh).
+//! Run: `cargo +nightly fuzz run pdf` (seed: crates/extract/testdata/pdf).
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tessera_extract::{Extract, ExtractConfig, PdfExtractor};
+
+fuzz_target!(|data: &[u8]| {
+    let config = ExtractConfig { ocr: false, ..ExtractConfig::default() };
+    if let Ok(extracted) = PdfExtractor.extract("fuzz.pdf", data, &config) {
+        assert!(!extracted.text.trim().is_empty());
+        assert!(extracted.origins.iter().all(|o| o.start < o.end && o.end <= extracted.text.len()));
+    }
+});

@@ -1,0 +1,43 @@
+//! The pptx walker must never panic and must keep its origins sound.
+//! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run pptx` (from fuzz/).
+//!
+//! The input is split at the first two 0xFF bytes into three XML parts
+//! (ppt/presentation.xml, ppt/slides/slide1.xml, ppt/notesSlides/notesSlide1.xml) packed into a stored ZIP, so the
+//! fuzzer works on our XML walker rather than on decompression; an input
+//! that starts with "PK" is passed as it is.
+
+#![no_main]
+
+use std::io::{Cursor, Write};
+
+use libfuzzer_sys::fuzz_target;
+use tessera_extract::{Extract, ExtractConfig, PptxExtractor};
+
+fuzz_target!(|data: &[u8]| {
+    let bytes = if data.starts_with(b"PK") { data.to_vec() } else { package(data) };
+    if let Ok(doc) = PptxExtractor.extract("fuzz.pptx", &bytes, &ExtractConfig::default()) {
+        assert!(!doc.text.trim().is_empty());
+        let mut end = 0;
+        for origin in &doc.origins {
+            assert!(origin.start >= end && origin.start < origin.end && origin.end <= doc.text.len());
+            assert!(doc.text.is_char_boundary(origin.start) && doc.text.is_char_boundary(origin.end));
+            end = origin.end;
+        }
+    }
+});
+
+fn package(data: &[u8]) -> Vec<u8> {
+    let mut parts = data.splitn(3, |b| *b == 0xFF);
+    let main = parts.next().unwrap_or_default();
+    let second = parts.next().unwrap_or_default();
+    let third = parts.next().unwrap_or_default();
+    let members: [(&str, &[u8]); _] = [("ppt/_rels/presentation.xml.rels", &b"<Relationships><Relationship Id=\"r1\" Type=\"x/slide\" Target=\"slides/slide1.xml\"/></Relationships>"[..]), ("ppt/slides/_rels/slide1.xml.rels", &b"<Relationships><Relationship Id=\"n\" Type=\"x/notesSlide\" Target=\"../notesSlides/notesSlide1.xml\"/></Relationships>"[..]), ("ppt/presentation.xml", main), ("ppt/slides/slide1.xml", second), ("ppt/notesSlides/notesSlide1.xml", third)];
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, content) in members {
+        if out.start_file(name, options).is_err() || out.write_all(content).is_err() {
+            return Vec::new();
+        }
+    }
+    out.finish().map(Cursor::into_inner).unwrap_or_default()
+}
