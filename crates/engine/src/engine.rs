@@ -264,6 +264,18 @@ impl Engine {
         Ok(summary)
     }
 
+    /// Adds documents already extracted and fingerprinted (by [`Engine::fingerprinter`])
+    /// to a collection, creating it if needed, and commits once. Returns their ids in
+    /// order. The crawler uses it: it fingerprints a page once, for the containment test
+    /// and for the add.
+    pub fn add_prepared(&self, collection: &CollectionConfig, docs: &[Prepared]) -> Result<Vec<DocId>> {
+        let mut writer = self.index.writer(WriterOptions { memory_budget: self.options.memory_budget })?;
+        writer.ensure_collection(collection.clone())?;
+        let ids = docs.iter().map(|doc| add_prepared(&mut writer, collection, doc)).collect::<Result<Vec<_>>>()?;
+        writer.commit()?;
+        Ok(ids)
+    }
+
     /// Adds one text to a collection and commits.
     pub fn add_text(&self, collection: &CollectionConfig, origin: &str, title: &str, text: &str) -> Result<DocId> {
         let mut writer = self.index.writer(WriterOptions { memory_budget: self.options.memory_budget })?;

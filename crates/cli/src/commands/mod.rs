@@ -5,6 +5,7 @@ mod align;
 mod bench;
 mod bench_near;
 mod check;
+mod crawl;
 mod dedup;
 mod demo;
 mod eval;
@@ -65,6 +66,9 @@ enum Command {
     Near(near::NearArgs),
     /// Delete documents from an index by id.
     Delete(near::DeleteArgs),
+    /// Crawl the web politely into a collection, adding only pages not already
+    /// contained in an indexed document.
+    Crawl(crawl::CrawlArgs),
     /// Print speed and size figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -234,6 +238,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Dedup(args) => dedup::run(&args, quiet),
         Command::Near(args) => near::run(&args),
         Command::Delete(args) => near::delete(&args),
+        Command::Crawl(args) => crawl::run(&args, quiet),
         Command::Serve(args) => serve::run(&args),
     }
 }

@@ -1,0 +1,50 @@
+//! Errors of the crawler.
+
+use std::path::PathBuf;
+
+/// What can go wrong in a crawl (fetch failures of single pages are not errors: they are
+/// recorded as outcomes and the crawl goes on).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing the crawl state.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The crawl state is damaged beyond a torn last record.
+    #[error("{file}: corrupt crawl state: {reason}")]
+    Corrupt {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A setting is invalid.
+    #[error("invalid crawl setting: {0}")]
+    Config(String),
+    /// There is no crawl to resume, or a crawl exists and would be overwritten.
+    #[error("{0}")]
+    State(String),
+    /// The HTTP client could not be built.
+    #[error("HTTP client: {0}")]
+    Client(String),
+    /// The engine (index) failed.
+    #[error(transparent)]
+    Engine(#[from] tessera_engine::Error),
+    /// The index failed.
+    #[error(transparent)]
+    Index(#[from] tessera_engine::index::Error),
+}
+
+/// Results of the crawler.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}
