@@ -335,6 +335,21 @@ impl Engine {
         Ok(Report::build(suspect, &revisions, &sources, &self.options.report))
     }
 
+    /// Extracts the text of a document given as bytes (an upload) with this engine's
+    /// extraction settings; the format is recognised by content, `name` breaks ties.
+    pub fn extract_bytes(&self, name: &str, bytes: &[u8]) -> Result<Extracted> {
+        Ok(tessera_extract::extract_bytes(name, bytes, &self.options.extract)?)
+    }
+
+    /// Builds the report of a suspect from revisions found with
+    /// [`search`](Self::search) (one per collection, possibly only some collections:
+    /// the caller marks the missing ones with
+    /// [`Report::mark_missing`](tessera_report::Report::mark_missing)).
+    pub fn report(&self, reader: &IndexReader, suspect: SuspectInfo, revisions: &[Revision]) -> Result<Report> {
+        let sources = source_infos(reader, revisions)?;
+        Ok(Report::build(suspect, revisions, &sources, &self.options.report))
+    }
+
     /// Searches the named collections (all when `None`) concurrently, one revision each,
     /// sorted by collection name.
     pub fn search(&self, reader: &IndexReader, query: &Query, collections: Option<&[String]>) -> Result<Vec<Revision>> {

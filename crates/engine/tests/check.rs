@@ -112,3 +112,30 @@ fn settings_are_read_from_the_index() {
     assert_eq!(engine.settings().shingles.size, 4);
     assert_eq!(engine.fingerprinter().shingle_size(), 4);
 }
+
+/// What a server does with an upload: extract the bytes, search the collections one by
+/// one, build the report from the revisions it got. With every revision it is the report
+/// of `check_text`; without one collection it lacks that collection's sources.
+#[test]
+fn report_from_revisions_searched_one_collection_at_a_time_equals_check_text() {
+    let f = fixture();
+    let text = demo("thesis.txt");
+    let extracted = f.engine.extract_bytes("thesis.txt", text.as_bytes()).unwrap();
+    assert_eq!(extracted.text, text);
+    let reader = f.engine.reader().unwrap();
+    let query = f.engine.fingerprinter().query(&text);
+    let mut revisions = Vec::new();
+    for c in reader.collections() {
+        revisions.extend(f.engine.search(&reader, &query, Some(std::slice::from_ref(&c.config.name))).unwrap());
+    }
+    revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
+    let suspect = tessera_engine::report::SuspectInfo::new("thesis.txt", "T", text.as_str());
+    let report = f.engine.report(&reader, suspect.clone(), &revisions).unwrap();
+    assert_eq!(report, f.engine.check_text("thesis.txt", "T", &text).unwrap());
+    assert!(!report.sources.is_empty());
+
+    let without_library: Vec<_> = revisions.iter().filter(|r| r.collection != "library").cloned().collect();
+    let partial = f.engine.report(&reader, suspect, &without_library).unwrap();
+    assert!(partial.sources.iter().all(|s| s.collection != "library"));
+    assert!(partial.totals.borrowed_chars < report.totals.borrowed_chars);
+}

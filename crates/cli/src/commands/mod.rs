@@ -13,6 +13,7 @@ mod extract;
 mod index;
 mod near;
 mod progress;
+mod serve;
 mod stats;
 mod verify;
 
@@ -74,6 +75,8 @@ enum Command {
     /// Internal: extract one document sent on stdin (the isolated PDF parser).
     #[command(name = "__extract-worker", hide = true)]
     ExtractWorker,
+    /// Serve the HTTP API and the web page over an index.
+    Serve(serve::ServeArgs),
 }
 
 /// Output formats of reports and statistics.
@@ -236,6 +239,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Near(args) => near::run(&args),
         Command::Delete(args) => near::delete(&args),
         Command::Crawl(args) => crawl::run(&args, quiet),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 

@@ -1,0 +1,112 @@
+//! `tessera serve`: the HTTP API and the web page over an index.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use tessera_server::{DEFAULT_MAX_UPLOAD_BYTES, Server, ServerConfig};
+
+use super::{IndexDir, SearchArgs};
+
+/// Arguments of `tessera serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    index: IndexDir,
+    /// Address to listen on. Anything but loopback needs --token.
+    #[arg(long, env = "TESSERA_ADDR", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Bearer token that writes (uploads, edits, adds) must present.
+    #[arg(long, env = "TESSERA_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Where the check queue lives (default: INDEX/server).
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
+    /// Checks run at the same time (default: one per core, at most 8).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Largest upload, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
+    max_upload_bytes: u64,
+    /// Seconds a check waits for each collection before its report goes out partial.
+    #[arg(long, default_value_t = 30.0)]
+    collection_timeout: f64,
+    /// A collection's own timeout in seconds, as NAME=SECONDS (repeatable).
+    #[arg(long = "timeout-for", value_name = "NAME=SECONDS", value_parser = parse_timeout)]
+    timeouts: Vec<(String, Duration)>,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+fn parse_timeout(s: &str) -> std::result::Result<(String, Duration), String> {
+    let (name, secs) = s.split_once('=').ok_or("expected NAME=SECONDS")?;
+    Ok((name.to_owned(), seconds(secs)?))
+}
+
+fn seconds(s: &str) -> std::result::Result<Duration, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(v).map_err(|_| format!("{s:?} is not a usable number of seconds"))
+}
+
+/// Runs `tessera serve` until Ctrl-C or SIGTERM.
+pub fn run(args: &ServeArgs) -> Result<ExitCode> {
+    let mut config = ServerConfig::new(&args.index.dir);
+    config.addr = args.addr;
+    config.token = args.token.clone();
+    config.data_dir = args.data.clone();
+    if let Some(w) = args.workers {
+        if w == 0 {
+            bail!("--workers must be at least 1");
+        }
+        config.workers = w;
+    }
+    config.max_upload_bytes = args.max_upload_bytes;
+    config.collection_timeout = seconds(&args.collection_timeout.to_string()).map_err(anyhow::Error::msg)?;
+    config.collection_timeouts = args.timeouts.iter().cloned().collect();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("TESSERA_LOG")
+                .unwrap_or_else(|_| "info,tower_http=warn".into()),
+        )
+        .try_init();
+    let server = Server::build(config, args.search.options())
+        .with_context(|| format!("starting the server on the index at {}", args.index.dir.display()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    runtime.block_on(async {
+        let listener =
+            tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listening on {}", args.addr))?;
+        let local = listener.local_addr().context("reading the bound address")?;
+        // The first line on stdout is the address, so scripts that bind port 0 find it.
+        println!("listening on http://{local}");
+        if server.requeued() > 0 {
+            eprintln!("{} unfinished check(s) from the last run queued again", server.requeued());
+        }
+        server.serve(listener, shutdown_signal()).await.context("serving")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

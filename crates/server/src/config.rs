@@ -1,0 +1,66 @@
+//! Server settings: plain data, validated once by [`Server::build`](crate::Server::build).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The default upload limit: 100 MB.
+pub const DEFAULT_MAX_UPLOAD_BYTES: u64 = 100 * 1000 * 1000;
+
+/// Settings of a [`Server`](crate::Server).
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The index directory (it must exist).
+    pub index: PathBuf,
+    /// Where the check queue lives (checks, uploads, reports). Default: `INDEX/server`.
+    pub data_dir: Option<PathBuf>,
+    /// Address the server is meant to listen on; decides whether writes need a token
+    /// (an address that is not loopback requires [`token`](Self::token)).
+    pub addr: SocketAddr,
+    /// Checks run at the same time (the worker pool's size); at least 1.
+    pub workers: usize,
+    /// Largest accepted upload (request body), in bytes.
+    pub max_upload_bytes: u64,
+    /// Bearer token that writes (`POST`, `PATCH`, `DELETE`) must present. `None`: writes
+    /// are open, which is allowed only on a loopback address.
+    pub token: Option<String>,
+    /// How long a check waits for each collection before the report goes out partial.
+    pub collection_timeout: Duration,
+    /// Per-collection timeouts that override [`collection_timeout`](Self::collection_timeout).
+    pub collection_timeouts: BTreeMap<String, Duration>,
+    /// How long a check keeps waiting, after the partial report, for the collections that
+    /// missed their timeout; then the report stays partial.
+    pub late_answer_limit: Duration,
+}
+
+impl ServerConfig {
+    /// Defaults for an index: loopback port 8080, a worker per core (at most 8), 100 MB
+    /// uploads, no token, 30 s per collection.
+    pub fn new(index: impl Into<PathBuf>) -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        Self {
+            index: index.into(),
+            data_dir: None,
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            workers: cores.clamp(1, 8),
+            max_upload_bytes: DEFAULT_MAX_UPLOAD_BYTES,
+            token: None,
+            collection_timeout: Duration::from_secs(30),
+            collection_timeouts: BTreeMap::new(),
+            late_answer_limit: Duration::from_secs(600),
+        }
+    }
+
+    /// The check queue's directory.
+    #[must_use]
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(|| self.index.join("server"))
+    }
+
+    /// The timeout of one collection.
+    #[must_use]
+    pub fn timeout_for(&self, collection: &str) -> Duration {
+        self.collection_timeouts.get(collection).copied().unwrap_or(self.collection_timeout)
+    }
+}

@@ -1,0 +1,436 @@
+//! The check queue on disk: one directory per accepted check.
+//!
+//! ```text
+//! DATA/checks/<id>/check.json   the CheckRecord (status, progress, edits), replaced atomically
+//! DATA/checks/<id>/upload       the uploaded bytes (a file, or the UTF-8 text of a JSON check)
+//! DATA/checks/<id>/report.json  the report with the reviewer's edits applied, once there is one
+//! ```
+//!
+//! A check is accepted by writing `upload` and `check.json` into
+//! `checks/.incoming-<id>/`, syncing them, renaming the directory to `checks/<id>` and
+//! syncing `checks/`; only then does the client get its `202`. A crash before the rename
+//! leaves an `.incoming-*` directory that start-up deletes (the client never got an id);
+//! after it, start-up finds the record and runs the check again unless it is finished.
+//! Every later change replaces a file by writing `NAME.tmp`, syncing it and renaming it
+//! over `NAME`, so a reader sees the old or the new file, never half of one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tessera_engine::report::{BlockKind, Report};
+use utoipa::ToSchema;
+
+use crate::error::{Error, IoContext, Result};
+
+/// Version of the `check.json` layout; a record of another version is refused.
+pub const RECORD_VERSION: u32 = 1;
+
+const RECORD_FILE: &str = "check.json";
+const UPLOAD_FILE: &str = "upload";
+const REPORT_FILE: &str = "report.json";
+const INCOMING_PREFIX: &str = ".incoming-";
+
+/// Where a check is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Accepted and waiting for a worker.
+    Queued,
+    /// A worker is extracting or searching.
+    Running,
+    /// A report is ready but some collections missed their timeout; it completes when they
+    /// answer.
+    Partial,
+    /// Finished: the report is final (it is still marked partial if a late collection
+    /// failed or never answered).
+    Done,
+    /// The document could not be checked (`error` says why).
+    Failed,
+}
+
+impl Status {
+    /// Whether a worker still owes this check something (it is requeued at start-up).
+    #[must_use]
+    pub fn pending(self) -> bool {
+        matches!(self, Status::Queued | Status::Running | Status::Partial)
+    }
+}
+
+/// What a worker is doing with a running check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Waiting in the queue.
+    Queued,
+    /// Reading the text out of the upload.
+    Extracting,
+    /// Searching the collections.
+    Searching,
+    /// Waiting for collections that missed their timeout.
+    Waiting,
+    /// Nothing left to do.
+    Finished,
+}
+
+/// How far a check got.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+pub struct Progress {
+    /// Collections to search (known once extraction is done).
+    pub collections_total: u32,
+    /// Collections that answered.
+    pub collections_done: u32,
+}
+
+/// A reviewer's edit, as stored with the check and replayed when the report is rebuilt
+/// (a late collection answering). Blocks are named by source and suspect span, which
+/// survive a rebuild, not by their index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "target", rename_all = "lowercase")]
+pub enum Edit {
+    /// A source switched on or off.
+    Source {
+        /// Source document id.
+        source: u64,
+        /// Whether it counts.
+        enabled: bool,
+    },
+    /// A block reclassified.
+    Block {
+        /// Source document id of the block.
+        source: u64,
+        /// Suspect span start, in characters.
+        start: u64,
+        /// Suspect span end, in characters.
+        end: u64,
+        /// The new kind.
+        #[schema(value_type = String, example = "citation")]
+        kind: BlockKind,
+    },
+}
+
+impl Edit {
+    /// Applies the edit; `false` when the report has no such source or block.
+    pub fn apply(&self, report: &mut Report) -> bool {
+        match *self {
+            Edit::Source { source, enabled } => {
+                report.set_source_enabled(tessera_engine::index::DocId(source), enabled)
+            }
+            Edit::Block { source, start, end, kind } => {
+                let found = report.blocks.iter().find(|b| {
+                    b.source.0 == source
+                        && b.suspect_span.chars.start as u64 == start
+                        && b.suspect_span.chars.end as u64 == end
+                });
+                match found.map(|b| b.id) {
+                    Some(id) => report.set_block_kind(id, kind),
+                    None => false,
+                }
+            }
+        }
+    }
+
+    /// Whether `other` changes the same thing (then only the later one matters).
+    fn same_target(&self, other: &Edit) -> bool {
+        match (self, other) {
+            (Edit::Source { source: a, .. }, Edit::Source { source: b, .. }) => a == b,
+            (Edit::Block { source: a, start: s1, end: e1, .. }, Edit::Block { source: b, start: s2, end: e2, .. }) => {
+                (a, s1, e1) == (b, s2, e2)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Everything the server knows about a check, as kept in `check.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckRecord {
+    /// [`RECORD_VERSION`].
+    pub version: u32,
+    /// The check id: 32 lower-case hex digits.
+    pub id: String,
+    /// Acceptance order (the queue runs checks in this order after a restart).
+    pub seq: u64,
+    /// The document's name as given (directories stripped).
+    pub name: String,
+    /// Title given with a JSON check (else the extracted title is used).
+    pub title: Option<String>,
+    /// Whether the upload is a file to extract (`false`: UTF-8 text as is).
+    pub is_file: bool,
+    /// Bytes uploaded.
+    pub upload_bytes: u64,
+    /// Unix time of acceptance, milliseconds.
+    pub created_ms: u64,
+    /// Unix time of the last change, milliseconds.
+    pub updated_ms: u64,
+    /// Where the check is.
+    pub status: Status,
+    /// What the worker is doing.
+    pub stage: Stage,
+    /// Collections searched so far.
+    pub progress: Progress,
+    /// Why the check failed.
+    pub error: Option<String>,
+    /// Things worth telling the reader (extraction warnings, a collection that failed).
+    pub warnings: Vec<String>,
+    /// Collections that missed their timeout and answered later.
+    pub late_collections: Vec<String>,
+    /// How many times a worker started this check (more than 1 after a restart).
+    pub attempts: u32,
+    /// The reviewer's edits, in order.
+    pub edits: Vec<Edit>,
+}
+
+impl CheckRecord {
+    /// A freshly accepted check.
+    #[must_use]
+    pub fn new(id: String, seq: u64, name: String, title: Option<String>, is_file: bool, upload_bytes: u64) -> Self {
+        let now = now_ms();
+        Self {
+            version: RECORD_VERSION,
+            id,
+            seq,
+            name,
+            title,
+            is_file,
+            upload_bytes,
+            created_ms: now,
+            updated_ms: now,
+            status: Status::Queued,
+            stage: Stage::Queued,
+            progress: Progress::default(),
+            error: None,
+            warnings: Vec::new(),
+            late_collections: Vec::new(),
+            attempts: 0,
+            edits: Vec::new(),
+        }
+    }
+
+    /// Adds an edit, dropping an earlier one of the same target.
+    pub fn push_edit(&mut self, edit: Edit) {
+        self.edits.retain(|e| !e.same_target(&edit));
+        self.edits.push(edit);
+    }
+}
+
+/// Unix time in milliseconds.
+#[must_use]
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Whether `id` has the shape of a check id (so it can never name another path).
+#[must_use]
+pub fn valid_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A new random check id.
+pub fn new_id() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| Error::Random(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The check queue directory.
+#[derive(Debug)]
+pub struct CheckStore {
+    dir: PathBuf,
+}
+
+impl CheckStore {
+    /// Opens (creating) `data_dir/checks` and deletes what an interrupted acceptance or
+    /// write left behind.
+    pub fn open(data_dir: &Path) -> Result<Self> {
+        let dir = data_dir.join("checks");
+        std::fs::create_dir_all(&dir).at(&dir)?;
+        for entry in std::fs::read_dir(&dir).at(&dir)? {
+            let entry = entry.at(&dir)?;
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with(INCOMING_PREFIX) {
+                let path = entry.path();
+                std::fs::remove_dir_all(&path).at(&path)?;
+            }
+        }
+        Ok(Self { dir })
+    }
+
+    /// The directory of checks.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn check_dir(&self, id: &str) -> PathBuf {
+        self.dir.join(id)
+    }
+
+    /// Stores a new check durably: when this returns `Ok`, a crash cannot lose it.
+    pub fn accept(&self, record: &CheckRecord, upload: &[u8]) -> Result<()> {
+        let incoming = self.dir.join(format!("{INCOMING_PREFIX}{}", record.id));
+        std::fs::create_dir(&incoming).at(&incoming)?;
+        write_synced(&incoming.join(UPLOAD_FILE), upload)?;
+        write_synced(&incoming.join(RECORD_FILE), &to_json(record)?)?;
+        sync_dir(&incoming)?;
+        let target = self.check_dir(&record.id);
+        std::fs::rename(&incoming, &target).at(&target)?;
+        sync_dir(&self.dir)
+    }
+
+    /// The record of a check; `None` when there is no such check.
+    pub fn load(&self, id: &str) -> Result<Option<CheckRecord>> {
+        if !valid_id(id) {
+            return Ok(None);
+        }
+        let path = self.check_dir(id).join(RECORD_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::Io { path, source: e }),
+        };
+        let record: CheckRecord =
+            serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { file: path.clone(), reason: e.to_string() })?;
+        if record.version != RECORD_VERSION {
+            return Err(Error::Corrupt {
+                file: path,
+                reason: format!("record version {} (this build reads {RECORD_VERSION})", record.version),
+            });
+        }
+        Ok(Some(record))
+    }
+
+    /// Replaces a check's record atomically (stamping `updated_ms`).
+    pub fn save(&self, record: &mut CheckRecord) -> Result<()> {
+        record.updated_ms = now_ms();
+        replace(&self.check_dir(&record.id).join(RECORD_FILE), &to_json(record)?)
+    }
+
+    /// The uploaded bytes of a check.
+    pub fn upload(&self, id: &str) -> Result<Vec<u8>> {
+        let path = self.check_dir(id).join(UPLOAD_FILE);
+        std::fs::read(&path).at(&path)
+    }
+
+    /// Replaces a check's report atomically.
+    pub fn save_report(&self, id: &str, report: &Report) -> Result<()> {
+        let path = self.check_dir(id).join(REPORT_FILE);
+        let bytes =
+            serde_json::to_vec(report).map_err(|e| Error::Corrupt { file: path.clone(), reason: e.to_string() })?;
+        replace(&path, &bytes)
+    }
+
+    /// A check's report; `None` before there is one.
+    pub fn load_report(&self, id: &str) -> Result<Option<Report>> {
+        if !valid_id(id) {
+            return Ok(None);
+        }
+        let path = self.check_dir(id).join(REPORT_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::Io { path, source: e }),
+        };
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| Error::Corrupt { file: path, reason: e.to_string() })
+    }
+
+    /// Every check, in acceptance order.
+    pub fn all(&self) -> Result<Vec<CheckRecord>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&self.dir).at(&self.dir)? {
+            let entry = entry.at(&self.dir)?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if let Some(record) = self.load(name)? {
+                out.push(record);
+            }
+        }
+        out.sort_by_key(|r| (r.seq, r.created_ms));
+        Ok(out)
+    }
+}
+
+fn to_json(record: &CheckRecord) -> Result<Vec<u8>> {
+    serde_json::to_vec_pretty(record)
+        .map_err(|e| Error::Corrupt { file: PathBuf::from(RECORD_FILE), reason: e.to_string() })
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = std::fs::File::create(path).at(path)?;
+    file.write_all(bytes).at(path)?;
+    file.sync_all().at(path)
+}
+
+/// Writes `path` atomically: a synced temporary file renamed over it, then the
+/// directory synced so the rename itself is durable.
+fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    write_synced(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).at(path)?;
+    match path.parent() {
+        Some(dir) => sync_dir(dir),
+        None => Ok(()),
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).at(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, seq: u64) -> CheckRecord {
+        CheckRecord::new(id.to_owned(), seq, "a.txt".into(), None, true, 3)
+    }
+
+    #[test]
+    fn accepted_check_reads_back_and_leftovers_are_cleared() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CheckStore::open(dir.path()).unwrap();
+        let id = new_id().unwrap();
+        assert!(valid_id(&id));
+        store.accept(&record(&id, 1), b"abc").unwrap();
+        assert_eq!(store.upload(&id).unwrap(), b"abc");
+        let mut r = store.load(&id).unwrap().unwrap();
+        assert_eq!(r.status, Status::Queued);
+        r.status = Status::Done;
+        store.save(&mut r).unwrap();
+        assert_eq!(store.load(&id).unwrap().unwrap().status, Status::Done);
+
+        // An acceptance interrupted before its rename is invisible and removed.
+        std::fs::create_dir(store.dir().join(".incoming-0123")).unwrap();
+        let store = CheckStore::open(dir.path()).unwrap();
+        assert!(!store.dir().join(".incoming-0123").exists());
+        assert_eq!(store.all().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn ids_that_could_name_other_paths_are_never_looked_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CheckStore::open(dir.path()).unwrap();
+        for id in ["..", "../checks", "ABCDEF0123456789ABCDEF0123456789", "x/../../etc/passwd", ""] {
+            assert!(!valid_id(id));
+            assert!(store.load(id).unwrap().is_none());
+            assert!(store.load_report(id).unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn a_later_edit_of_the_same_target_replaces_the_earlier() {
+        let mut r = record("00000000000000000000000000000000", 0);
+        r.push_edit(Edit::Source { source: 1, enabled: false });
+        r.push_edit(Edit::Block { source: 1, start: 0, end: 5, kind: BlockKind::Citation });
+        r.push_edit(Edit::Source { source: 1, enabled: true });
+        assert_eq!(
+            r.edits,
+            vec![
+                Edit::Block { source: 1, start: 0, end: 5, kind: BlockKind::Citation },
+                Edit::Source { source: 1, enabled: true }
+            ]
+        );
+    }
+}

@@ -1,0 +1,285 @@
+//! The worker pool: each worker takes the next check id, extracts the upload, searches
+//! every collection concurrently with its own timeout, and stores the report.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use tessera_engine::index::IndexReader;
+use tessera_engine::report::{Report, SuspectInfo};
+use tessera_engine::search::{Query, Revision};
+use tokio::task::JoinSet;
+
+use crate::error::ApiError;
+use crate::state::{AppState, blocking};
+use crate::store::{CheckRecord, Progress, Stage, Status};
+
+/// Starts `n` workers.
+pub(crate) fn start(state: &Arc<AppState>, n: usize) {
+    for _ in 0..n.max(1) {
+        let state = Arc::clone(state);
+        tokio::spawn(async move {
+            while let Some(id) = state.queue.pop().await {
+                state.running.fetch_add(1, Ordering::SeqCst);
+                if let Err(e) = run(&state, &id).await {
+                    tracing::error!(check = %id, "check failed: {}", e.message);
+                    let message = e.message.clone();
+                    let _ = state
+                        .update(&id, move |_, r| {
+                            r.status = Status::Failed;
+                            r.stage = Stage::Finished;
+                            r.error = Some(message);
+                            Ok(())
+                        })
+                        .await;
+                }
+                state.running.fetch_sub(1, Ordering::SeqCst);
+            }
+        });
+    }
+}
+
+/// The suspect, ready to search.
+struct Prepared {
+    suspect: SuspectInfo,
+    query: Arc<Query>,
+    reader: Arc<IndexReader>,
+    warnings: Vec<String>,
+}
+
+type Joined = (String, Result<tessera_engine::Result<Vec<Revision>>, tokio::task::JoinError>);
+
+/// What the searches gave so far.
+#[derive(Default)]
+struct Answers {
+    revisions: Vec<Revision>,
+    /// Collections that failed, with the error.
+    failed: BTreeMap<String, String>,
+    /// Collections not answered yet (past their timeout).
+    missing: BTreeSet<String>,
+    /// Collections that answered after their timeout.
+    late: BTreeSet<String>,
+    done: u32,
+}
+
+impl Answers {
+    fn take(&mut self, (name, result): Joined) {
+        if self.missing.remove(&name) {
+            self.late.insert(name.clone());
+        }
+        match result {
+            Ok(Ok(revisions)) => {
+                self.revisions.extend(revisions);
+                self.done += 1;
+            }
+            Ok(Err(e)) => {
+                self.failed.insert(name, e.to_string());
+            }
+            Err(e) => {
+                self.failed.insert(name, format!("the search stopped: {e}"));
+            }
+        }
+    }
+
+    /// Collections the report lacks.
+    fn absent(&self) -> impl Iterator<Item = &String> {
+        self.missing.iter().chain(self.failed.keys())
+    }
+}
+
+async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
+    let (record, ()) = state
+        .update(id, |_, r| {
+            r.status = Status::Running;
+            r.stage = Stage::Extracting;
+            r.attempts += 1;
+            r.error = None;
+            r.warnings.clear();
+            r.late_collections.clear();
+            r.progress = Progress::default();
+            Ok(())
+        })
+        .await?;
+
+    let prepared = {
+        let state = Arc::clone(state);
+        let record = record.clone();
+        blocking(move || Ok(prepare(&state, &record))).await?
+    };
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(message) => {
+            state
+                .update(id, move |_, r| {
+                    r.status = Status::Failed;
+                    r.stage = Stage::Finished;
+                    r.error = Some(message);
+                    Ok(())
+                })
+                .await?;
+            return Ok(());
+        }
+    };
+    let names: Vec<String> = prepared.reader.collections().into_iter().map(|c| c.config.name).collect();
+    let total = u32::try_from(names.len()).unwrap_or(u32::MAX);
+    let warnings = prepared.warnings.clone();
+    state
+        .update(id, move |_, r| {
+            r.stage = Stage::Searching;
+            r.progress.collections_total = total;
+            r.warnings = warnings;
+            Ok(())
+        })
+        .await?;
+
+    let started = Instant::now();
+    let mut set: JoinSet<Joined> = JoinSet::new();
+    let mut deadlines = BTreeMap::new();
+    for name in names {
+        deadlines.insert(name.clone(), started + state.config.timeout_for(&name));
+        let engine = Arc::clone(&state.engine);
+        let reader = Arc::clone(&prepared.reader);
+        let query = Arc::clone(&prepared.query);
+        set.spawn(async move {
+            let one = [name.clone()];
+            let handle = tokio::task::spawn_blocking(move || engine.search(&reader, &query, Some(&one)));
+            (name, handle.await)
+        });
+    }
+    let mut answers = Answers::default();
+    let mut waiting: BTreeSet<String> = deadlines.keys().cloned().collect();
+    loop {
+        let now = Instant::now();
+        waiting.retain(|n| {
+            let on_time = deadlines.get(n).is_some_and(|d| *d > now);
+            if !on_time {
+                answers.missing.insert(n.clone());
+            }
+            on_time
+        });
+        let Some(next) = waiting.iter().filter_map(|n| deadlines.get(n)).min().copied() else { break };
+        tokio::select! {
+            joined = set.join_next() => match joined {
+                Some(Ok(joined)) => {
+                    waiting.remove(&joined.0);
+                    answers.take(joined);
+                    let done = answers.done;
+                    state.update(id, move |_, r| { r.progress.collections_done = done; Ok(()) }).await?;
+                }
+                Some(Err(e)) => return Err(ApiError::internal(&e)),
+                None => break,
+            },
+            () = tokio::time::sleep_until(next.into()) => {}
+        }
+    }
+
+    let prepared = Arc::new(prepared);
+    if answers.missing.is_empty() {
+        let late = answers.late.iter().cloned().collect();
+        return finish(state, id, &prepared, &answers, Status::Done, late).await;
+    }
+    // Some collections missed their timeout: the reader gets a partial report now, the
+    // full one when they answer.
+    finish(state, id, &prepared, &answers, Status::Partial, Vec::new()).await?;
+    let state = Arc::clone(state);
+    let id = id.to_owned();
+    tokio::spawn(async move {
+        let limit = tokio::time::sleep(state.config.late_answer_limit);
+        tokio::pin!(limit);
+        loop {
+            tokio::select! {
+                joined = set.join_next() => match joined {
+                    Some(Ok(joined)) => answers.take(joined),
+                    Some(Err(_)) | None => break,
+                },
+                () = &mut limit => break,
+            }
+            if answers.missing.is_empty() {
+                break;
+            }
+        }
+        let late: Vec<String> = answers.late.iter().cloned().collect();
+        if let Err(e) = finish(&state, &id, &prepared, &answers, Status::Done, late).await {
+            tracing::error!(check = %id, "storing the completed report failed: {}", e.message);
+        }
+    });
+    Ok(())
+}
+
+/// Extracts the upload and fingerprints it; `Err` is a message for the reader.
+fn prepare(state: &AppState, record: &CheckRecord) -> Result<Prepared, String> {
+    let engine = &state.engine;
+    let bytes = state.store.upload(&record.id).map_err(|e| e.to_string())?;
+    let (text, title, warnings) = if record.is_file {
+        let extracted = engine.extract_bytes(&record.name, &bytes).map_err(|e| e.to_string())?;
+        let title = record.title.clone().or(extracted.title).unwrap_or_else(|| stem(&record.name));
+        (extracted.text, title, extracted.warnings.iter().map(ToString::to_string).collect())
+    } else {
+        // The text is used as sent; extraction only looks for bypass tricks in it.
+        let warnings = engine
+            .extract_bytes("pasted.txt", &bytes)
+            .map(|e| e.warnings.iter().map(ToString::to_string).collect())
+            .unwrap_or_default();
+        let text = String::from_utf8(bytes).map_err(|_| "the text is not UTF-8".to_owned())?;
+        (text, record.title.clone().unwrap_or_default(), warnings)
+    };
+    let query = engine.fingerprinter().query(&text);
+    let reader = engine.reader().map_err(|e| e.to_string())?;
+    if reader.collections().is_empty() {
+        return Err("the index holds no collections yet; add documents first".to_owned());
+    }
+    Ok(Prepared {
+        suspect: SuspectInfo::new(record.name.clone(), title, text),
+        query: Arc::new(query),
+        reader: Arc::new(reader),
+        warnings,
+    })
+}
+
+fn stem(name: &str) -> String {
+    std::path::Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Builds the report from the answers, replays the reviewer's edits and stores both.
+async fn finish(
+    state: &Arc<AppState>,
+    id: &str,
+    prepared: &Arc<Prepared>,
+    answers: &Answers,
+    status: Status,
+    late: Vec<String>,
+) -> Result<(), ApiError> {
+    let mut revisions = answers.revisions.clone();
+    revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
+    let absent: Vec<String> = answers.absent().cloned().collect();
+    let failed: Vec<String> = answers.failed.iter().map(|(c, e)| format!("collection {c:?} failed: {e}")).collect();
+    let done = answers.done;
+    let prepared = Arc::clone(prepared);
+    state
+        .update(id, move |state, r| {
+            let mut report: Report = state
+                .engine
+                .report(&prepared.reader, prepared.suspect.clone(), &revisions)
+                .map_err(crate::error::engine_error)?;
+            for c in absent {
+                report.mark_missing(c);
+            }
+            for edit in &r.edits {
+                edit.apply(&mut report);
+            }
+            state.store.save_report(&r.id, &report)?;
+            r.status = status;
+            r.stage = if status == Status::Partial { Stage::Waiting } else { Stage::Finished };
+            r.progress.collections_done = done;
+            r.late_collections = late;
+            for w in failed {
+                if !r.warnings.contains(&w) {
+                    r.warnings.push(w);
+                }
+            }
+            Ok(())
+        })
+        .await
+        .map(|_| ())
+}

@@ -1,0 +1,360 @@
+//! The HTTP API against a real server on loopback.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::{THESIS, TestServer};
+use serde_json::{Value, json};
+use tessera_server::{Server, ServerConfig};
+
+fn totals(report: &Value) -> (f64, f64, f64) {
+    let t = &report["totals"];
+    (t["borrowings"].as_f64().unwrap(), t["citations"].as_f64().unwrap(), t["originality"].as_f64().unwrap())
+}
+
+#[test]
+fn upload_check_read_edit_download() {
+    let s = TestServer::start(|_| {});
+    let (status, accepted) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    assert_eq!(status, 202, "{accepted}");
+    let id = accepted["id"].as_str().unwrap().to_owned();
+    assert_eq!(accepted["url"], format!("/api/checks/{id}"));
+
+    let check = s.wait(&id);
+    assert_eq!(check["status"], "done", "{check}");
+    assert_eq!(check["percent"], 100);
+    assert_eq!(check["progress"]["collections_total"], 2);
+    assert_eq!(check["progress"]["collections_done"], 2);
+    let report = &check["report"];
+    assert_eq!(report["suspect"]["name"], "thesis.txt");
+    assert_eq!(report["suspect"]["partial"], false);
+    let (b0, c0, o0) = totals(report);
+    assert!(b0 > 0.0 && c0 > 0.0, "the demo thesis borrows and cites: {b0} {c0}");
+    assert!((b0 + c0 + o0 - 100.0).abs() < 1e-6);
+    // Texts are kept in the library collection: blocks carry the source passage.
+    let library_block = report["blocks"].as_array().unwrap().iter().find(|b| b["kind"] == "borrowing").unwrap();
+    assert!(library_block["source_excerpt"].is_string());
+
+    // Switch off the first borrowing source: borrowings fall, the edit is stored.
+    let source = report["sources"].as_array().unwrap().iter().find(|s| s["kind"] == "source").unwrap();
+    let source_id = source["id"].as_u64().unwrap();
+    let (status, edited) = s.send_json(
+        "PATCH",
+        &format!("/api/checks/{id}/report"),
+        &json!({"sources": [{"id": source_id, "enabled": false}]}),
+        None,
+    );
+    assert_eq!(status, 200, "{edited}");
+    let (b1, _, o1) = totals(&edited);
+    assert!(b1 < b0 && o1 > o0, "{b0} -> {b1}");
+    let (_, again) = s.get(&format!("/api/checks/{id}"));
+    assert_eq!(again["edits"], json!([{"target": "source", "source": source_id, "enabled": false}]));
+    assert_eq!(totals(&again["report"]).0, b1);
+
+    // Reclassify a borrowing block of another enabled source as a citation.
+    let block = edited["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["kind"] == "borrowing" && b["source"].as_u64() != Some(source_id))
+        .unwrap();
+    let (status, edited2) = s.send_json(
+        "PATCH",
+        &format!("/api/checks/{id}/report"),
+        &json!({"blocks": [{"id": block["id"], "kind": "citation"}]}),
+        None,
+    );
+    assert_eq!(status, 200, "{edited2}");
+    let (b2, c2, _) = totals(&edited2);
+    assert!(b2 < b1 && c2 > totals(&edited).1);
+    assert_eq!(edited2["blocks"][block["id"].as_u64().unwrap() as usize]["detected_kind"], "borrowing");
+
+    // Downloads carry the edits.
+    let (status, ct, cd, body) = s.get_raw(&format!("/api/checks/{id}/report.json"));
+    assert_eq!((status, ct.as_str()), (200, "application/json"));
+    assert_eq!(cd, "attachment; filename=\"thesis.report.json\"");
+    let downloaded: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(totals(&downloaded), totals(&edited2));
+    let (status, ct, cd, body) = s.get_raw(&format!("/api/checks/{id}/report.html"));
+    assert_eq!(status, 200);
+    assert!(ct.starts_with("text/html"));
+    assert!(cd.contains("thesis.report.html"));
+    assert!(body.contains("<html") && body.contains("The Circulation of Knowledge"));
+
+    // Edits naming what the report does not have are refused, and change nothing.
+    let (status, err) = s.send_json(
+        "PATCH",
+        &format!("/api/checks/{id}/report"),
+        &json!({"sources": [{"id": 999_999, "enabled": false}]}),
+        None,
+    );
+    assert_eq!((status, err["error"]["code"].as_str()), (422, Some("unknown_target")));
+    let (status, err) = s.send_json("PATCH", &format!("/api/checks/{id}/report"), &json!({"colour": "red"}), None);
+    assert_eq!(status, 422, "{err}");
+    assert!(err["error"]["message"].is_string());
+    let (_, after) = s.get(&format!("/api/checks/{id}"));
+    assert_eq!(totals(&after["report"]), totals(&edited2));
+}
+
+#[test]
+fn json_text_checks_and_polling_without_the_report() {
+    let s = TestServer::start(|_| {});
+    let (status, accepted) =
+        s.send_json("POST", "/api/checks", &json!({"text": THESIS, "name": "pasted", "title": "My essay"}), None);
+    assert_eq!(status, 202);
+    let id = accepted["id"].as_str().unwrap();
+    let done = s.wait(id);
+    assert_eq!(done["report"]["suspect"]["title"], "My essay");
+    let (_, light) = s.get(&format!("/api/checks/{id}?report=false"));
+    assert_eq!(light["status"], "done");
+    assert!(light["report"].is_null());
+}
+
+#[test]
+fn errors_are_json_with_meaningful_status_codes() {
+    let s = TestServer::start(|c| c.max_upload_bytes = 4096);
+    let code = |v: &Value| v["error"]["code"].as_str().unwrap_or("").to_owned();
+
+    let (status, v) = s.get("/api/checks/0123456789abcdef0123456789abcdef");
+    assert_eq!((status, code(&v)), (404, "not_found".into()));
+    let (status, v) = s.get("/api/checks/..%2F..%2Fetc%2Fpasswd");
+    assert_eq!((status, code(&v)), (404, "not_found".into()));
+    let (status, v) = s.get("/api/nothing-here");
+    assert_eq!((status, code(&v)), (404, "not_found".into()));
+
+    let (status, v) = s.send_json("POST", "/api/checks", &json!({"text": "   "}), None);
+    assert_eq!((status, code(&v)), (422, "empty".into()));
+    let (status, v) = s.send_json("POST", "/api/checks", &json!({"txt": "x"}), None);
+    assert_eq!((status, code(&v)), (400, "bad_request".into()));
+
+    let mut r =
+        s.agent.post(format!("{}/api/checks", s.base)).header("content-type", "text/plain").send("hello").unwrap();
+    let v: Value = r.body_mut().read_json().unwrap();
+    assert_eq!((r.status().as_u16(), code(&v)), (415, "unsupported_media_type".into()));
+
+    // Over the limit: refused before anything is stored.
+    let big = "word ".repeat(2000);
+    let (status, v) = s.upload("big.txt", big.as_bytes(), None);
+    assert_eq!((status, code(&v)), (413, "too_large".into()), "{v}");
+    let (status, v) = s.send_json("POST", "/api/checks", &json!({ "text": big }), None);
+    assert_eq!((status, code(&v)), (413, "too_large".into()), "{v}");
+
+    // A format no extractor reads.
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+    let (status, v) = s.upload("picture.png", png, None);
+    assert_eq!((status, code(&v)), (415, "unsupported_format".into()), "{v}");
+
+    // Nothing was queued by the refused requests.
+    assert_eq!(std::fs::read_dir(s.data_dir().join("checks")).unwrap().count(), 0);
+
+    // Downloads of a check without a report yet, and PATCH before it exists.
+    let (status, v) = s.get("/api/checks/0123456789abcdef0123456789abcdef/report.json");
+    assert_eq!(status, 404, "{v}");
+    let (status, v) = s.delete("/api/documents/999999");
+    assert_eq!((status, code(&v)), (404, "not_found".into()), "{v}");
+}
+
+#[test]
+fn upload_names_cannot_escape_the_check_directory() {
+    let s = TestServer::start(|_| {});
+    let (status, accepted) = s.upload("../../../../evil.txt", THESIS.as_bytes(), None);
+    assert_eq!(status, 202);
+    let check = s.wait(accepted["id"].as_str().unwrap());
+    assert_eq!(check["name"], "evil.txt");
+    assert!(!s.dir.path().join("evil.txt").exists());
+    assert!(!s.data_dir().join("evil.txt").exists());
+    let check_dir = s.data_dir().join("checks").join(accepted["id"].as_str().unwrap());
+    let mut files: Vec<String> =
+        std::fs::read_dir(check_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(files, ["check.json", "report.json", "upload"]);
+}
+
+#[test]
+fn writes_need_the_token_when_one_is_set() {
+    let s = TestServer::start(|c| c.token = Some("s3cret".into()));
+    let (status, v) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    assert_eq!((status, v["error"]["code"].as_str()), (401, Some("unauthorized")));
+    let (status, _) = s.upload("thesis.txt", THESIS.as_bytes(), Some("wrong"));
+    assert_eq!(status, 401);
+    let (status, v) = s.upload("thesis.txt", THESIS.as_bytes(), Some("s3cret"));
+    assert_eq!(status, 202);
+    let id = v["id"].as_str().unwrap();
+    let check = s.wait(id);
+    let source = check["report"]["sources"][0]["id"].clone();
+    let edit = json!({"sources": [{"id": source, "enabled": false}]});
+    assert_eq!(s.send_json("PATCH", &format!("/api/checks/{id}/report"), &edit, None).0, 401);
+    assert_eq!(s.send_json("PATCH", &format!("/api/checks/{id}/report"), &edit, Some("s3cret")).0, 200);
+    let (status, health) = s.get("/api/health");
+    assert_eq!((status, health["token_required"].as_bool()), (200, Some(true)));
+}
+
+#[test]
+fn a_public_address_without_a_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    common::demo_index(&dir.path().join("index"));
+    let mut config = ServerConfig::new(dir.path().join("index"));
+    config.addr = "0.0.0.0:8080".parse().unwrap();
+    let err = Server::build(config.clone(), Default::default()).unwrap_err();
+    assert!(err.to_string().contains("token"), "{err}");
+    config.token = Some("t".into());
+    assert!(Server::build(config, Default::default()).is_ok());
+}
+
+#[test]
+fn a_collection_past_its_timeout_leaves_the_report_partial_until_it_answers() {
+    // A zero timeout: `library` is always late, deterministically.
+    let s = TestServer::start(|c| c.collection_timeouts = BTreeMap::from([("library".to_owned(), Duration::ZERO)]));
+    let (_, accepted) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    let check = s.wait(accepted["id"].as_str().unwrap());
+    assert_eq!(check["status"], "done");
+    assert_eq!(check["late_collections"], json!(["library"]));
+    assert_eq!(check["report"]["suspect"]["partial"], false);
+    assert_eq!(check["report"]["suspect"]["missing_collections"], json!([]));
+    assert!(check["report"]["sources"].as_array().unwrap().iter().any(|s| s["collection"] == "library"));
+}
+
+#[test]
+fn documents_are_added_and_the_if_new_rule_skips_contained_ones() {
+    let s = TestServer::start(|_| {});
+    let text = "Glaciers carve deep valleys into mountain ranges over many thousands of years, leaving \
+                moraines of rock and gravel behind them when the climate warms and the ice retreats.";
+    let body = json!({"collection": "web", "documents": [{"text": text, "title": "Glaciers", "origin": "https://a.example/g"}]});
+    let (status, added) = s.send_json("POST", "/api/documents", &body, None);
+    assert_eq!(status, 200, "{added}");
+    let first = added["added"][0]["id"].as_u64().unwrap();
+
+    let again = json!({"collection": "web", "if_new": true, "documents": [
+        {"text": text, "origin": "https://mirror.example/g"},
+        {"text": "Volcanic islands rise from the ocean floor where magma breaks through the crust, \
+                  building cones of basalt that erode into black sand beaches.", "origin": "https://b.example/v"}
+    ]});
+    let (status, out) = s.send_json("POST", "/api/documents", &again, None);
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["skipped"][0]["duplicate_of"].as_u64(), Some(first));
+    assert_eq!(out["skipped"][0]["origin"], "https://mirror.example/g");
+    assert!(out["skipped"][0]["containment"].as_f64().unwrap() >= 0.9);
+    assert_eq!(out["added"].as_array().unwrap().len(), 1);
+    assert_eq!(out["added"][0]["origin"], "https://b.example/v");
+
+    let (_, collections) = s.get("/api/collections");
+    let web = collections.as_array().unwrap().iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!((web["documents"].as_u64(), web["kind"].as_str()), (Some(2), Some("source")));
+
+    // Files go through extraction, like checks.
+    let (ct, form) = common::multipart(&[
+        ("collection", None, b"web"),
+        (
+            "file",
+            Some("notes.html"),
+            b"<html><title>Notes</title><body><p>Rivers of ice shape the land.</p></body></html>",
+        ),
+    ]);
+    let mut r = s.agent.post(format!("{}/api/documents", s.base)).header("content-type", ct).send(&form[..]).unwrap();
+    let v: Value = r.body_mut().read_json().unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{v}");
+    assert_eq!(v["added"][0]["title"], "Notes");
+
+    let (status, v) = s.send_json("POST", "/api/documents", &json!({"collection": "", "documents": []}), None);
+    assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_request")));
+}
+
+#[test]
+fn openapi_describes_every_endpoint() {
+    let s = TestServer::start(|_| {});
+    let (status, doc) = s.get("/openapi.json");
+    assert_eq!(status, 200);
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/api/checks",
+        "/api/checks/{id}",
+        "/api/checks/{id}/report",
+        "/api/checks/{id}/report.json",
+        "/api/checks/{id}/report.html",
+        "/api/documents",
+        "/api/documents/{id}",
+        "/api/collections",
+        "/api/health",
+    ] {
+        assert!(paths.contains_key(p), "{p} missing");
+    }
+    let (status, ct, _, page) = s.get_raw("/");
+    assert_eq!(status, 200);
+    assert!(ct.starts_with("text/html"));
+    assert!(page.contains("/assets/app.js"));
+    assert_eq!(s.get_raw("/assets/app.js").0, 200);
+    assert_eq!(s.get_raw("/assets/../Cargo.toml").0, 404);
+}
+
+#[test]
+fn bypass_tricks_are_reported_as_warnings_for_files_and_pasted_text() {
+    let s = TestServer::start(|_| {});
+    let tricked = format!("{THESIS}\nПерепиcанный тeкст, pla\u{200B}gia\u{200C}rism.\n");
+    let (_, a) = s.upload("tricked.txt", tricked.as_bytes(), None);
+    let (_, b) = s.send_json("POST", "/api/checks", &json!({ "text": tricked }), None);
+    for id in [&a["id"], &b["id"]] {
+        let check = s.wait(id.as_str().unwrap());
+        let warnings: Vec<&str> = check["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        assert!(
+            warnings.iter().any(|w| w.starts_with("look-alike letters of another script inside words")),
+            "{warnings:?}"
+        );
+        assert!(warnings.iter().any(|w| w.starts_with("invisible characters inside words")), "{warnings:?}");
+        assert_eq!(check["report"]["suspect"]["text"], tricked.as_str());
+    }
+    let (_, clean) = s.send_json("POST", "/api/checks", &json!({ "text": THESIS }), None);
+    assert_eq!(s.wait(clean["id"].as_str().unwrap())["warnings"], json!([]));
+}
+
+#[test]
+fn office_formats_go_through_extraction() {
+    let s = TestServer::start(|_| {});
+    let para = "The new method spread with remarkable speed. Within fifty years printing shops were working \
+                in more than two hundred European towns, and the price of a book fell to a fraction of what \
+                a manuscript had cost.";
+    let rtf = format!("{{\\rtf1\\ansi{{\\fonttbl{{\\f0 Times;}}}}\\f0 {para}\\par}}");
+    let (status, v) = s.upload("essay.rtf", rtf.as_bytes(), None);
+    assert_eq!(status, 202, "{v}");
+    let check = s.wait(v["id"].as_str().unwrap());
+    assert_eq!(check["status"], "done", "{check}");
+    assert!(check["report"]["suspect"]["text"].as_str().unwrap().contains("remarkable speed"));
+    assert!(check["report"]["totals"]["borrowings"].as_f64().unwrap() > 50.0, "{}", check["report"]["totals"]);
+}
+
+#[test]
+fn an_archive_upload_becomes_one_check_per_member() {
+    let s = TestServer::start(|_| {});
+    let zip = include_bytes!("../../extract/testdata/archive/thesis.zip");
+    let (status, v) = s.upload("thesis.zip", zip, None);
+    assert_eq!(status, 202, "{v}");
+    let members = v["members"].as_array().unwrap();
+    assert!(!members.is_empty(), "{v}");
+    assert_eq!(v["id"], members[0]["id"]);
+    for m in members {
+        let name = m["name"].as_str().unwrap();
+        assert!(name.starts_with("thesis.zip!/"), "{name}");
+        let check = s.wait(m["id"].as_str().unwrap());
+        assert_eq!(check["status"], "done", "{check}");
+        assert_eq!(check["report"]["suspect"]["name"], name);
+    }
+}
+
+#[test]
+fn a_deleted_source_is_no_longer_found() {
+    let s = TestServer::start(|_| {});
+    let (_, a) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    let before = s.wait(a["id"].as_str().unwrap());
+    let source = before["report"]["sources"].as_array().unwrap().iter().find(|s| s["collection"] == "library").unwrap();
+    let doc = source["id"].as_u64().unwrap();
+    let (status, v) = s.delete(&format!("/api/documents/{doc}"));
+    assert_eq!((status, v["deleted"].as_u64()), (200, Some(doc)), "{v}");
+    let (status, _) = s.delete(&format!("/api/documents/{doc}"));
+    assert_eq!(status, 404);
+    let (_, b) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    let after = s.wait(b["id"].as_str().unwrap());
+    assert!(after["report"]["sources"].as_array().unwrap().iter().all(|s| s["id"].as_u64() != Some(doc)));
+    assert!(after["report"]["totals"]["borrowings"].as_f64() < before["report"]["totals"]["borrowings"].as_f64());
+}
