@@ -370,8 +370,9 @@ impl Engine {
         let mut revisions: Vec<Revision> = names
             .par_iter()
             .map(|name| {
-                // A collection that keeps its texts gives alignment the sources' terms and
-                // sentences (sentence seeding); otherwise alignment works on snapshots.
+                // Snapshots carry terms and sentences (segment format 2); for older segments a
+                // collection that keeps its texts gives alignment the sources' terms and
+                // sentences from the text.
                 if !reader.collection(name).is_some_and(|c| c.config().keep_texts) {
                     return self.searcher.search(reader, name, query).map_err(Error::from);
                 }

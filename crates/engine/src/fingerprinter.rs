@@ -24,6 +24,11 @@ pub struct Fingerprint {
     pub token_bytes: Vec<Span>,
     /// Char span of every token in the original text.
     pub token_chars: Vec<Span>,
+    /// Term hash of every token (the normalizer's `Token::term`).
+    pub terms: Vec<u64>,
+    /// Sentences as token ranges, in order, covering every token
+    /// ([`tessera_search::sentences`]).
+    pub sentences: Vec<Span>,
     /// Words whose look-alike letters were folded to the word's script.
     pub folded_words: usize,
 }
@@ -51,23 +56,21 @@ impl Fingerprinter {
         self.shingler.config().size
     }
 
-    /// Fingerprints a text.
+    /// Fingerprints a text: shingle hashes, token spans, terms and sentences.
     pub fn fingerprint(&mut self, text: &str) -> Fingerprint {
-        self.fingerprint_with_terms(text).0
-    }
-
-    fn fingerprint_with_terms(&mut self, text: &str) -> (Fingerprint, Vec<u64>) {
         let normalized = self.normalizer.normalize(text);
         let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
         let token_bytes: Vec<Span> = normalized.tokens.iter().map(|t| t.span).collect();
         let token_chars = char_spans(text, &token_bytes);
-        let fingerprint = Fingerprint {
+        let sentences = tessera_search::sentences(text, &token_bytes, tessera_search::MAX_SENTENCE_TERMS);
+        Fingerprint {
             hashes: self.shingler.hashes(&terms),
             token_bytes,
             token_chars,
+            terms,
+            sentences,
             folded_words: normalized.folded_words,
-        };
-        (fingerprint, terms)
+        }
     }
 
     /// What near-duplicate sketches take from a text: its term hashes and its shingle
@@ -83,26 +86,28 @@ impl Fingerprinter {
     /// Fingerprints a suspect for search, with its terms and sentences (sentence
     /// seeding in alignment uses them).
     pub fn query(&mut self, text: &str) -> Query {
-        let (f, terms) = self.fingerprint_with_terms(text);
-        let sentences = tessera_search::sentences(text, &f.token_bytes, tessera_search::MAX_SENTENCE_TERMS);
+        let f = self.fingerprint(text);
         Query {
             hashes: f.hashes,
             token_bytes: f.token_bytes,
             token_chars: f.token_chars,
             shingle_size: self.shingle_size(),
-            terms,
-            sentences,
+            terms: f.terms,
+            sentences: f.sentences,
         }
     }
 }
 
 impl Fingerprint {
-    /// The digital snapshot the index stores for this text.
+    /// The digital snapshot the index stores for this text: hashes, spans, the low 32
+    /// bits of each term hash and where sentences start (no words, no text).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             hashes: self.hashes.clone(),
             token_bytes: self.token_bytes.iter().map(|s| (s.start as u64, s.end as u64)).collect(),
             token_chars: self.token_chars.iter().map(|s| (s.start as u64, s.end as u64)).collect(),
+            terms: self.terms.iter().map(|&t| t as u32).collect(),
+            sentence_starts: self.sentences.iter().map(|s| s.start as u64).collect(),
         }
     }
 }

@@ -139,3 +139,43 @@ fn report_from_revisions_searched_one_collection_at_a_time_equals_check_text() {
     assert!(partial.sources.iter().all(|s| s.collection != "library"));
     assert!(partial.totals.borrowed_chars < report.totals.borrowed_chars);
 }
+
+/// A paraphrase (words replaced, reordered, few exact shingles left) of a source in a
+/// collection that keeps no texts: the snapshot's terms and sentences let sentence
+/// seeding find it, with spans on both sides.
+#[test]
+fn paraphrase_found_from_snapshot_without_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
+            .unwrap();
+    let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+    for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
+        engine.add_text(&web, name, name, &demo(&format!("library/{name}"))).unwrap();
+    }
+    let bees = demo("library/honey-bees.txt");
+    let paraphrase = "A worker bee's job changes as she ages. In her first weeks of life she cleans the \
+        cells, feeds larvae and builds comb out of wax made by glands on her abdomen. After that she \
+        guards the hive entrance, and only in the final part of her brief summer life does she fly \
+        out to gather pollen, nectar, resin and water.";
+    let suspect = format!("An introduction of my own about insects in general and why they matter.\n\n{paraphrase}\n");
+    let report = engine.check_text("suspect.txt", "Suspect", &suspect).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{json:#}");
+    let block = &blocks[0];
+    let (pb, pe) = find(&suspect, paraphrase);
+    let (sb, se) = (
+        block["suspect_span"]["bytes"]["start"].as_u64().unwrap() as usize,
+        block["suspect_span"]["bytes"]["end"].as_u64().unwrap() as usize,
+    );
+    assert!(sb >= pb && se <= pe && (se - sb) * 10 >= (pe - pb) * 8, "{block:#}");
+    let (tb, te) = find(&bees, "The work of a worker bee changes with her age.");
+    let (_, paragraph_end) = find(&bees, "pollen, water and resin.");
+    let source_start = block["source_span"]["bytes"]["start"].as_u64().unwrap() as usize;
+    let source_end = block["source_span"]["bytes"]["end"].as_u64().unwrap() as usize;
+    assert!(source_start >= tb && source_start < te && source_end <= paragraph_end, "{block:#}");
+    let sources = json["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0]["title"], "honey-bees.txt");
+}

@@ -35,7 +35,10 @@ fn main() -> tessera_index::Result<()> {
     let mut w = index.writer(WriterOptions { memory_budget: budget })?;
     w.ensure_collection(CollectionConfig { name: "m".into(), kind: CollectionKind::Source, keep_texts: false })?;
     let spans: Vec<(u64, u64)> = (0..len + 4).map(|t| (t * 6, t * 6 + 5)).collect();
-    let mut s = Snapshot { hashes: Vec::new(), token_bytes: spans.clone(), token_chars: spans };
+    // Real snapshots carry a term per token and a sentence start every ~20 tokens.
+    let terms = (0..len + 4).map(|t| (t % 5_000) as u32).collect();
+    let sentence_starts = (0..len + 4).step_by(20).collect();
+    let mut s = Snapshot { hashes: Vec::new(), token_bytes: spans.clone(), token_chars: spans, terms, sentence_starts };
     for d in 0..docs {
         s.hashes.clear();
         s.hashes.extend((0..len).map(|i| hash(d, i)));

@@ -36,6 +36,8 @@
 //!     hashes: vec![0x9e37_79b9_7f4a_7c15],
 //!     token_bytes: vec![(0, 3), (4, 7), (8, 13)],
 //!     token_chars: vec![(0, 3), (4, 7), (8, 13)],
+//!     terms: vec![11, 22, 33],
+//!     sentence_starts: vec![0],
 //! };
 //! let meta = DocMeta {
 //!     title: "Numbers".into(),
@@ -146,4 +148,12 @@ pub struct Snapshot {
     pub token_bytes: Vec<(u64, u64)>,
     /// Char span `[start, end)` (Unicode scalar values) of every token in the original text.
     pub token_chars: Vec<(u64, u64)>,
+    /// Term of every token: the low 32 bits of the normalizer's term hash (a term hash,
+    /// not the word). Empty when unknown (segments of format version 1). Sentence
+    /// seeding in alignment compares terms; 32 bits make a collision rare enough to be
+    /// noise in tf-idf and Dice, at half the bytes.
+    pub terms: Vec<u32>,
+    /// Token index where each sentence starts, increasing, the first 0; a sentence ends
+    /// where the next starts (the last at the token count). Empty when unknown.
+    pub sentence_starts: Vec<u64>,
 }

@@ -1,8 +1,11 @@
-//! The checked-in index `testdata/index-v1/` must keep opening with the same content,
-//! and today's writer must produce it byte for byte: an accidental format change fails
-//! here. After an intended change, bump the format version, keep the old fixture (or
-//! convert it) and regenerate with `TESSERA_BLESS=1 cargo test -p tessera-index --test
-//! format_fixture`.
+//! The checked-in indexes `testdata/index-v<N>/` must keep opening with the same
+//! content, and today's writer must produce the newest one byte for byte: an accidental
+//! format change fails here. After an intended change, bump the format version, keep the
+//! old fixtures (they are read, not rewritten) and make the new one with `TESSERA_BLESS=1
+//! cargo test -p tessera-index --test format_fixture`.
+//!
+//! `index-v1`: segment format 1 (snapshots without terms and sentences), made by the
+//! writer of 2026-11-21. `index-v2`: segment format 2.
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
@@ -13,8 +16,19 @@ use std::path::{Path, PathBuf};
 use common::{collection, doc_meta, doc_snapshot, doc_text};
 use tessera_index::{CollectionKind, DocId, Index, NewDocument, WriterOptions};
 
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/index-v1")
+fn fixture_dir(version: u32) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/index-v{version}"))
+}
+
+/// What the fixture of segment format `version` holds for document `n`: version 1
+/// snapshots have no terms or sentences.
+fn expected_snapshot(n: u64, version: u32) -> tessera_index::Snapshot {
+    let mut s = doc_snapshot(n, 12 + n as usize * 3);
+    if version < 2 {
+        s.terms.clear();
+        s.sentence_starts.clear();
+    }
+    s
 }
 
 /// (collection, document number) of the fixture's documents, in add order. The
@@ -52,16 +66,35 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 #[test]
-fn index_v1_fixture() {
-    let fixture = fixture_dir();
+fn index_v1_fixture_still_opens() {
+    check_content(&fixture_dir(1), 1);
+}
+
+#[test]
+fn index_v2_fixture() {
+    let fixture = fixture_dir(2);
     if std::env::var_os("TESSERA_BLESS").is_some_and(|v| v == "1") {
         let _ = std::fs::remove_dir_all(&fixture);
         build(&fixture);
     }
+    check_content(&fixture, 2);
+
+    // Today's writer produces the same bytes.
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    let fresh = files(tmp.path());
+    let committed = files(&fixture);
+    assert_eq!(fresh.iter().map(|f| &f.0).collect::<Vec<_>>(), committed.iter().map(|f| &f.0).collect::<Vec<_>>());
+    for ((name, a), (_, b)) in fresh.iter().zip(&committed) {
+        assert!(a == b, "{} differs from the fixture: the format changed", name.display());
+    }
+}
+
+fn check_content(fixture: &Path, version: u32) {
     assert!(fixture.join("MANIFEST").exists(), "missing fixture {}; create it with TESSERA_BLESS=1", fixture.display());
 
     // It opens and holds what was written.
-    let index = Index::open(&fixture).unwrap();
+    let index = Index::open(fixture).unwrap();
     assert_eq!(index.fingerprint_settings(), &serde_json::json!({"shingle_size": 5, "seed": 0}));
     let reader = index.reader().unwrap();
     let infos = reader.collections();
@@ -74,7 +107,7 @@ fn index_v1_fixture() {
     assert_eq!(reader.docs().collect::<Vec<_>>(), (0..9).map(DocId).collect::<Vec<_>>());
     for &(name, n) in &DOCS {
         let id = DocId(n);
-        let s = doc_snapshot(n, 12 + n as usize * 3);
+        let s = expected_snapshot(n, version);
         assert_eq!(reader.collection_of(id), Some(name));
         assert_eq!(reader.meta(id).unwrap(), doc_meta(n));
         assert_eq!(reader.snapshot(id).unwrap(), s);
@@ -88,19 +121,36 @@ fn index_v1_fixture() {
     }
     let report = index.verify().unwrap();
     assert_eq!((report.segments, report.docs, report.records), (4, 9, 21));
-    for (rel, bytes) in files(&fixture) {
+    for (rel, bytes) in files(fixture) {
         if rel.starts_with("segments") {
             tessera_index::check_segment_bytes(&bytes).unwrap();
+            assert_eq!(u32::from_le_bytes(bytes[bytes.len() - 12..bytes.len() - 8].try_into().unwrap()), version);
         }
     }
+}
 
-    // Today's writer produces the same bytes.
+/// An index made by an older build grows with segments of today's format: both are
+/// read, each with what its format holds.
+#[test]
+fn version_1_index_takes_version_2_segments() {
     let tmp = tempfile::tempdir().unwrap();
-    build(tmp.path());
-    let fresh = files(tmp.path());
-    let committed = files(&fixture);
-    assert_eq!(fresh.iter().map(|f| &f.0).collect::<Vec<_>>(), committed.iter().map(|f| &f.0).collect::<Vec<_>>());
-    for ((name, a), (_, b)) in fresh.iter().zip(&committed) {
-        assert!(a == b, "{} differs from the fixture: the format changed", name.display());
+    let dir = tmp.path().join("idx");
+    std::fs::create_dir_all(dir.join("segments")).unwrap();
+    for (rel, bytes) in files(&fixture_dir(1)) {
+        std::fs::write(dir.join(rel), bytes).unwrap();
     }
+    let index = Index::open(&dir).unwrap();
+    let mut w = index.writer(WriterOptions::default()).unwrap();
+    let added = doc_snapshot(100, 20);
+    let id = w.add("web", NewDocument { meta: doc_meta(100), snapshot: &added, text: None }).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    let reader = index.reader().unwrap();
+    assert_eq!(reader.snapshot(id).unwrap(), added);
+    assert!(!added.terms.is_empty());
+    for &(_, n) in &DOCS {
+        assert_eq!(reader.snapshot(DocId(n)).unwrap(), expected_snapshot(n, 1));
+    }
+    let report = index.verify().unwrap();
+    assert_eq!((report.segments, report.docs), (5, 10));
 }

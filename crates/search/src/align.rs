@@ -53,12 +53,18 @@ struct Run {
     len: usize,
 }
 
-/// Aligns a suspect with one source snapshot (exact runs only: a snapshot has no terms).
-/// Blocks come sorted by suspect position. `skip[i]` marks suspect shingles already
-/// explained by an earlier source (they neither start nor extend a run); pass an empty
-/// slice to use them all.
+/// Aligns a suspect with one source snapshot: with sentence seeding when both have terms
+/// and sentences (the suspect's terms cut to the snapshot's 32 bits), else exact runs
+/// only (a snapshot of segment format 1 has no terms). Blocks come sorted by suspect
+/// position. `skip[i]` marks suspect shingles already explained by an earlier source
+/// (they neither start nor extend a run); pass an empty slice to use them all.
 pub fn align(query: &Query, source: &Snapshot, skip: &[bool], config: &AlignConfig) -> Vec<Block> {
-    align_pair(query, &Query::from_snapshot(source, query.shingle_size), skip, config)
+    let source = Query::from_snapshot(source, query.shingle_size);
+    if source.has_sentences() && query.has_sentences() {
+        align_pair(&query.with_short_terms(), &source, skip, config)
+    } else {
+        align_pair(query, &source, skip, config)
+    }
 }
 
 /// Aligns a suspect with one source given as a [`Query`]. With terms and sentences on
@@ -762,7 +768,7 @@ mod tests {
     fn snapshot(hashes: &[u64], size: usize) -> Snapshot {
         let n = hashes.len() + size - 1;
         let spans: Vec<(u64, u64)> = (0..n as u64).map(|i| (100 + 7 * i, 100 + 7 * i + 4)).collect();
-        Snapshot { hashes: hashes.to_vec(), token_bytes: spans.clone(), token_chars: spans }
+        Snapshot { hashes: hashes.to_vec(), token_bytes: spans.clone(), token_chars: spans, ..Snapshot::default() }
     }
 
     #[test]

@@ -15,8 +15,9 @@ pub struct SearchConfig {
     /// A source becomes a candidate when it shares at least this many distinct suspect
     /// hashes, and stays one while that many are left unexplained.
     pub min_shared_hashes: u32,
-    /// `min_shared_hashes` for a collection whose texts are kept ([`crate::Searcher::search_with`]):
-    /// sentence seeding aligns obfuscated passages that share only a shingle or two.
+    /// `min_shared_hashes` when sentence seeding is possible (the suspect has terms and
+    /// sentences, or the collection's texts are at hand: [`crate::Searcher::search_with`]):
+    /// it aligns obfuscated passages that share only a shingle or two.
     pub text_min_shared_hashes: u32,
     /// At most this many candidates (the best by shared hashes) enter stage 2.
     pub max_candidates: usize,

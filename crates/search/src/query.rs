@@ -29,17 +29,47 @@ impl Query {
         Span { start: first, end: (last + self.shingle_size).min(self.token_bytes.len()) }
     }
 
-    /// A source snapshot seen as a query: hashes and token spans, no terms or sentences.
+    /// A source snapshot seen as a query: hashes and token spans, and its terms and
+    /// sentences when the snapshot has them (segment format 2). Snapshot terms are 32-bit:
+    /// align them with a suspect whose terms went through [`Query::with_short_terms`].
+    /// Sentence starts that do not describe ordered sentences over the tokens are
+    /// ignored (the source is then aligned by exact runs only).
     pub fn from_snapshot(snapshot: &Snapshot, shingle_size: usize) -> Self {
         let span = |&(s, e): &(u64, u64)| Span { start: s as usize, end: e as usize };
+        let token_count = snapshot.token_bytes.len();
+        let mut sentences = Vec::new();
+        let starts = &snapshot.sentence_starts;
+        let ordered = starts.first() == Some(&0)
+            && starts.windows(2).all(|w| w[0] < w[1])
+            && starts.last().is_some_and(|&s| s < token_count as u64);
+        if ordered && snapshot.terms.len() == token_count {
+            sentences = starts
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| Span { start: s as usize, end: starts.get(i + 1).map_or(token_count, |&e| e as usize) })
+                .collect();
+        }
         Self {
             hashes: snapshot.hashes.clone(),
             token_bytes: snapshot.token_bytes.iter().map(span).collect(),
             token_chars: snapshot.token_chars.iter().map(span).collect(),
             shingle_size,
-            terms: Vec::new(),
-            sentences: Vec::new(),
+            terms: if sentences.is_empty() {
+                Vec::new()
+            } else {
+                snapshot.terms.iter().map(|&t| u64::from(t)).collect()
+            },
+            sentences,
         }
+    }
+
+    /// This query with each term cut to its low 32 bits, as snapshots store them.
+    pub fn with_short_terms(&self) -> Self {
+        let mut q = self.clone();
+        for t in &mut q.terms {
+            *t &= u64::from(u32::MAX);
+        }
+        q
     }
 
     /// Whether sentence seeding can use this text (terms and sentences known).

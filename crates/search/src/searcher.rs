@@ -38,16 +38,22 @@ impl Searcher {
     /// documents are skipped). Stage 2 repeats, up to `max_rounds` times: take the best
     /// candidate, align it, mark the suspect shingles its blocks explain, take those
     /// hashes away from every other candidate, drop candidates left with fewer than
-    /// `min_shared_hashes`, re-rank.
+    /// the minimum, re-rank.
+    ///
+    /// A source whose snapshot has terms and sentences (segment format 2) is aligned with
+    /// sentence seeding too, so obfuscated passages are found without its text; the
+    /// minimum is then `text_min_shared_hashes` (obfuscation leaves few exact shingles),
+    /// else `min_shared_hashes`. It is `text_min_shared_hashes` whenever the suspect has
+    /// terms and sentences (what [`Query`]s from the engine have).
     pub fn search(&self, reader: &IndexReader, collection: &str, query: &Query) -> Result<Revision, Error> {
         self.run(reader, collection, query, None)
     }
 
-    /// [`Searcher::search`] for a collection whose texts are at hand: each candidate is
-    /// aligned with the text `source_text` gives for it (fingerprinted with terms and
-    /// sentences, so that sentence seeding finds obfuscated passages; its snapshot when
-    /// that gives `None`; an error stops the search), and a source becomes a candidate with
-    /// `text_min_shared_hashes` shared hashes (obfuscation leaves few exact shingles).
+    /// [`Searcher::search`] for a collection whose texts are at hand: a candidate whose
+    /// snapshot has no terms (segment format 1) is aligned with the text `source_text`
+    /// gives for it (fingerprinted with terms and sentences, so that sentence seeding finds
+    /// obfuscated passages; its snapshot when that gives `None`; an error stops the
+    /// search).
     pub fn search_with(
         &self,
         reader: &IndexReader,
@@ -65,8 +71,13 @@ impl Searcher {
         query: &Query,
         mut source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
     ) -> Result<Revision, Error> {
-        let min_shared =
-            if source_text.is_some() { self.config.text_min_shared_hashes } else { self.config.min_shared_hashes };
+        let min_shared = if query.has_sentences() || source_text.is_some() {
+            self.config.text_min_shared_hashes
+        } else {
+            self.config.min_shared_hashes
+        };
+        // Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed.
+        let mut short_query: Option<Query> = None;
         let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
         let kind = coll.config().kind;
         // Citation collections hold short expressions by design: no minimum length.
@@ -91,12 +102,17 @@ impl Searcher {
             let best = candidates.swap_remove(0);
             // The snapshot is read (and so verified) even when the text is used.
             let snapshot = reader.snapshot(best.doc)?;
-            let text = match source_text.as_mut() {
-                Some(f) => f(best.doc)?,
-                None => None,
+            let from_snapshot = Query::from_snapshot(&snapshot, query.shingle_size);
+            let (suspect, source) = if from_snapshot.has_sentences() && query.has_sentences() {
+                (&*short_query.get_or_insert_with(|| query.with_short_terms()), from_snapshot)
+            } else {
+                let text = match source_text.as_mut() {
+                    Some(f) => f(best.doc)?,
+                    None => None,
+                };
+                (query, text.unwrap_or(from_snapshot))
             };
-            let source = text.unwrap_or_else(|| Query::from_snapshot(&snapshot, query.shingle_size));
-            let mut blocks: Vec<Block> = align::align_pair(query, &source, &explained_shingle, &align_config);
+            let mut blocks: Vec<Block> = align::align_pair(suspect, &source, &explained_shingle, &align_config);
             if kind == CollectionKind::Source && covered_chars(&blocks) < self.config.min_source_chars {
                 blocks.clear();
             }

@@ -16,7 +16,8 @@
 //! 204  u32 flags                bit 0: the text sections are present;
 //!                               bit 1: directory offsets are u64 (else u32)
 //! 208  u32 crc32 of bytes 0..208 of the footer
-//! 212  u32 segment format version (1)
+//! 212  u32 segment format version (2; version 1 is read too: its snapshot records
+//!          have no terms or sentences)
 //! 216  8 bytes magic "TSRSEGM1"
 //! ```
 //!
@@ -33,9 +34,12 @@ use crate::{Error, Result};
 
 /// Last 8 bytes of every segment file.
 pub(crate) const SEGMENT_MAGIC: &[u8; 8] = b"TSRSEGM1";
-/// The segment format this build reads and writes.
-pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 1;
-/// Size of the version 1 footer.
+/// The segment format this build writes.
+pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 2;
+/// The oldest segment format this build reads (the same footer; snapshot records without
+/// terms and sentences).
+pub(crate) const SEGMENT_FORMAT_OLDEST: u32 = 1;
+/// Size of the footer (versions 1 and 2).
 pub(crate) const FOOTER_LEN: usize = 224;
 /// Offset of the footer checksum inside the footer.
 const FOOTER_CRC_AT: usize = 208;
@@ -115,6 +119,8 @@ pub(crate) struct Footer {
     pub distinct_keys: u64,
     pub params: PostingsParams,
     pub flags: u32,
+    /// Segment format version (written: [`SEGMENT_FORMAT_VERSION`]).
+    pub version: u32,
 }
 
 impl Footer {
@@ -138,7 +144,7 @@ impl Footer {
         debug_assert_eq!(out.len(), FOOTER_CRC_AT);
         let crc = crc32fast::hash(&out);
         out.extend_from_slice(&crc.to_le_bytes());
-        out.extend_from_slice(&SEGMENT_FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(SEGMENT_MAGIC);
         debug_assert_eq!(out.len(), FOOTER_LEN);
         out
@@ -157,7 +163,7 @@ impl Footer {
             return Err(corrupt("no segment magic at the end (truncated or not a segment)".into()));
         }
         let version = u32::from_le_bytes(head[head.len() - 4..].try_into().expect("4 bytes"));
-        if version != SEGMENT_FORMAT_VERSION {
+        if !(SEGMENT_FORMAT_OLDEST..=SEGMENT_FORMAT_VERSION).contains(&version) {
             return Err(Error::VersionUnsupported {
                 file: file.to_path_buf(),
                 found: version,
@@ -228,7 +234,7 @@ impl Footer {
             doc_count,
         };
         params.validate().map_err(|r| corrupt(format!("postings parameters: {r}")))?;
-        Ok(Footer { sections, doc_count, posting_count, distinct_keys, params, flags })
+        Ok(Footer { sections, doc_count, posting_count, distinct_keys, params, flags, version })
     }
 
     /// The bytes of one section (bounds were checked by [`Footer::parse`]).

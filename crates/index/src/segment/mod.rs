@@ -60,6 +60,8 @@ mod tests {
                 hashes: (0..n).map(|i| mix(d * 100 + i % 9)).collect(),
                 token_bytes: (0..n).map(|i| (i * 4, i * 4 + 3)).collect(),
                 token_chars: (0..n).map(|i| (i * 4, i * 4 + 3)).collect(),
+                terms: (0..n).map(|i| (mix(d ^ i) >> 32) as u32).collect(),
+                sentence_starts: (0..n).step_by(4).collect(),
             };
             let meta = DocMeta { title: format!("t{d}"), origin: "o".into(), added_at: d, byte_len: 1, char_len: 1 };
             b.add(&meta, &s, (d % 3 != 0).then_some("some text some text"));

@@ -151,7 +151,8 @@ impl<'a> SegmentView<'a> {
     /// Snapshot of document `local`.
     pub(crate) fn snapshot(&self, local: u32) -> Result<Snapshot> {
         self.check_local(local)?;
-        decode_snapshot(self.snapshots.get(local)?).map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
+        decode_snapshot(self.snapshots.get(local)?, self.footer.version)
+            .map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
     }
 
     /// Kept text of document `local`, if any.

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use super::footer::{FLAG_TEXTS, FLAG_WIDE_DIRECTORY, Footer, SECTION_COUNT, SectionEntry};
+use super::footer::{FLAG_TEXTS, FLAG_WIDE_DIRECTORY, Footer, SECTION_COUNT, SEGMENT_FORMAT_VERSION, SectionEntry};
 use crate::docmeta::{encode_meta, encode_text};
 use crate::error::IoContext;
 use crate::postings::{self, pack};
@@ -132,6 +132,7 @@ impl SegmentBuilder {
             params: enc.params,
             flags: if self.texts.is_some() { FLAG_TEXTS } else { 0 }
                 | if enc.params.offset_bytes == 8 { FLAG_WIDE_DIRECTORY } else { 0 },
+            version: SEGMENT_FORMAT_VERSION,
         };
         out.write_all(&footer.to_bytes()).map_err(io)?;
         let file_len = out.pos;

@@ -17,7 +17,9 @@ pub fn snapshot_from(hashes: Vec<u64>) -> Snapshot {
     let tokens = hashes.len() as u64 + 4;
     let token_bytes: Vec<(u64, u64)> = (0..tokens).map(|t| (t * 7, t * 7 + 5)).collect();
     let token_chars: Vec<(u64, u64)> = (0..tokens).map(|t| (t * 6, t * 6 + 5)).collect();
-    Snapshot { hashes, token_bytes, token_chars }
+    let terms = (0..tokens).map(|t| (mix(hashes.first().copied().unwrap_or(0) ^ t) >> 32) as u32).collect();
+    let sentence_starts = (0..tokens).step_by(10).collect();
+    Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts }
 }
 
 /// The deterministic snapshot of document number `n`: `len` hashes, a few of them
