@@ -20,7 +20,8 @@ pub fn sentences(text: &str, token_bytes: &[Span], max_tokens: usize) -> Vec<Spa
     for k in 1..=token_bytes.len() {
         let end_here = k == token_bytes.len() || {
             let (a, b) = (token_bytes[k - 1].end, token_bytes[k].start);
-            text.get(a.min(b)..b).is_some_and(|gap| ends_sentence(gap) || glued_sentence(text, gap, b))
+            text.get(a.min(b)..b)
+                .is_some_and(|gap| may_end_sentence(gap) && (ends_sentence(gap) || glued_sentence(text, gap, b)))
         };
         if end_here || k - start >= max_tokens {
             out.push(Span { start, end: k });
@@ -30,12 +31,22 @@ pub fn sentences(text: &str, token_bytes: &[Span], max_tokens: usize) -> Vec<Spa
     out
 }
 
+/// A byte scan that rules out most gaps (spaces, stop words, commas) before the char-by-char
+/// rules: a sentence end needs one of `.!?;` or a line break, or a `…` or CJK mark, whose
+/// UTF-8 encodings start with 0xE2, 0xE3 or 0xEF. Indexing runs this for every token.
+fn may_end_sentence(gap: &str) -> bool {
+    gap.bytes().any(|b| matches!(b, b'.' | b'!' | b'?' | b';' | b'\n' | 0xE2 | 0xE3 | 0xEF))
+}
+
 /// `end.Next`: a sentence end glued to the next sentence (web pages lose the space),
 /// told from `e.g.` and `U.S.` by a capital after a lower-case word.
 fn glued_sentence(text: &str, gap: &str, next_start: usize) -> bool {
+    if !matches!(gap, "." | "!" | "?") {
+        return false;
+    }
     let before = text[..next_start - gap.len()].chars().next_back();
     let after = text[next_start..].chars().next();
-    matches!(gap, "." | "!" | "?") && before.is_some_and(char::is_lowercase) && after.is_some_and(char::is_uppercase)
+    before.is_some_and(char::is_lowercase) && after.is_some_and(char::is_uppercase)
 }
 
 /// Whether the text between two tokens ends a sentence.
