@@ -21,7 +21,7 @@ mod revision;
 mod searcher;
 mod sentence;
 
-pub use align::{align, align_pair};
+pub use align::{PreparedSuspect, align, align_pair, align_prepared};
 pub use config::{AlignConfig, SearchConfig};
 pub use error::Error;
 pub use query::Query;

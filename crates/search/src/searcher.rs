@@ -2,7 +2,7 @@
 
 use tessera_index::{CollectionKind, DocId, IndexReader};
 
-use crate::{Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
+use crate::{Block, Error, PreparedSuspect, Query, Revision, SearchConfig, SourceMatch, align};
 
 /// Searches collections for the sources of a suspect. Built once, reused.
 #[derive(Debug, Clone, Default)]
@@ -76,8 +76,10 @@ impl Searcher {
         } else {
             self.config.min_shared_hashes
         };
-        // Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed.
-        let mut short_query: Option<Query> = None;
+        // Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed,
+        // and prepared for sentence seeding once (full terms for sources from texts).
+        let mut short_query: Option<(Query, PreparedSuspect)> = None;
+        let mut full_prepared: Option<PreparedSuspect> = None;
         let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
         let kind = coll.config().kind;
         // Citation collections hold short expressions by design: no minimum length.
@@ -103,16 +105,23 @@ impl Searcher {
             // The snapshot is read (and so verified) even when the text is used.
             let snapshot = reader.snapshot(best.doc)?;
             let from_snapshot = Query::from_snapshot(&snapshot, query.shingle_size);
-            let (suspect, source) = if from_snapshot.has_sentences() && query.has_sentences() {
-                (&*short_query.get_or_insert_with(|| query.with_short_terms()), from_snapshot)
+            let (suspect, prepared, source) = if from_snapshot.has_sentences() && query.has_sentences() {
+                let (short, prepared) = short_query.get_or_insert_with(|| {
+                    let short = query.with_short_terms();
+                    let prepared = PreparedSuspect::new(&short, &align_config);
+                    (short, prepared)
+                });
+                (&*short, &*prepared, from_snapshot)
             } else {
                 let text = match source_text.as_mut() {
                     Some(f) => f(best.doc)?,
                     None => None,
                 };
-                (query, text.unwrap_or(from_snapshot))
+                let prepared = full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, &align_config));
+                (query, &*prepared, text.unwrap_or(from_snapshot))
             };
-            let mut blocks: Vec<Block> = align::align_pair(suspect, &source, &explained_shingle, &align_config);
+            let mut blocks: Vec<Block> =
+                align::align_prepared(suspect, Some(prepared), &source, &explained_shingle, &align_config);
             if kind == CollectionKind::Source && covered_chars(&blocks) < self.config.min_source_chars {
                 blocks.clear();
             }
