@@ -85,13 +85,14 @@ pub struct PreparedSuspect {
     df: HashMap<u64, u32>,
     sentences_of: HashMap<u64, Vec<u32>>,
     min_sentence_terms: usize,
+    max_sentence_terms: usize,
 }
 
 impl PreparedSuspect {
     /// Prepares `suspect` (which must have terms and sentences to be of use) for
     /// alignments with `config`.
     pub fn new(suspect: &Query, config: &AlignConfig) -> Self {
-        let sentences = Sentences::new(suspect, config.min_sentence_terms);
+        let sentences = Sentences::new(suspect, config.min_sentence_terms, config.max_sentence_terms);
         let mut df: HashMap<u64, u32> = HashMap::new();
         let mut sentences_of: HashMap<u64, Vec<u32>> = HashMap::new();
         if suspect.has_sentences() {
@@ -106,7 +107,13 @@ impl PreparedSuspect {
                 }
             }
         }
-        Self { sentences, df, sentences_of, min_sentence_terms: config.min_sentence_terms }
+        Self {
+            sentences,
+            df,
+            sentences_of,
+            min_sentence_terms: config.min_sentence_terms,
+            max_sentence_terms: config.max_sentence_terms,
+        }
     }
 }
 
@@ -132,7 +139,12 @@ pub fn align_prepared(
     let passages = if sentences {
         let local;
         let prepared = match prepared {
-            Some(p) if p.min_sentence_terms == config.min_sentence_terms => p,
+            Some(p)
+                if p.min_sentence_terms == config.min_sentence_terms
+                    && p.max_sentence_terms == config.max_sentence_terms =>
+            {
+                p
+            }
             _ => {
                 local = PreparedSuspect::new(suspect, config);
                 &local
@@ -303,8 +315,9 @@ struct Sentences {
 
 impl Sentences {
     /// Sentences of a query, made contiguous and in bounds whatever `q.sentences` holds
-    /// (only their ends are used), short ones joined to the next.
-    fn new(q: &Query, min_terms: usize) -> Self {
+    /// (only their ends are used), short ones joined to the next, long ones cut into
+    /// equal pieces of at most `max_terms`.
+    fn new(q: &Query, min_terms: usize, max_terms: usize) -> Self {
         let n = q.token_bytes.len();
         let mut units: Vec<Span> = Vec::new();
         let mut start = 0;
@@ -320,6 +333,18 @@ impl Sentences {
                 Some(last) if n - start < min_terms => last.end = n,
                 _ => units.push(Span { start, end: n }),
             }
+        }
+        let max_terms = max_terms.max(1);
+        if units.iter().any(|u| u.end - u.start > max_terms) {
+            let mut cut = Vec::with_capacity(units.len());
+            for u in units {
+                let len = u.end - u.start;
+                let pieces = len.div_ceil(max_terms);
+                for k in 0..pieces {
+                    cut.push(Span { start: u.start + len * k / pieces, end: u.start + len * (k + 1) / pieces });
+                }
+            }
+            units = cut;
         }
         let mut unit_of = vec![0u32; q.token_bytes.len()];
         for (u, span) in units.iter().enumerate() {
@@ -366,7 +391,7 @@ impl<'a> SentenceAligner<'a> {
         config: &'a AlignConfig,
     ) -> Self {
         let s_sent = &prepared.sentences;
-        let t_sent = Sentences::new(source, config.min_sentence_terms);
+        let t_sent = Sentences::new(source, config.min_sentence_terms, config.max_sentence_terms);
         let mut t_df: HashMap<u64, u32> = HashMap::new();
         let mut seen: HashSet<u64> = HashSet::new();
         for u in &t_sent.units {
@@ -974,6 +999,22 @@ mod tests {
         let b = &blocks[0];
         assert_eq!(b.suspect.bytes, want_s, "{:?}", &suspect[b.suspect.bytes.start..b.suspect.bytes.end]);
         assert_eq!(b.source.bytes, want_t, "{:?}", &source[b.source.bytes.start..b.source.bytes.end]);
+    }
+
+    #[test]
+    fn long_sentences_are_cut_into_equal_pieces() {
+        let q = Query {
+            token_bytes: (0..10).map(|i| Span { start: 2 * i, end: 2 * i + 1 }).collect(),
+            terms: (0..10).collect(),
+            sentences: vec![Span { start: 0, end: 1 }, Span { start: 1, end: 10 }],
+            ..Query::default()
+        };
+        // The one-term sentence joins the next; the 10 terms become 3 pieces of <= 4.
+        let s = Sentences::new(&q, 3, 4);
+        let units: Vec<(usize, usize)> = s.units.iter().map(|u| (u.start, u.end)).collect();
+        assert_eq!(units, vec![(0, 3), (3, 6), (6, 10)]);
+        assert_eq!(s.unit_of, vec![0, 0, 0, 1, 1, 1, 2, 2, 2, 2]);
+        assert_eq!(Sentences::new(&q, 3, 40).units.len(), 1);
     }
 
     /// A suspect prepared once gives, against each source, what an alignment preparing it

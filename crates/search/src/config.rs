@@ -67,6 +67,9 @@ pub struct AlignConfig {
     /// Sentence seeding (both texts' terms known): sentences with fewer terms join the
     /// next one.
     pub min_sentence_terms: usize,
+    /// Sentences with more terms are cut into equal pieces of at most this many (at
+    /// alignment time; the snapshot's sentences are not changed).
+    pub max_sentence_terms: usize,
     /// A sentence pair is a seed when the tf-idf cosine of its term bags reaches this...
     pub seed_cosine: f64,
     /// ... and the Dice coefficient of its term sets reaches this.
@@ -130,6 +133,7 @@ impl Default for AlignConfig {
             max_occurrences: 64,
             min_seed_shingles: 3,
             min_sentence_terms: 3,
+            max_sentence_terms: crate::MAX_SENTENCE_TERMS,
             seed_cosine: 0.33,
             seed_dice: 0.33,
             pair_seeds: true,
