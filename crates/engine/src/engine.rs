@@ -418,6 +418,8 @@ fn source_infos(reader: &IndexReader, revisions: &[Revision]) -> Result<Vec<Sour
                 kind: rev.kind,
                 title: meta.title,
                 origin: meta.origin,
+                // The first place is the origin itself.
+                seen_at: reader.seen_at(s.doc)?.into_iter().skip(1).collect(),
                 text: reader.text(s.doc)?,
             });
         }

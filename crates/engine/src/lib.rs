@@ -30,7 +30,7 @@ pub use engine::{AddProgress, AddSummary, Engine, EngineOptions, Prepared, list_
 pub use error::{Error, Result};
 pub use fingerprinter::{Fingerprint, Fingerprinter, SketchInput};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
-pub use sketches::{IfNewSummary, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
+pub use sketches::{IfNewSummary, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE, TextIfNew};
 pub use tessera_extract as extract;
 pub use tessera_index as index;
 pub use tessera_near as near;

@@ -65,6 +65,21 @@ pub struct IfNewSummary {
     pub seconds: f64,
 }
 
+/// What [`Engine::add_text_if_new`] did with one text.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub enum TextIfNew {
+    /// It was new and was added with this id.
+    Added(DocId),
+    /// It was not added: this document holds `containment` of its distinct shingles,
+    /// and the text's origin was attached to it.
+    Seen {
+        /// The containing document.
+        into: DocId,
+        /// The share of the text's distinct shingle hashes it holds.
+        containment: f64,
+    },
+}
+
 fn settings_hash(settings: &FingerprintSettings) -> u64 {
     let json = serde_json::to_vec(settings).unwrap_or_default();
     xxhash_rust::xxh3::xxh3_64(&json)
@@ -259,6 +274,40 @@ impl Engine {
         }
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
+    }
+
+    /// The add-only-if-new rule of [`Engine::add_paths_if_new`] for one text (the server's
+    /// `POST /api/documents` with `if_new`): if one live document of the collection holds
+    /// at least `min_containment` of the text's distinct shingle hashes (exact, checked on
+    /// its snapshot), `origin` is attached to it (the one holding most, then the lowest
+    /// id); otherwise the text is added. One commit either way.
+    pub fn add_text_if_new(
+        &self,
+        collection: &CollectionConfig,
+        origin: &str,
+        title: &str,
+        text: &str,
+        min_containment: f64,
+    ) -> Result<TextIfNew> {
+        let mut writer = self.writer()?;
+        writer.ensure_collection(collection.clone())?;
+        writer.commit()?;
+        let reader = self.reader()?;
+        let doc = Prepared {
+            origin: origin.to_owned(),
+            extracted: tessera_extract::Extracted::from_text(text.to_owned(), Some(title.to_owned())),
+            fingerprint: self.fingerprinter().fingerprint(text),
+        };
+        let set = shingle_set(&doc.fingerprint.hashes);
+        let outcome = match container(&reader, &collection.name, &set, &[], min_containment)? {
+            Some((into, containment, _)) => {
+                writer.attach_origin(into, origin)?;
+                TextIfNew::Seen { into, containment }
+            }
+            None => TextIfNew::Added(add_prepared(&mut writer, collection, &doc)?),
+        };
+        writer.commit()?;
+        Ok(outcome)
     }
 
     /// Deletes documents by id (one commit). Returns how many were live before.

@@ -153,6 +153,7 @@ fn new_source(doc: DocId, rank: u32, revision: &Revision, info: Option<&SourceIn
         kind: revision.kind,
         title: info.map(|i| i.title.clone()).unwrap_or_default(),
         origin: info.map(|i| i.origin.clone()).unwrap_or_default(),
+        seen_at: info.map(|i| i.seen_at.clone()).unwrap_or_default(),
         enabled: true,
         text_kept,
         blocks: 0,

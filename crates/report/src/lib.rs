@@ -61,6 +61,7 @@
 //!     kind: CollectionKind::Source,
 //!     title: "Гамлет".into(),
 //!     origin: "https://example.org/hamlet".into(),
+//!     seen_at: vec![],
 //!     text: None,
 //! };
 //! let report = Report::build(

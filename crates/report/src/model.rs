@@ -47,6 +47,9 @@ pub struct SourceInfo {
     pub title: String,
     /// Where it came from: a path or a URL.
     pub origin: String,
+    /// Other places the same document was seen (paths or URLs attached by the
+    /// add-only-if-new rule instead of adding a copy), in the order they were attached.
+    pub seen_at: Vec<String>,
     /// The source's original text, when its collection keeps texts.
     pub text: Option<String>,
 }
@@ -208,6 +211,10 @@ pub struct Source {
     pub title: String,
     /// Path or URL.
     pub origin: String,
+    /// Other places the same document was seen (the add-only-if-new rule attached them
+    /// instead of adding copies); omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_at: Vec<String>,
     /// Whether the source counts (a reviewer may disable it).
     pub enabled: bool,
     /// Whether the source's text is known (then blocks carry source excerpts).

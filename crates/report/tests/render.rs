@@ -138,3 +138,23 @@ fn html_quoted_citations() {
     assert!(html.contains("title=\"Citation (quoted with reference [3, с. 7]) from source 1"));
     insta::assert_snapshot!(html);
 }
+
+/// Places attached by the add-only-if-new rule show under their source in every renderer
+/// (links only for http and https, everything escaped) and are absent when there are none.
+#[test]
+fn seen_at_is_listed_by_every_renderer() {
+    let plain = english();
+    let json = JsonRenderer::default().render_to_string(&plain).unwrap();
+    assert!(!json.contains("seen_at") && !text(&plain, TextRenderer::default()).contains("also seen at"));
+
+    let mut report = english();
+    report.sources[0].seen_at = vec!["https://mirror.example/a".into(), "/srv/<copy>.txt".into()];
+    let t = text(&report, TextRenderer { width: 200, ..TextRenderer::default() });
+    assert!(t.contains("also seen at: https://mirror.example/a, /srv/<copy>.txt"), "{t}");
+    let json: serde_json::Value =
+        serde_json::from_str(&JsonRenderer::default().render_to_string(&report).unwrap()).unwrap();
+    assert_eq!(json["sources"][0]["seen_at"], serde_json::json!(["https://mirror.example/a", "/srv/<copy>.txt"]));
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    assert!(html.contains("also seen at: <a href=\"https://mirror.example/a\""), "{html}");
+    assert!(html.contains("/srv/&lt;copy&gt;.txt") && !html.contains("/srv/<copy>"));
+}

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
+use tessera_engine::TextIfNew;
 use tessera_engine::index::{CollectionConfig, CollectionKind, DocId};
 use tessera_engine::report::{BlockId, BlockKind, HtmlRenderer, JsonRenderer, Render, Report};
 use utoipa::{IntoParams, OpenApi, ToSchema};
@@ -576,7 +577,8 @@ pub struct AddDocuments {
     #[serde(default)]
     pub keep_texts: bool,
     /// Add a document only if it is new: not when at least `if_new_threshold` of its
-    /// shingles are contained in one document of the collection.
+    /// distinct shingles are contained in one document of the collection; its origin is
+    /// then attached to that document (reports list it under `seen_at`).
     #[serde(default)]
     pub if_new: bool,
     /// Containment that makes a document not new (default 0.9, the seed's 90 % rule).
@@ -619,7 +621,8 @@ pub struct AddedDocument {
     pub title: String,
 }
 
-/// A document left out by the add-only-if-new rule.
+/// A document left out by the add-only-if-new rule; its origin was attached to the
+/// document that contains it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SkippedDocument {
     /// Its origin.
@@ -721,43 +724,24 @@ async fn add_documents(
                     format!("document {:?} has no text", doc.origin),
                 ));
             }
-            if add.if_new
-                && let Some((duplicate_of, containment)) = best_container(&engine, &config.name, &doc.text)?
-                && containment >= threshold
-            {
-                out.skipped.push(SkippedDocument { origin: doc.origin, duplicate_of, containment });
-                continue;
+            let outcome = if add.if_new {
+                engine.add_text_if_new(&config, &doc.origin, &doc.title, &doc.text, threshold).map_err(engine_error)?
+            } else {
+                TextIfNew::Added(engine.add_text(&config, &doc.origin, &doc.title, &doc.text).map_err(engine_error)?)
+            };
+            match outcome {
+                TextIfNew::Added(id) => {
+                    out.added.push(AddedDocument { id: id.0, origin: doc.origin, title: doc.title })
+                }
+                TextIfNew::Seen { into, containment } => {
+                    out.skipped.push(SkippedDocument { origin: doc.origin, duplicate_of: into.0, containment });
+                }
             }
-            let id = engine.add_text(&config, &doc.origin, &doc.title, &doc.text).map_err(engine_error)?;
-            out.added.push(AddedDocument { id: id.0, origin: doc.origin, title: doc.title });
         }
         Ok(out)
     })
     .await?;
     Ok(Json(out))
-}
-
-/// The document of `collection` holding most of `text`'s distinct shingles, with that
-/// share; `None` when the collection does not exist or nothing matches.
-fn best_container(
-    engine: &tessera_engine::Engine,
-    collection: &str,
-    text: &str,
-) -> Result<Option<(u64, f64)>, ApiError> {
-    let reader = engine.reader().map_err(engine_error)?;
-    if reader.collection(collection).is_none() {
-        return Ok(None);
-    }
-    let query = engine.fingerprinter().query(text);
-    let mut distinct = query.hashes.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.is_empty() {
-        return Ok(None);
-    }
-    let revisions = engine.search(&reader, &query, Some(&[collection.to_owned()])).map_err(engine_error)?;
-    let best = revisions.iter().flat_map(|r| &r.sources).max_by_key(|s| (s.shared_hashes, std::cmp::Reverse(s.doc)));
-    Ok(best.map(|s| (s.doc.0, f64::from(s.shared_hashes) / distinct.len() as f64)))
 }
 
 /// A deleted document.

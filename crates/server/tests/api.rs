@@ -240,6 +240,15 @@ fn documents_are_added_and_the_if_new_rule_skips_contained_ones() {
     assert_eq!(out["added"].as_array().unwrap().len(), 1);
     assert_eq!(out["added"][0]["origin"], "https://b.example/v");
 
+    // The skipped copy's origin is attached: a report on the text lists it.
+    let (status, accepted) = s.send_json("POST", "/api/checks", &json!({"text": text}), None);
+    assert_eq!(status, 202, "{accepted}");
+    let check = s.wait(accepted["id"].as_str().unwrap());
+    let source = &check["report"]["sources"][0];
+    assert_eq!(source["id"].as_u64(), Some(first), "{check}");
+    assert_eq!(source["origin"], "https://a.example/g");
+    assert_eq!(source["seen_at"], json!(["https://mirror.example/g"]));
+
     let (_, collections) = s.get("/api/collections");
     let web = collections.as_array().unwrap().iter().find(|c| c["name"] == "web").unwrap();
     assert_eq!((web["documents"].as_u64(), web["kind"].as_str()), (Some(2), Some("source")));

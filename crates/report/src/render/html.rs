@@ -262,6 +262,19 @@ impl Page<'_> {
                 origin.push_str(" · ");
             }
             let _ = write!(origin, "{} · id {}", escape(&source.collection), source.id.0);
+            if !source.seen_at.is_empty() {
+                let places: Vec<String> = source
+                    .seen_at
+                    .iter()
+                    .map(|place| match link(place) {
+                        Some(url) => {
+                            format!("<a href=\"{}\" rel=\"noreferrer noopener\">{}</a>", escape(url), escape(url))
+                        }
+                        None => escape(place.trim()),
+                    })
+                    .collect();
+                let _ = write!(origin, "<br>also seen at: {}", places.join(", "));
+            }
             let mut tags = String::new();
             if kind == BlockKind::Citation {
                 tags.push_str("<span class=\"tag\">citation</span>");

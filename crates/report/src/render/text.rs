@@ -122,6 +122,11 @@ impl TextRenderer {
                 fmt_percent(source.share_in_text),
                 source.blocks,
             )?;
+            if !source.seen_at.is_empty() {
+                let seen = format!("also seen at: {}", source.seen_at.join(", "));
+                let seen = shorten(&seen, self.width().saturating_sub(prefix_width));
+                writeln!(out, "{:prefix_width$}{}", "", self.paint(DIM, &seen))?;
+            }
         }
         Ok(())
     }

@@ -52,6 +52,7 @@ pub fn info(doc: u64, collection: &str, kind: CollectionKind, title: &str, origi
         kind,
         title: title.to_owned(),
         origin: origin.to_owned(),
+        seen_at: Vec::new(),
         text: None,
     }
 }
