@@ -28,15 +28,21 @@ struct Fixture {
     engine: Engine,
 }
 
-fn fixture() -> Fixture {
+/// A new index whose collection `lib` holds the three demo library documents.
+fn demo_library(lib: &CollectionConfig) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let engine =
         Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
             .unwrap();
-    let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
     for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
-        engine.add_text(&lib, name, name, &demo(&format!("library/{name}"))).unwrap();
+        engine.add_text(lib, name, name, &demo(&format!("library/{name}"))).unwrap();
     }
+    Fixture { _dir: dir, engine }
+}
+
+fn fixture() -> Fixture {
+    let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
+    let Fixture { _dir: dir, engine } = demo_library(&lib);
     // Unrelated documents that share topic words but no passage.
     engine
         .add_text(&lib, "other-1", "other", "Printing shops and bee hives both appear in this unrelated note about towns and rivers of Europe, written for another purpose entirely.")
@@ -145,14 +151,8 @@ fn report_from_revisions_searched_one_collection_at_a_time_equals_check_text() {
 /// seeding find it, with spans on both sides.
 #[test]
 fn paraphrase_found_from_snapshot_without_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine =
-        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
-            .unwrap();
     let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
-    for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
-        engine.add_text(&web, name, name, &demo(&format!("library/{name}"))).unwrap();
-    }
+    let Fixture { _dir, engine } = demo_library(&web);
     let bees = demo("library/honey-bees.txt");
     let paraphrase = "A worker bee's job changes as she ages. In her first weeks of life she cleans the \
         cells, feeds larvae and builds comb out of wax made by glands on her abdomen. After that she \

@@ -111,17 +111,20 @@ impl Searcher {
                     let prepared = PreparedSuspect::new(&short, &align_config);
                     (short, prepared)
                 });
-                (&*short, &*prepared, from_snapshot)
+                (&*short, Some(&*prepared), from_snapshot)
             } else {
                 let text = match source_text.as_mut() {
                     Some(f) => f(best.doc)?,
                     None => None,
                 };
-                let prepared = full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, &align_config));
-                (query, &*prepared, text.unwrap_or(from_snapshot))
+                let source = text.unwrap_or(from_snapshot);
+                // Prepared only when this source can be aligned by sentences at all.
+                let prepared = (source.has_sentences() && query.has_sentences())
+                    .then(|| &*full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, &align_config)));
+                (query, prepared, source)
             };
             let mut blocks: Vec<Block> =
-                align::align_prepared(suspect, Some(prepared), &source, &explained_shingle, &align_config);
+                align::align_prepared(suspect, prepared, &source, &explained_shingle, &align_config);
             if kind == CollectionKind::Source && covered_chars(&blocks) < self.config.min_source_chars {
                 blocks.clear();
             }
