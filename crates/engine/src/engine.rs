@@ -9,7 +9,7 @@ use tessera_index::{CollectionConfig, CollectionInfo, DocId, DocMeta, Index, Ind
 use tessera_report::{Report, ReportOptions, SourceInfo, SuspectInfo};
 use tessera_search::{Query, Revision, SearchConfig, Searcher};
 
-use crate::{Error, FINGERPRINT_VERSION, Fingerprint, FingerprintSettings, Fingerprinter, Result};
+use crate::{Error, FINGERPRINT_VERSION, Fingerprint, FingerprintSettings, Fingerprinter, Fingerprinters, Result};
 
 /// Engine settings that do not change fingerprints (those live in the index).
 #[derive(Debug, Clone)]
@@ -79,7 +79,7 @@ pub struct Engine {
     dir: PathBuf,
     index: Index,
     settings: FingerprintSettings,
-    fingerprinter: Fingerprinter,
+    fingerprinters: Fingerprinters,
     searcher: Searcher,
     options: EngineOptions,
 }
@@ -116,9 +116,9 @@ impl Engine {
                 tessera_normalize::FORMAT_VERSION
             )));
         }
-        let fingerprinter = Fingerprinter::new(&settings)?;
+        let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings)?);
         let searcher = Searcher::new(options.search.clone());
-        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinter, searcher, options })
+        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinters, searcher, options })
     }
 
     /// The fingerprint settings stored in the index.
@@ -131,9 +131,16 @@ impl Engine {
         &self.options
     }
 
-    /// A fingerprinter with the index's settings (clone per thread).
+    /// A fingerprinter with the index's settings, its word cache empty (for a thread
+    /// of your own; [`with_fingerprinter`](Self::with_fingerprinter) reuses a warm one).
     pub fn fingerprinter(&self) -> Fingerprinter {
-        self.fingerprinter.clone()
+        self.fingerprinters.template().clone()
+    }
+
+    /// Runs `f` with this thread's fingerprinter, whose word cache stays warm across
+    /// calls (see [`Fingerprinters`]).
+    pub fn with_fingerprinter<R>(&self, f: impl FnOnce(&mut Fingerprinter) -> R) -> R {
+        self.fingerprinters.with(f)
     }
 
     /// The index directory.
@@ -199,10 +206,8 @@ impl Engine {
         let mut summary = AddSummary::default();
         let mut done = 0u64;
         for chunk in files.chunks(self.options.batch_size.max(1)) {
-            let prepared: Vec<Vec<(String, Result<Prepared>)>> = chunk
-                .par_iter()
-                .map_init(|| self.fingerprinter.clone(), |fp, path| self.prepare_documents(path, fp))
-                .collect();
+            let prepared: Vec<Vec<(String, Result<Prepared>)>> =
+                chunk.par_iter().map(|path| self.with_fingerprinter(|fp| self.prepare_documents(path, fp))).collect();
             for documents in prepared {
                 done += 1;
                 for (name, result) in documents {
@@ -244,13 +249,10 @@ impl Engine {
             let batch: Vec<(String, String, String)> = iter.by_ref().take(self.options.batch_size.max(1)).collect();
             let prepared: Vec<Prepared> = batch
                 .into_par_iter()
-                .map_init(
-                    || self.fingerprinter.clone(),
-                    |fp, (origin, title, text)| {
-                        let fingerprint = fp.fingerprint(&text);
-                        Prepared { origin, extracted: Extracted::from_text(text, Some(title)), fingerprint }
-                    },
-                )
+                .map(|(origin, title, text)| {
+                    let fingerprint = self.with_fingerprinter(|fp| fp.fingerprint(&text));
+                    Prepared { origin, extracted: Extracted::from_text(text, Some(title)), fingerprint }
+                })
                 .collect();
             for doc in &prepared {
                 summary.bytes += doc.extracted.text.len() as u64;
@@ -280,7 +282,7 @@ impl Engine {
     pub fn add_text(&self, collection: &CollectionConfig, origin: &str, title: &str, text: &str) -> Result<DocId> {
         let mut writer = self.index.writer(WriterOptions { memory_budget: self.options.memory_budget })?;
         writer.ensure_collection(collection.clone())?;
-        let fingerprint = self.fingerprinter.clone().fingerprint(text);
+        let fingerprint = self.with_fingerprinter(|fp| fp.fingerprint(text));
         let doc = Prepared {
             origin: origin.to_owned(),
             extracted: Extracted::from_text(text.to_owned(), Some(title.to_owned())),
@@ -329,7 +331,7 @@ impl Engine {
 
     fn check_suspect(&self, suspect: SuspectInfo) -> Result<Report> {
         let reader = self.reader()?;
-        let query = self.fingerprinter.clone().query(&suspect.text);
+        let query = self.with_fingerprinter(|fp| fp.query(&suspect.text));
         let revisions = self.search(&reader, &query, None)?;
         let sources = source_infos(&reader, &revisions)?;
         Ok(Report::build(suspect, &revisions, &sources, &self.options.report))
@@ -376,7 +378,7 @@ impl Engine {
                 if !reader.collection(name).is_some_and(|c| c.config().keep_texts) {
                     return self.searcher.search(reader, name, query).map_err(Error::from);
                 }
-                let mut fp = self.fingerprinter.clone();
+                let mut fp = self.fingerprinter();
                 let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
                     Ok(reader.text(doc)?.map(|text| fp.query(&text)))
                 };

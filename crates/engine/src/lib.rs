@@ -28,7 +28,7 @@ mod sketches;
 
 pub use engine::{AddProgress, AddSummary, Engine, EngineOptions, Prepared, list_files};
 pub use error::{Error, Result};
-pub use fingerprinter::{Fingerprint, Fingerprinter, SketchInput};
+pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use sketches::{IfNewSummary, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE, TextIfNew};
 pub use tessera_extract as extract;

@@ -147,7 +147,7 @@ impl Engine {
     /// they are ranked by exact Jaccard similarity, then the estimate, then id.
     pub fn near_text(&self, store: &SketchStore, text: &str, top: usize, exhaustive: bool) -> Result<Vec<NearHit>> {
         let reader = self.reader()?;
-        let hashes = self.fingerprinter().fingerprint(text).hashes;
+        let hashes = self.with_fingerprinter(|fp| fp.fingerprint(text).hashes);
         let hasher = MinHasher::new(store.settings().minhash).map_err(|e| Error::Settings(e.to_string()))?;
         let query = sketch_entry(&hasher, 0, &hashes);
         let set = shingle_set(&hashes);
@@ -233,7 +233,7 @@ impl Engine {
         for chunk in files.chunks(self.options().batch_size.max(1)) {
             let prepared: Vec<(PathBuf, Result<Prepared>)> = chunk
                 .par_iter()
-                .map_init(|| self.fingerprinter(), |fp, path| (path.clone(), self.prepare_path(path, fp)))
+                .map(|path| (path.clone(), self.with_fingerprinter(|fp| self.prepare_path(path, fp))))
                 .collect();
             let reader = self.reader()?;
             // Documents added in this batch (not committed yet): id and distinct hashes.
@@ -296,7 +296,7 @@ impl Engine {
         let doc = Prepared {
             origin: origin.to_owned(),
             extracted: tessera_extract::Extracted::from_text(text.to_owned(), Some(title.to_owned())),
-            fingerprint: self.fingerprinter().fingerprint(text),
+            fingerprint: self.with_fingerprinter(|fp| fp.fingerprint(text)),
         };
         let set = shingle_set(&doc.fingerprint.hashes);
         let outcome = match container(&reader, &collection.name, &set, &[], min_containment)? {

@@ -224,7 +224,7 @@ fn prepare(state: &AppState, record: &CheckRecord) -> Result<Prepared, String> {
         let text = String::from_utf8(bytes).map_err(|_| "the text is not UTF-8".to_owned())?;
         (text, record.title.clone().unwrap_or_default(), warnings)
     };
-    let query = engine.fingerprinter().query(&text);
+    let query = engine.with_fingerprinter(|fp| fp.query(&text));
     let reader = engine.reader().map_err(|e| e.to_string())?;
     if reader.collections().is_empty() {
         return Err("the index holds no collections yet; add documents first".to_owned());

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use rayon::prelude::*;
 use tessera_engine::search::{Block, Searcher};
-use tessera_engine::{FingerprintSettings, Fingerprinter};
+use tessera_engine::{FingerprintSettings, Fingerprinter, Fingerprinters};
 use tessera_eval::Annotation;
 
 /// Arguments of `tessera align`.
@@ -67,24 +67,21 @@ pub fn align_pairs(
     quiet: bool,
 ) -> Result<AlignSummary> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let fingerprinter = Fingerprinter::new(&FingerprintSettings::default())?;
+    let fingerprinters = Fingerprinters::new(Fingerprinter::new(&FingerprintSettings::default())?);
     let bar = super::progress::files_bar(quiet, "aligning pairs");
     bar.set_length(pairs.len() as u64);
     let started = Instant::now();
     let counts: Vec<usize> = pairs
         .par_iter()
-        .map_init(
-            || fingerprinter.clone(),
-            |fp, (susp, src)| -> Result<usize> {
-                let suspect = fp.query(&read_text(&susp_dir.join(susp))?);
-                let source = fp.query(&read_text(&src_dir.join(src))?);
-                let dets: Vec<Annotation> =
-                    searcher.align_pair(&suspect, &source).iter().map(|b| annotation(susp, src, b)).collect();
-                tessera_eval::write_detections(out, susp, src, &dets)?;
-                bar.inc(1);
-                Ok(dets.len())
-            },
-        )
+        .map(|(susp, src)| -> Result<usize> {
+            let (suspect, source) = (read_text(&susp_dir.join(susp))?, read_text(&src_dir.join(src))?);
+            let (suspect, source) = fingerprinters.with(|fp| (fp.query(&suspect), fp.query(&source)));
+            let dets: Vec<Annotation> =
+                searcher.align_pair(&suspect, &source).iter().map(|b| annotation(susp, src, b)).collect();
+            tessera_eval::write_detections(out, susp, src, &dets)?;
+            bar.inc(1);
+            Ok(dets.len())
+        })
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
     Ok(AlignSummary { pairs: pairs.len(), detections: counts.iter().sum(), seconds: started.elapsed().as_secs_f64() })

@@ -12,7 +12,7 @@ use tessera_engine::near::{
     LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SketchStore, SplitMix64, StoreEntry, StoreSettings,
     TableDesign, all_pairs, write_store,
 };
-use tessera_engine::{FingerprintSettings, Fingerprinter};
+use tessera_engine::{FingerprintSettings, Fingerprinter, Fingerprinters};
 
 /// Arguments of `tessera bench sketch`.
 #[derive(Debug, Args)]
@@ -105,7 +105,7 @@ pub fn sketch(args: &SketchArgs) -> Result<ExitCode> {
     let total: usize = texts.iter().map(String::len).sum();
     let mut settings = FingerprintSettings::default();
     settings.shingles.size = args.shingle_size;
-    let fingerprinter = Fingerprinter::new(&settings)?;
+    let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings)?);
     let hasher = MinHasher::new(MinHashConfig { num_perm: args.num_perm, seed: 1 })?;
     println!(
         "{} documents, {:.1} MB; {}-word shingles, {} functions",
@@ -122,7 +122,7 @@ pub fn sketch(args: &SketchArgs) -> Result<ExitCode> {
             while passes == 0 || started.elapsed().as_secs_f64() < args.seconds {
                 let sigs: Vec<Signature> = texts
                     .par_iter()
-                    .map_init(|| fingerprinter.clone(), |fp, t| hasher.sign(&fp.sketch_input(t, 10).shingles))
+                    .map(|t| hasher.sign(&fingerprinters.with(|fp| fp.sketch_input(t, 10)).shingles))
                     .collect();
                 std::hint::black_box(sigs);
                 passes += 1;
@@ -136,7 +136,7 @@ pub fn sketch(args: &SketchArgs) -> Result<ExitCode> {
         );
     }
     // The kernel alone, on shingles computed beforehand.
-    let mut fp = fingerprinter.clone();
+    let mut fp = fingerprinters.template().clone();
     let shingles: Vec<Vec<u64>> = texts.iter().map(|t| fp.sketch_input(t, 10).shingles).collect();
     let count: usize = shingles.iter().map(Vec::len).sum();
     for &threads in &args.threads {

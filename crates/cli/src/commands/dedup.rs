@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use tessera_engine::near::{self, Idf, LshParams, MinHashConfig, MinHasher, Signature};
-use tessera_engine::{Fingerprinter, SketchInput};
+use tessera_engine::{Fingerprinter, Fingerprinters, SketchInput};
 
 use super::{CreateArgs, Format};
 
@@ -148,7 +148,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         bail!("--threshold must be strictly between 0 and 1, got {}", args.threshold);
     }
     let settings = args.create.settings();
-    let fingerprinter = Fingerprinter::new(&settings).context("fingerprint settings")?;
+    let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings).context("fingerprint settings")?);
     let hasher = match args.method {
         Method::Minhash => Some(MinHasher::new(MinHashConfig { num_perm: args.num_perm, seed: args.seed })?),
         Method::Simhash => None,
@@ -164,7 +164,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     let mut failed: Vec<(String, String)> = Vec::new();
     let mut process = |batch: &[Record], failed: &mut Vec<(String, String)>| {
         let done: Vec<Result<(String, Sketch)>> =
-            batch.par_iter().map_init(|| fingerprinter.clone(), |fp, r| sketcher.sketch(fp, r)).collect();
+            batch.par_iter().map(|r| fingerprinters.with(|fp| sketcher.sketch(fp, r))).collect();
         for (r, result) in batch.iter().zip(done) {
             match result {
                 Ok((id, s)) => {

@@ -126,26 +126,23 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let only = [collection.name.clone()];
     let detections: Vec<Vec<Annotation>> = suspects
         .par_iter()
-        .map_init(
-            || engine.fingerprinter(),
-            |fp, susp| -> Result<Vec<Annotation>> {
-                let path = corpus.susp_dir().join(susp);
-                let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-                let query = fp.query(&text);
-                let revisions = engine.search(&reader, &query, Some(&only))?;
-                let mut out = Vec::new();
-                for rev in &revisions {
-                    for src in &rev.sources {
-                        for b in &src.blocks {
-                            let source = names.get(&src.doc.0).cloned().unwrap_or_default();
-                            out.push(super::align::annotation(susp, &source, b));
-                        }
+        .map(|susp| -> Result<Vec<Annotation>> {
+            let path = corpus.susp_dir().join(susp);
+            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            let query = engine.with_fingerprinter(|fp| fp.query(&text));
+            let revisions = engine.search(&reader, &query, Some(&only))?;
+            let mut out = Vec::new();
+            for rev in &revisions {
+                for src in &rev.sources {
+                    for b in &src.blocks {
+                        let source = names.get(&src.doc.0).cloned().unwrap_or_default();
+                        out.push(super::align::annotation(susp, &source, b));
                     }
                 }
-                bar.inc(1);
-                Ok(out)
-            },
-        )
+            }
+            bar.inc(1);
+            Ok(out)
+        })
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
     let check_secs = started.elapsed().as_secs_f64();
