@@ -604,16 +604,18 @@ impl<'a> SentenceAligner<'a> {
                 passages.sort_by(|a, b| a.s.start.cmp(&b.s.start).then(a.t.start.cmp(&b.t.start)));
             }
         }
-        passages.into_iter().filter(|p| self.chars(p) >= self.config.min_passage_chars).collect()
+        passages.into_iter().filter(|p| self.long_enough(p)).collect()
     }
 
-    /// Suspect characters of a passage.
-    fn chars(&self, p: &Passage) -> usize {
-        let c = &self.suspect.token_chars;
-        match (c.get(p.s.start), p.s.end.checked_sub(1).and_then(|e| c.get(e))) {
+    /// Whether a passage covers at least `min_passage_chars` suspect characters and
+    /// `min_passage_source_chars` source characters.
+    fn long_enough(&self, p: &Passage) -> bool {
+        let len = |c: &[Span], r: Span| match (c.get(r.start), r.end.checked_sub(1).and_then(|e| c.get(e))) {
             (Some(a), Some(b)) => b.end.saturating_sub(a.start),
             _ => 0,
-        }
+        };
+        len(&self.suspect.token_chars, p.s) >= self.config.min_passage_chars
+            && len(&self.source.token_chars, p.t) >= self.config.min_passage_source_chars
     }
 
     /// Clusters seeds with the given gaps (in sentences) and validates every cluster,
@@ -627,6 +629,13 @@ impl<'a> SentenceAligner<'a> {
                     out.extend(self.extend(part, s_gap, t_gap, validation, split));
                 }
                 continue;
+            }
+            if split && self.config.anchor_shingles > 0 {
+                let kept = self.in_anchor_order(&cluster);
+                if kept.len() < cluster.len() {
+                    out.extend(self.extend(kept, s_gap, t_gap, validation, split));
+                    continue;
+                }
             }
             let s = Span {
                 start: cluster.iter().map(|x| x.s.start).min().unwrap_or(0),
@@ -644,10 +653,14 @@ impl<'a> SentenceAligner<'a> {
             let has_run = cluster.iter().any(|x| x.exact >= self.config.min_block_shingles as usize);
             let enough = has_run
                 || cluster.len() >= self.config.min_sentence_seeds
-                || cluster.iter().any(|x| x.cos >= self.config.single_seed_cosine);
+                || cluster.iter().any(|x| {
+                    x.cos >= self.config.single_seed_cosine && self.shared_terms(x) >= self.config.single_seed_terms
+                });
             if enough && (cos >= validation || (has_run && cluster.len() == 1)) {
                 let sentences = cluster.iter().any(|x| x.exact == 0);
                 let (s, t) = if sentences { self.grow(s, t) } else { (s, t) };
+                let (s, t) = if sentences { self.grow_paired(s, t) } else { (s, t) };
+                let (s, t) = if sentences { self.snap(s, t) } else { (s, t) };
                 let matched = exact.max(self.shared_shingles(s, t));
                 let score = cos * (s.end - s.start + t.end - t.start) as f64;
                 out.push(Passage { s, t, matched, score, sentences });
@@ -667,6 +680,31 @@ impl<'a> SentenceAligner<'a> {
             }
         }
         out
+    }
+
+    /// The seeds of a cluster that keep the order of its exact runs (anchors): a sentence
+    /// seed before an anchor in the suspect must start before it in the source, one after
+    /// it must end after it. A topical sentence elsewhere in the suspect that matches a
+    /// sentence on the far side of a verbatim run would otherwise stretch the passage's
+    /// box over both.
+    fn in_anchor_order(&self, cluster: &[Seed]) -> Vec<Seed> {
+        let min = self.config.anchor_shingles;
+        let anchors: Vec<&Seed> = cluster.iter().filter(|x| x.exact >= min).collect();
+        if anchors.is_empty() {
+            return cluster.to_vec();
+        }
+        let fits = |x: &Seed| {
+            anchors.iter().all(|a| {
+                if x.s.end <= a.s.start {
+                    x.t.start < a.t.start
+                } else if x.s.start >= a.s.end {
+                    x.t.end > a.t.end
+                } else {
+                    true
+                }
+            })
+        };
+        cluster.iter().filter(|x| x.exact > 0 || fits(x)).copied().collect()
     }
 
     /// Splits a cluster (in suspect order) where the suspect text between two seeds has
@@ -757,6 +795,89 @@ impl<'a> SentenceAligner<'a> {
             }
         }
         (s, t)
+    }
+
+    /// Grows a passage at both ends on both sides at once: by the piece before (after)
+    /// it on the suspect side and the piece before (after) it on the source side (the
+    /// rest of the boundary sentence, else the next sentence) while the two pieces share
+    /// at least `pair_grow_share` of the distinct terms of the smaller one (at most
+    /// `pair_grow_steps` times at each end). A reworded sentence next to a borrowed
+    /// passage shares few terms with the whole passage but its neighbour on the other
+    /// side is where it came from.
+    fn grow_paired(&self, mut s: Span, mut t: Span) -> (Span, Span) {
+        let share = self.config.pair_grow_share;
+        if share <= 0.0 {
+            return (s, t);
+        }
+        let (sq, tq) = (self.suspect, self.source);
+        let distinct = |terms: &[u64]| {
+            let mut d = terms.to_vec();
+            d.sort_unstable();
+            d.dedup();
+            d
+        };
+        let shares = |a: &[u64], b: &[u64]| {
+            let (a, b) = (distinct(a), distinct(b));
+            let hits = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
+            let small = a.len().min(b.len());
+            small > 0 && hits >= 2 && hits as f64 >= share * small as f64
+        };
+        let before = |sents: &Sentences, r: Span| {
+            r.start.checked_sub(1).map(|prev| {
+                let unit = sents.units[sents.unit_of[prev] as usize];
+                Span { start: unit.start.min(r.start), end: r.start }
+            })
+        };
+        let after = |sents: &Sentences, r: Span| {
+            sents.unit_of.get(r.end).map(|&u| {
+                let unit = sents.units[u as usize];
+                Span { start: r.end, end: unit.end.max(r.end) }
+            })
+        };
+        for _ in 0..self.config.pair_grow_steps {
+            let (Some(a), Some(b)) = (before(self.s_sent, s), before(&self.t_sent, t)) else { break };
+            if !shares(&sq.terms[a.start..a.end], &tq.terms[b.start..b.end]) {
+                break;
+            }
+            s.start = a.start;
+            t.start = b.start;
+        }
+        for _ in 0..self.config.pair_grow_steps {
+            let (Some(a), Some(b)) = (after(self.s_sent, s), after(&self.t_sent, t)) else { break };
+            if !shares(&sq.terms[a.start..a.end], &tq.terms[b.start..b.end]) {
+                break;
+            }
+            s.end = a.end;
+            t.end = b.end;
+        }
+        (s, t)
+    }
+
+    /// Widens each side of a passage found through sentence seeds to whole sentences
+    /// (`snap_sentences`: bit 1 the source side, bit 2 the suspect side).
+    fn snap(&self, mut s: Span, mut t: Span) -> (Span, Span) {
+        let whole = |sents: &Sentences, r: &mut Span| {
+            if r.start < r.end && r.end <= sents.unit_of.len() {
+                r.start = sents.units[sents.unit_of[r.start] as usize].start.min(r.start);
+                r.end = sents.units[sents.unit_of[r.end - 1] as usize].end.max(r.end);
+            }
+        };
+        if self.config.snap_sentences & 1 != 0 {
+            whole(&self.t_sent, &mut t);
+        }
+        if self.config.snap_sentences & 2 != 0 {
+            whole(self.s_sent, &mut s);
+        }
+        (s, t)
+    }
+
+    /// Distinct terms the two sides of a seed share.
+    fn shared_terms(&self, x: &Seed) -> usize {
+        let mut a: Vec<u64> = self.suspect.terms[x.s.start..x.s.end].to_vec();
+        a.sort_unstable();
+        a.dedup();
+        let b: HashSet<u64> = self.source.terms[x.t.start..x.t.end].iter().copied().collect();
+        a.iter().filter(|t| b.contains(t)).count()
     }
 
     /// Suspect shingles inside `s` whose hash occurs among the source shingles of `t`.
@@ -1090,6 +1211,96 @@ mod tests {
         assert_eq!(blocks.len(), 1, "{blocks:?}");
         assert_eq!(blocks[0].suspect.bytes, find(&suspect, copied));
         assert_eq!(blocks[0].source.bytes, find(&source, copied));
+    }
+
+    /// One long source sentence reworded into one suspect sentence: a lone sentence seed,
+    /// which stands when its cosine and shared terms are high enough.
+    #[test]
+    fn one_reworded_sentence_stands_alone() {
+        let sentence = "Each volunteer in the orchestra program receives weekly coaching from experienced \
+            conductors, performs chamber music with professional soloists, and auditions for scholarships \
+            at the regional conservatory every spring.";
+        // No three terms in a row as in the source: no exact shingle.
+        let reworded = "Conductors with experience coach every volunteer weekly in the program of the \
+            orchestra, soloists who are professionals play music of chamber with them, and in spring the \
+            conservatory of the region holds auditions for scholarships.";
+        let source = format!("{EN_SOURCE_BEFORE}{sentence}{EN_SOURCE_AFTER}");
+        let suspect = format!("{EN_SUSPECT_BEFORE}{reworded}{EN_SUSPECT_AFTER}");
+        let (q, t) = (text_query(&suspect), text_query(&source));
+        let blocks = align_pair(&q, &t, &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let (want_s, want_t) = (find(&suspect, reworded), find(&source, sentence));
+        let b = &blocks[0];
+        assert!(b.suspect.bytes.start >= want_s.start && b.suspect.bytes.end <= want_s.end, "{b:?}");
+        assert!(b.source.bytes.start >= want_t.start && b.source.bytes.end <= want_t.end, "{b:?}");
+        // Without lone seeds, or with a higher bar on shared terms, it is not found.
+        for config in [
+            AlignConfig { single_seed_cosine: 2.0, ..AlignConfig::default() },
+            AlignConfig { single_seed_terms: 40, ..AlignConfig::default() },
+        ] {
+            assert!(align_pair(&q, &t, &[], &config).is_empty(), "{config:?}");
+        }
+    }
+
+    /// A passage whose first sentence is reworded beyond what one-sided growth accepts
+    /// (it shares few terms with the whole passage) takes it in when the neighbouring
+    /// sentences on both sides share enough with each other.
+    #[test]
+    fn reworded_neighbour_sentences_join_by_paired_growth() {
+        let first = "The harbour master records every vessel entering the bay, its cargo, its crew and its flag. ";
+        // Shares 3 of its 8 terms with `first`, none with the rest of the passage.
+        let first_reworded =
+            "Ships that come into the bay are written down by the harbour officer, with flag and sailors. ";
+        let source = format!("{EN_SOURCE_BEFORE}{first}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let suspect = format!("{EN_SUSPECT_BEFORE}{first_reworded}{EN_OBFUSCATED}{EN_SUSPECT_AFTER}");
+        let (q, t) = (text_query(&suspect), text_query(&source));
+        let paired = align_pair(&q, &t, &[], &AlignConfig::default());
+        let alone = align_pair(&q, &t, &[], &AlignConfig { pair_grow_share: 0.0, ..AlignConfig::default() });
+        assert_eq!((paired.len(), alone.len()), (1, 1), "{paired:?} {alone:?}");
+        let (want_s, want_t) = (find(&suspect, first_reworded), find(&source, first));
+        assert!(alone[0].suspect.bytes.start >= want_s.end, "{alone:?}");
+        assert!(paired[0].suspect.bytes.start < want_s.end && paired[0].suspect.bytes.start >= want_s.start);
+        assert!(paired[0].source.bytes.start < want_t.end && paired[0].source.bytes.start >= want_t.start);
+    }
+
+    /// A passage must be long enough on the source side too.
+    #[test]
+    fn short_source_side_is_dropped() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let suspect = format!("{EN_SUSPECT_BEFORE}{EN_OBFUSCATED}{EN_SUSPECT_AFTER}");
+        let (q, t) = (text_query(&suspect), text_query(&source));
+        let blocks = align_pair(&q, &t, &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1);
+        let source_chars = blocks[0].source.chars.end - blocks[0].source.chars.start;
+        let strict = AlignConfig { min_passage_source_chars: source_chars + 1, ..AlignConfig::default() };
+        assert!(align_pair(&q, &t, &[], &strict).is_empty());
+        let enough = AlignConfig { min_passage_source_chars: source_chars, ..AlignConfig::default() };
+        assert_eq!(align_pair(&q, &t, &[], &enough), blocks);
+    }
+
+    /// A sentence seed before a long verbatim run in the suspect but after it in the source
+    /// does not stretch the passage over both.
+    #[test]
+    fn seeds_against_the_order_of_a_long_run_are_dropped() {
+        let s = |start: usize, t: usize, exact: usize| Seed {
+            s: Span { start, end: start + 10 },
+            t: Span { start: t, end: t + 10 },
+            s_sent: (start / 10, start / 10),
+            t_sent: (t / 10, t / 10),
+            exact,
+            cos: if exact > 0 { 0.0 } else { 0.6 },
+        };
+        let (q, t) = (text_query(EN_OBFUSCATED), text_query(EN_SOURCE_PASSAGE));
+        let config = AlignConfig::default();
+        let prepared = PreparedSuspect::new(&q, &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &[], &config);
+        let run = s(20, 20, config.anchor_shingles);
+        let kept = aligner.in_anchor_order(&[s(0, 0, 0), s(5, 40, 0), run, s(40, 40, 0), s(45, 5, 0)]);
+        let starts: Vec<(usize, usize)> = kept.iter().map(|x| (x.s.start, x.t.start)).collect();
+        assert_eq!(starts, vec![(0, 0), (20, 20), (40, 40)]);
+        // A shorter run is no anchor.
+        let short = s(20, 20, config.anchor_shingles - 1);
+        assert_eq!(aligner.in_anchor_order(&[s(5, 40, 0), short]).len(), 2);
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub struct SearchConfig {
     /// names, a publisher's address, a common phrase), not borrowings. Collections of
     /// kind `citation` hold short expressions by design and have no such minimum.
     pub min_source_chars: usize,
+    /// ... and at least this many characters of the source (a reworded copy may be
+    /// shorter than its source, a coincidence is short on both sides).
+    pub min_source_side_chars: usize,
     /// Alignment settings.
     pub align: AlignConfig,
 }
@@ -43,7 +46,8 @@ impl Default for SearchConfig {
             text_min_shared_hashes: 1,
             max_candidates: 200,
             max_rounds: 100,
-            min_source_chars: 150,
+            min_source_chars: 100,
+            min_source_side_chars: 150,
             align: AlignConfig::default(),
         }
     }
@@ -86,6 +90,8 @@ pub struct AlignConfig {
     pub min_sentence_seeds: usize,
     /// ... unless one of its seeds has at least this cosine.
     pub single_seed_cosine: f64,
+    /// ... and its two sides share at least this many distinct terms.
+    pub single_seed_terms: usize,
     /// Sentence seeds are trimmed on each side to the first and last term the other
     /// sentence holds.
     pub trim_seeds: bool,
@@ -99,11 +105,24 @@ pub struct AlignConfig {
     /// words, so a source sentence shares fewer of its terms with the copy than the
     /// other way round).
     pub source_grow_share: f64,
+    /// After growing, a passage found through sentence seeds grows at both ends on both
+    /// sides at once while the two pieces added share this much of the smaller one's
+    /// distinct terms (0: off)...
+    pub pair_grow_share: f64,
+    /// ... at most this many pieces at each end.
+    pub pair_grow_steps: usize,
+    /// Passages found through sentence seeds are widened to whole sentences: bit 1 on
+    /// the source side, bit 2 on the suspect side (0: off).
+    pub snap_sentences: u8,
     /// A cluster splits where at least this many suspect terms lie between two seeds...
     pub min_gap_terms: usize,
     /// ... and their tf-idf cosine with the source text between the same seeds is under
     /// this (an inserted passage of one's own, not a reworded one). 0: never split.
     pub gap_cosine: f64,
+    /// Sentence seeds of a cluster that contradict the order of its exact runs of at
+    /// least this many matched shingles are dropped (see `in_anchor_order` in align.rs;
+    /// 0: never).
+    pub anchor_shingles: usize,
     /// A cluster becomes a passage when the tf-idf cosine of its two sides reaches this
     /// (else it is clustered again with a smaller gap).
     pub validation_cosine: f64,
@@ -123,6 +142,8 @@ pub struct AlignConfig {
     /// Passages of the sentence path shorter than this many suspect characters are
     /// dropped (not in collections of kind `citation`, whose expressions are short).
     pub min_passage_chars: usize,
+    /// ... and so are those shorter than this many source characters.
+    pub min_passage_source_chars: usize,
 }
 
 impl Default for AlignConfig {
@@ -140,10 +161,15 @@ impl Default for AlignConfig {
             seed_top_margin: 0.0,
             max_sentence_gap: 4,
             min_gap_terms: 4,
+            snap_sentences: 0,
+            pair_grow_share: 0.3,
+            pair_grow_steps: 2,
             gap_cosine: 0.0,
-            validation_cosine: 0.45,
+            validation_cosine: 0.4,
+            anchor_shingles: 15,
             min_sentence_seeds: 2,
-            single_seed_cosine: 2.0,
+            single_seed_cosine: 0.5,
+            single_seed_terms: 8,
             trim_seeds: true,
             grow_share: 0.5,
             grow_steps: 2,
@@ -153,7 +179,8 @@ impl Default for AlignConfig {
             summary_validation_cosine: 0.25,
             summary_grow_share: 0.2,
             summary_grow_steps: 10,
-            min_passage_chars: 150,
+            min_passage_chars: 100,
+            min_passage_source_chars: 150,
         }
     }
 }

@@ -86,6 +86,7 @@ impl Searcher {
         let mut align_config = self.config.align.clone();
         if kind == CollectionKind::Citation {
             align_config.min_passage_chars = 0;
+            align_config.min_passage_source_chars = 0;
         }
         let (distinct, positions_of) = distinct_hashes(&query.hashes);
         let mut hits: Vec<(u32, DocId)> = Vec::new();
@@ -125,7 +126,7 @@ impl Searcher {
             };
             let mut blocks: Vec<Block> =
                 align::align_prepared(suspect, prepared, &source, &explained_shingle, &align_config);
-            if kind == CollectionKind::Source && covered_chars(&blocks) < self.config.min_source_chars {
+            if kind == CollectionKind::Source && !long_enough(&blocks, &self.config) {
                 blocks.clear();
             }
             if !blocks.is_empty() {
@@ -158,7 +159,7 @@ impl Searcher {
     /// collection of kind `source`.
     pub fn align_pair(&self, suspect: &Query, source: &Query) -> Vec<Block> {
         let blocks = align::align_pair(suspect, source, &[], &self.config.align);
-        if covered_chars(&blocks) < self.config.min_source_chars { Vec::new() } else { blocks }
+        if long_enough(&blocks, &self.config) { blocks } else { Vec::new() }
     }
 
     /// Stage 1: group hits by document, skipping too frequent hashes; keep the best
@@ -190,6 +191,26 @@ impl Searcher {
 }
 
 /// Suspect characters covered by blocks sorted by suspect start (overlaps counted once).
+/// Characters of the source that `blocks` cover, each counted once.
+fn covered_source_chars(blocks: &[Block]) -> usize {
+    let mut spans: Vec<(usize, usize)> = blocks.iter().map(|b| (b.source.chars.start, b.source.chars.end)).collect();
+    spans.sort_unstable();
+    let (mut total, mut end) = (0, 0);
+    for (s, e) in spans {
+        let s = s.max(end);
+        if e > s {
+            total += e - s;
+            end = e;
+        }
+    }
+    total
+}
+
+/// Whether a source's blocks are long enough to report on both sides.
+fn long_enough(blocks: &[Block], config: &SearchConfig) -> bool {
+    covered_chars(blocks) >= config.min_source_chars && covered_source_chars(blocks) >= config.min_source_side_chars
+}
+
 fn covered_chars(blocks: &[Block]) -> usize {
     let (mut total, mut end) = (0, 0);
     for b in blocks {

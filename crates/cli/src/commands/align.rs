@@ -28,6 +28,8 @@ pub struct AlignArgs {
     #[arg(long)]
     out: PathBuf,
     #[command(flatten)]
+    create: super::CreateArgs,
+    #[command(flatten)]
     search: super::SearchArgs,
 }
 
@@ -44,7 +46,8 @@ pub struct AlignSummary {
 
 pub fn run(args: &AlignArgs, quiet: bool) -> Result<ExitCode> {
     let pairs = tessera_eval::read_pairs(&args.pairs).with_context(|| format!("reading {}", args.pairs.display()))?;
-    let summary = align_pairs(&pairs, &args.src, &args.susp, &args.out, &Searcher::new(args.search.config()), quiet)?;
+    let searcher = Searcher::new(args.search.config());
+    let summary = align_pairs(&pairs, &args.src, &args.susp, &args.out, &args.create.settings(), &searcher, quiet)?;
     eprintln!(
         "aligned {} pairs in {:.1} s ({:.2} ms each), {} detections",
         summary.pairs,
@@ -63,11 +66,12 @@ pub fn align_pairs(
     src_dir: &Path,
     susp_dir: &Path,
     out: &Path,
+    settings: &FingerprintSettings,
     searcher: &Searcher,
     quiet: bool,
 ) -> Result<AlignSummary> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let fingerprinters = Fingerprinters::new(Fingerprinter::new(&FingerprintSettings::default())?);
+    let fingerprinters = Fingerprinters::new(Fingerprinter::new(settings)?);
     let bar = super::progress::files_bar(quiet, "aligning pairs");
     bar.set_length(pairs.len() as u64);
     let started = Instant::now();

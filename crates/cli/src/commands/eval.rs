@@ -178,7 +178,15 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
     }
     let pairs: Vec<(String, String)> = corpus.pairs.iter().map(|p| (p.suspicious.clone(), p.source.clone())).collect();
     let searcher = tessera_engine::search::Searcher::new(args.search.config());
-    let summary = super::align::align_pairs(&pairs, &corpus.src_dir(), &corpus.susp_dir(), &det_dir, &searcher, quiet)?;
+    let summary = super::align::align_pairs(
+        &pairs,
+        &corpus.src_dir(),
+        &corpus.susp_dir(),
+        &det_dir,
+        &args.create.settings(),
+        &searcher,
+        quiet,
+    )?;
     let ms = 1000.0 * summary.seconds / summary.pairs.max(1) as f64;
     let mut timings = serde_json::Map::new();
     timings.insert("align_seconds".into(), summary.seconds.into());

@@ -137,6 +137,9 @@ pub struct SearchArgs {
     /// Suspect characters a source's blocks must cover (collections of kind source).
     #[arg(long, default_value_t = SearchConfig::default().min_source_chars)]
     pub min_source_chars: usize,
+    /// Source characters a source's blocks must cover (collections of kind source).
+    #[arg(long, default_value_t = SearchConfig::default().min_source_side_chars)]
+    pub min_source_side_chars: usize,
     /// Stage 1 skips hashes held by more documents than this.
     #[arg(long, default_value_t = SearchConfig::default().max_postings_per_hash)]
     pub max_postings_per_hash: usize,
@@ -163,6 +166,7 @@ impl SearchArgs {
         SearchConfig {
             max_rounds: self.max_rounds,
             min_source_chars: self.min_source_chars,
+            min_source_side_chars: self.min_source_side_chars,
             max_postings_per_hash: self.max_postings_per_hash,
             min_shared_hashes: self.min_shared_hashes,
             text_min_shared_hashes: self.text_min_shared_hashes,
