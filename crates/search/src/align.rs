@@ -853,21 +853,32 @@ impl<'a> SentenceAligner<'a> {
         (s, t)
     }
 
-    /// Widens each side of a passage found through sentence seeds to whole sentences
-    /// (`snap_sentences`: bit 1 the source side, bit 2 the suspect side).
+    /// Widens each side of a passage found through sentence seeds to the whole of its
+    /// first and last sentence when it already covers at least `snap_covered` of that
+    /// sentence's terms (a borrowed passage starts and ends with sentences; trimmed seeds
+    /// stop at the first and last shared word).
     fn snap(&self, mut s: Span, mut t: Span) -> (Span, Span) {
+        let share = self.config.snap_covered;
+        if share > 1.0 {
+            return (s, t);
+        }
         let whole = |sents: &Sentences, r: &mut Span| {
-            if r.start < r.end && r.end <= sents.unit_of.len() {
-                r.start = sents.units[sents.unit_of[r.start] as usize].start.min(r.start);
-                r.end = sents.units[sents.unit_of[r.end - 1] as usize].end.max(r.end);
+            if r.start >= r.end || r.end > sents.unit_of.len() {
+                return;
+            }
+            let first = sents.units[sents.unit_of[r.start] as usize];
+            let last = sents.units[sents.unit_of[r.end - 1] as usize];
+            let (start, end) = (r.start, r.end);
+            let covered = |u: Span| (end.min(u.end) - start.max(u.start)) as f64 >= share * (u.end - u.start) as f64;
+            if covered(first) {
+                r.start = first.start.min(start);
+            }
+            if covered(last) {
+                r.end = last.end.max(end);
             }
         };
-        if self.config.snap_sentences & 1 != 0 {
-            whole(&self.t_sent, &mut t);
-        }
-        if self.config.snap_sentences & 2 != 0 {
-            whole(self.s_sent, &mut s);
-        }
+        whole(&self.t_sent, &mut t);
+        whole(self.s_sent, &mut s);
         (s, t)
     }
 
@@ -1276,6 +1287,31 @@ mod tests {
         assert!(align_pair(&q, &t, &[], &strict).is_empty());
         let enough = AlignConfig { min_passage_source_chars: source_chars, ..AlignConfig::default() };
         assert_eq!(align_pair(&q, &t, &[], &enough), blocks);
+    }
+
+    /// A passage covering most of its first and last sentence takes them whole; one
+    /// covering less of them keeps its words.
+    #[test]
+    fn mostly_covered_boundary_sentences_are_taken_whole() {
+        let (q, t) = (text_query(EN_OBFUSCATED), text_query(EN_SOURCE_PASSAGE));
+        let config = AlignConfig::default();
+        let prepared = PreparedSuspect::new(&q, &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &[], &config);
+        let (first, second) = (aligner.t_sent.units[0], aligner.t_sent.units[1]);
+        let len = first.end - first.start;
+        assert!(len >= 5, "{first:?}");
+        let s = aligner.s_sent.units[0];
+        // Most of the first source sentence (all but its first term) and a term of the next.
+        let (_, snapped) = aligner.snap(s, Span { start: first.start + 1, end: first.end + 1 });
+        assert_eq!(snapped.start, first.start);
+        assert_eq!(snapped.end, first.end + 1, "one term of the second sentence is not most of it");
+        // Under 70 % of it: not widened.
+        let little = Span { start: first.end - len / 2, end: second.end };
+        assert_eq!(aligner.snap(s, little).1, little);
+        let off = AlignConfig { snap_covered: 2.0, ..AlignConfig::default() };
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &[], &off);
+        let r = Span { start: first.start + 1, end: first.end };
+        assert_eq!(aligner.snap(s, r).1, r);
     }
 
     /// A sentence seed before a long verbatim run in the suspect but after it in the source

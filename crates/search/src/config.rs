@@ -111,9 +111,10 @@ pub struct AlignConfig {
     pub pair_grow_share: f64,
     /// ... at most this many pieces at each end.
     pub pair_grow_steps: usize,
-    /// Passages found through sentence seeds are widened to whole sentences: bit 1 on
-    /// the source side, bit 2 on the suspect side (0: off).
-    pub snap_sentences: u8,
+    /// A passage found through sentence seeds is widened to the whole of its first (last)
+    /// sentence on each side when it covers at least this share of that sentence's terms
+    /// (over 1: never).
+    pub snap_covered: f64,
     /// A cluster splits where at least this many suspect terms lie between two seeds...
     pub min_gap_terms: usize,
     /// ... and their tf-idf cosine with the source text between the same seeds is under
@@ -161,7 +162,7 @@ impl Default for AlignConfig {
             seed_top_margin: 0.0,
             max_sentence_gap: 4,
             min_gap_terms: 4,
-            snap_sentences: 0,
+            snap_covered: 0.7,
             pair_grow_share: 0.3,
             pair_grow_steps: 2,
             gap_cosine: 0.0,
