@@ -5,9 +5,9 @@ Usage: scripts/pan_cases.py CORPUS DETECTIONS_DIR [SUBSET] [--list N] [--precisi
 
 CORPUS is a PAN 2013 text alignment corpus (../shared/eval/pan13-training), DETECTIONS_DIR
 a folder of detection XML files as `tessera align` or `tessera eval pan --pairwise` write
-them (one per pair, named SUSP-SRC.xml). For each case of SUBSET (default: every subset
-with cases) prints the share of its suspect and source characters that detections cover,
-a histogram, and the N worst cases with their lengths (to read them side by side). With
+them (one per pair, named SUSP-SRC.xml). For each case of SUBSET (default: every subset)
+prints the share of its suspect and source characters that detections cover, a
+histogram, and the N worst cases with their lengths (to read them side by side). With
 --precision, the other way round: each detection by the share of it inside cases.
 """
 import os
@@ -35,65 +35,58 @@ def covered(lo, hi, spans):
     return sum(marks) / max(1, hi - lo)
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    listing = 20
-    if "--list" in sys.argv:
-        listing = int(sys.argv[sys.argv.index("--list") + 1])
-        args = [a for a in args if a != str(listing)]
-    corpus, det_dir = args[0], args[1]
-    if "--precision" in sys.argv:
-        for subset in [args[2]] if len(args) > 2 else sorted(
-                d for d in os.listdir(corpus) if os.path.isdir(os.path.join(corpus, d)) and d[:2].isdigit()):
-            precision_view(corpus, det_dir, subset, listing)
-        return
-    subsets = [args[2]] if len(args) > 2 else sorted(
-        d for d in os.listdir(corpus) if os.path.isdir(os.path.join(corpus, d)) and d[:2].isdigit())
-    for subset in subsets:
-        rows = []
-        folder = os.path.join(corpus, subset)
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith(".xml"):
-                continue
-            cases = features(os.path.join(folder, name), "plagiarism")
-            dets = features(os.path.join(det_dir, name), "detected-plagiarism")
-            for (so, sl, to, tl) in cases:
-                cs = covered(so, so + sl, [(d[0], d[0] + d[1]) for d in dets])
-                ct = covered(to, to + tl, [(d[2], d[2] + d[3]) for d in dets])
-                rows.append(((cs * sl + ct * tl) / (sl + tl), cs, ct, sl, tl, name, so, to))
-        if not rows:
-            continue
-        bins = [0, 0, 0, 0]
-        for r in rows:
-            bins[0 if r[0] == 0 else 1 if r[0] < 0.5 else 2 if r[0] < 0.9 else 3] += 1
-        print(f"{subset}: {len(rows)} cases; missed {bins[0]}, <50% {bins[1]}, 50-90% {bins[2]}, >=90% {bins[3]}; "
-              f"mean coverage {sum(r[0] for r in rows) / len(rows):.4f}")
-        missed = sorted(r[3] for r in rows if r[0] == 0)
-        if missed:
-            print(f"  missed suspect lengths: median {missed[len(missed) // 2]}, min {missed[0]}, max {missed[-1]}")
-        for r in sorted(rows)[:listing]:
-            print(f"  {r[0]:.2f} (susp {r[1]:.2f} of {r[3]} @{r[6]}, src {r[2]:.2f} of {r[4]} @{r[7]}) {r[5]}")
-
-
-def precision_view(corpus, det_dir, subset, listing):
-    """Detections of SUBSET by the share of their characters inside cases, worst first."""
+def rows_of(corpus, det_dir, subset, precision):
+    """(share covered, suspect share, source share, suspect length, source length, file,
+    suspect offset, source offset) of each case (each detection with `precision`)."""
     rows = []
     folder = os.path.join(corpus, subset)
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".xml"):
             continue
         cases = features(os.path.join(folder, name), "plagiarism")
-        for (so, sl, to, tl) in features(os.path.join(det_dir, name), "detected-plagiarism"):
-            cs = covered(so, so + sl, [(c[0], c[0] + c[1]) for c in cases])
-            ct = covered(to, to + tl, [(c[2], c[2] + c[3]) for c in cases])
+        dets = features(os.path.join(det_dir, name), "detected-plagiarism")
+        items, others = (dets, cases) if precision else (cases, dets)
+        for (so, sl, to, tl) in items:
+            cs = covered(so, so + sl, [(o[0], o[0] + o[1]) for o in others])
+            ct = covered(to, to + tl, [(o[2], o[2] + o[3]) for o in others])
             rows.append(((cs * sl + ct * tl) / max(1, sl + tl), cs, ct, sl, tl, name, so, to))
-    if not rows:
-        return
-    lost = sum((1 - r[0]) for r in rows) / len(rows)
-    print(f"{subset}: {len(rows)} detections; precision lost {lost:.4f}; "
-          f"outside cases {sum(1 for r in rows if r[0] == 0)}, <90% inside {sum(1 for r in rows if r[0] < 0.9)}")
-    for r in sorted(rows)[:listing]:
-        print(f"  {r[0]:.2f} (susp {r[1]:.2f} of {r[3]} @{r[6]}, src {r[2]:.2f} of {r[4]} @{r[7]}) {r[5]}")
+    return rows
+
+
+def main():
+    listing = 20
+    args = []
+    argv = sys.argv[1:]
+    while argv:
+        a = argv.pop(0)
+        if a == "--list":
+            listing = int(argv.pop(0))
+        elif not a.startswith("--"):
+            args.append(a)
+    precision = "--precision" in sys.argv
+    corpus, det_dir = args[0], args[1]
+    subsets = [args[2]] if len(args) > 2 else sorted(
+        d for d in os.listdir(corpus) if os.path.isdir(os.path.join(corpus, d)) and d[:2].isdigit())
+    for subset in subsets:
+        rows = rows_of(corpus, det_dir, subset, precision)
+        if not rows:
+            continue
+        if precision:
+            lost = sum(1 - r[0] for r in rows) / len(rows)
+            print(f"{subset}: {len(rows)} detections; precision lost {lost:.4f}; outside cases "
+                  f"{sum(1 for r in rows if r[0] == 0)}, <90% inside {sum(1 for r in rows if r[0] < 0.9)}")
+        else:
+            bins = [0, 0, 0, 0]
+            for r in rows:
+                bins[0 if r[0] == 0 else 1 if r[0] < 0.5 else 2 if r[0] < 0.9 else 3] += 1
+            print(f"{subset}: {len(rows)} cases; missed {bins[0]}, <50% {bins[1]}, 50-90% {bins[2]}, "
+                  f">=90% {bins[3]}; mean coverage {sum(r[0] for r in rows) / len(rows):.4f}")
+            missed = sorted(r[3] for r in rows if r[0] == 0)
+            if missed:
+                print(f"  missed suspect lengths: median {missed[len(missed) // 2]}, min {missed[0]}, "
+                      f"max {missed[-1]}")
+        for r in sorted(rows)[:listing]:
+            print(f"  {r[0]:.2f} (susp {r[1]:.2f} of {r[3]} @{r[6]}, src {r[2]:.2f} of {r[4]} @{r[7]}) {r[5]}")
 
 
 if __name__ == "__main__":
