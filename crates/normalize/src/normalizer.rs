@@ -76,6 +76,51 @@ struct Entry {
 /// cache's life the odds are about 3e-8, and the cost would be one wrong term.
 type WordCache = HashMap<u64, Entry, BuildHasherDefault<LowBits>>;
 
+/// Slots of a [`HotCache`] (a power of two): 16,384 slots of 24 bytes, 384 KB, stay in
+/// a core's L2 cache and hold the words that make up about 90 % of English running
+/// text (the PAN-13 sources: the 16,384 most frequent words are 92 % of the words).
+const HOT_SLOTS: usize = 1 << 14;
+
+/// One slot of a [`HotCache`]: a word's cache key and its entry.
+#[derive(Debug, Clone, Copy, Default)]
+struct HotSlot {
+    id: u64,
+    term: u64,
+    keep: bool,
+    folded: bool,
+    /// The slot holds a word (a fresh slot does not, whatever its `id`).
+    full: bool,
+}
+
+/// A direct-mapped cache in front of a [`WordCache`]: the slot of a word is fixed by
+/// the low bits of its key, and a new word takes the slot over. The large cache spreads
+/// a hundred thousand words over megabytes, so a probe for a frequent word often waits
+/// for memory; the hot cache keeps frequent words in one small table. A slot only ever
+/// holds what the large cache would answer, so it never changes a result.
+#[derive(Debug, Clone)]
+struct HotCache {
+    slots: Box<[HotSlot]>,
+}
+
+impl HotCache {
+    fn new() -> Self {
+        Self { slots: vec![HotSlot::default(); HOT_SLOTS].into_boxed_slice() }
+    }
+
+    /// The entry of the word with key `id`: from its slot, else from `fill` (which
+    /// then takes the slot).
+    #[inline]
+    fn get_or(&mut self, id: u64, fill: impl FnOnce() -> Entry) -> Entry {
+        let slot = &mut self.slots[(id as usize) & (HOT_SLOTS - 1)];
+        if slot.full && slot.id == id {
+            return Entry { term: slot.term, keep: slot.keep, folded: slot.folded };
+        }
+        let entry = fill();
+        *slot = HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, full: true };
+        entry
+    }
+}
+
 /// Hashes a `u64` key that already is a good hash: the key itself.
 #[derive(Debug, Default, Clone, Copy)]
 struct LowBits(u64);
@@ -113,6 +158,8 @@ pub struct Normalizer {
     forced: Option<Language>,
     /// One cache per Latin language tag (a Latin word's term depends on it).
     caches: Vec<WordCache>,
+    /// One hot cache per Latin language tag, made on first use.
+    hot: Vec<Option<HotCache>>,
     /// Scratch for cleaned words.
     key: String,
 }
@@ -142,6 +189,7 @@ impl Normalizer {
             rules: Arc::new(rules),
             forced,
             caches: vec![WordCache::default(); LATIN_STEMMERS.len()],
+            hot: vec![None; LATIN_STEMMERS.len()],
             key: String::new(),
         })
     }
@@ -156,8 +204,9 @@ impl Normalizer {
         let (language, latin) = self.languages(text);
         let mut tokens = Vec::with_capacity(text.len() / 8 + 1);
         let (mut words, mut folded_words) = (0, 0);
-        let Self { rules, caches, key, .. } = self;
+        let Self { rules, caches, hot, key, .. } = self;
         let cache = &mut caches[latin];
+        let hot = hot[latin].get_or_insert_with(HotCache::new);
         tokenizer::scan_joining(text, |w| {
             let raw = &text[w.start..w.end];
             let word = if w.joined {
@@ -170,7 +219,7 @@ impl Normalizer {
                 raw
             };
             let id = xxh3_64_with_seed(word.as_bytes(), CACHE_SEED);
-            let entry = match cache.get(&id) {
+            let entry = hot.get_or(id, || match cache.get(&id) {
                 Some(entry) => *entry,
                 None => {
                     let entry = rules.entry(word, latin);
@@ -180,7 +229,7 @@ impl Normalizer {
                     cache.insert(id, entry);
                     entry
                 }
-            };
+            });
             words += 1;
             folded_words += usize::from(entry.folded);
             if entry.keep {
@@ -231,6 +280,7 @@ impl Normalizer {
     /// about a million distinct words).
     pub fn clear_cache(&mut self) {
         self.caches.iter_mut().for_each(WordCache::clear);
+        self.hot.iter_mut().for_each(|h| *h = None);
     }
 
     /// The reported language and the Latin language tag of `text`.

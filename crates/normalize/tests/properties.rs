@@ -97,6 +97,26 @@ proptest! {
         prop_assert_eq!(n.normalize(&a).term_hashes(), n.normalize(&b).term_hashes());
     }
 
+    /// The fast path (byte-class tokenizer runs, hot and large word caches) gives the
+    /// terms the slow path (no cache, each word canonicalised as a string) gives, also
+    /// when one normalizer's caches are warm from other texts, and for detected
+    /// languages.
+    #[test]
+    fn cached_fast_path_equals_the_general_path(texts in proptest::collection::vec(any_text(), 1..6)) {
+        let mut n = Normalizer::new(NormalizerConfig::default()).expect("valid config");
+        for text in texts.iter().chain(texts.iter()) {
+            let fast = n.normalize(text);
+            let slow = n.canonical_terms(text);
+            let slow_tokens: Vec<(usize, usize, u64)> = slow
+                .iter()
+                .map(|(span, term)| (span.start, span.end, xxhash_rust::xxh3::xxh3_64(term.as_bytes())))
+                .collect();
+            let fast_tokens: Vec<(usize, usize, u64)> =
+                fast.tokens.iter().map(|t| (t.span.start, t.span.end, t.term)).collect();
+            prop_assert_eq!(fast_tokens, slow_tokens);
+        }
+    }
+
     /// Without stemming, normalizing the canonical terms gives them back exactly.
     #[test]
     fn idempotent_without_stemming(text in text_strategy()) {
