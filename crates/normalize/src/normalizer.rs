@@ -61,7 +61,7 @@ impl Default for NormalizerConfig {
 }
 
 /// What the cache remembers about one word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Entry {
     term: u64,
     keep: bool,
@@ -107,18 +107,139 @@ impl HotCache {
         Self { slots: vec![HotSlot::default(); HOT_SLOTS].into_boxed_slice() }
     }
 
-    /// The entry of the word with key `id`: from its slot, else from `fill` (which
-    /// then takes the slot).
+    /// The entry of the word with key `id`, if its slot holds it.
     #[inline]
-    fn get_or(&mut self, id: u64, fill: impl FnOnce() -> Entry) -> Entry {
-        let slot = &mut self.slots[(id as usize) & (HOT_SLOTS - 1)];
-        if slot.full && slot.id == id {
-            return Entry { term: slot.term, keep: slot.keep, folded: slot.folded };
-        }
-        let entry = fill();
-        *slot = HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, full: true };
-        entry
+    fn get(&self, id: u64) -> Option<Entry> {
+        let slot = &self.slots[(id as usize) & (HOT_SLOTS - 1)];
+        (slot.full && slot.id == id).then_some(Entry { term: slot.term, keep: slot.keep, folded: slot.folded })
     }
+
+    /// Puts the word with key `id` in its slot.
+    #[inline]
+    fn put(&mut self, id: u64, entry: Entry) {
+        self.slots[(id as usize) & (HOT_SLOTS - 1)] =
+            HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, full: true };
+    }
+}
+
+/// Words looked up together. The look-ups of one batch do not depend on each other, so
+/// the processor overlaps their waits for memory instead of waiting for one word's
+/// cache line before it starts on the next word.
+const BATCH: usize = 32;
+
+/// A word found in the text, waiting for its entry.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    start: usize,
+    end: usize,
+    /// The cache key: `xxh3` (seed [`CACHE_SEED`]) of the cleaned word.
+    id: u64,
+    dirty: bool,
+    joined: bool,
+}
+
+/// The words of one text on their way from the tokenizer to tokens, in batches.
+struct Words<'a> {
+    text: &'a str,
+    latin: usize,
+    rules: &'a Rules,
+    cache: &'a mut WordCache,
+    hot: &'a mut HotCache,
+    /// Scratch for cleaned words.
+    key: &'a mut String,
+    batch: [Pending; BATCH],
+    len: usize,
+}
+
+impl Words<'_> {
+    /// The word of `w` as the caches know it: cleaned (ignorables out, apostrophes
+    /// ASCII) or joined (spaced letters) when the tokenizer says so, else as written.
+    fn word<'k>(text: &'k str, key: &'k mut String, start: usize, end: usize, dirty: bool, joined: bool) -> &'k str {
+        let raw = &text[start..end];
+        if joined {
+            tokenizer::join_into(raw, key);
+            key.as_str()
+        } else if dirty {
+            tokenizer::clean_into(raw, key);
+            key.as_str()
+        } else {
+            raw
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, w: tokenizer::Word, out: &mut Normalized) {
+        let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
+        let id = xxh3_64_with_seed(word.as_bytes(), CACHE_SEED);
+        self.batch[self.len] = Pending { start: w.start, end: w.end, id, dirty: w.dirty, joined: w.joined };
+        self.len += 1;
+        if self.len == BATCH {
+            self.flush(out);
+        }
+    }
+
+    /// Looks the batch up (hot cache, then the large cache, then the rules) and appends
+    /// its tokens to `out`, in text order.
+    fn flush(&mut self, out: &mut Normalized) {
+        let batch = &self.batch[..self.len];
+        self.len = 0;
+        let mut entries = [Entry::default(); BATCH];
+        // Bit k: word k of the batch was not in the hot cache.
+        let mut cold = 0u32;
+        for (k, p) in batch.iter().enumerate() {
+            match self.hot.get(p.id) {
+                Some(entry) => entries[k] = entry,
+                None => cold |= 1 << k,
+            }
+        }
+        if cold != 0 {
+            // Bit k: word k is in neither cache.
+            let mut new = 0u32;
+            for k in bits(cold) {
+                match self.cache.get(&batch[k].id) {
+                    Some(entry) => entries[k] = *entry,
+                    None => new |= 1 << k,
+                }
+            }
+            for k in bits(new) {
+                let p = batch[k];
+                // Looked up again: the same new word may come twice in one batch.
+                entries[k] = match self.cache.get(&p.id) {
+                    Some(entry) => *entry,
+                    None => {
+                        let word = Self::word(self.text, self.key, p.start, p.end, p.dirty, p.joined);
+                        let entry = self.rules.entry(word, self.latin);
+                        if self.cache.len() >= CACHE_LIMIT {
+                            self.cache.clear();
+                        }
+                        self.cache.insert(p.id, entry);
+                        entry
+                    }
+                };
+            }
+            for k in bits(cold) {
+                self.hot.put(batch[k].id, entries[k]);
+            }
+        }
+        for (p, entry) in batch.iter().zip(&entries) {
+            out.words += 1;
+            out.folded_words += usize::from(entry.folded);
+            if entry.keep {
+                out.tokens.push(Token { span: Span { start: p.start, end: p.end }, term: entry.term });
+            }
+        }
+    }
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            k
+        })
+    })
 }
 
 /// Hashes a `u64` key that already is a good hash: the key itself.
@@ -202,41 +323,22 @@ impl Normalizer {
     /// Normalizes a text.
     pub fn normalize(&mut self, text: &str) -> Normalized {
         let (language, latin) = self.languages(text);
-        let mut tokens = Vec::with_capacity(text.len() / 8 + 1);
-        let (mut words, mut folded_words) = (0, 0);
+        let mut out =
+            Normalized { tokens: Vec::with_capacity(text.len() / 8 + 1), language, words: 0, folded_words: 0 };
         let Self { rules, caches, hot, key, .. } = self;
-        let cache = &mut caches[latin];
-        let hot = hot[latin].get_or_insert_with(HotCache::new);
-        tokenizer::scan_joining(text, |w| {
-            let raw = &text[w.start..w.end];
-            let word = if w.joined {
-                tokenizer::join_into(raw, key);
-                key.as_str()
-            } else if w.dirty {
-                tokenizer::clean_into(raw, key);
-                key.as_str()
-            } else {
-                raw
-            };
-            let id = xxh3_64_with_seed(word.as_bytes(), CACHE_SEED);
-            let entry = hot.get_or(id, || match cache.get(&id) {
-                Some(entry) => *entry,
-                None => {
-                    let entry = rules.entry(word, latin);
-                    if cache.len() >= CACHE_LIMIT {
-                        cache.clear();
-                    }
-                    cache.insert(id, entry);
-                    entry
-                }
-            });
-            words += 1;
-            folded_words += usize::from(entry.folded);
-            if entry.keep {
-                tokens.push(Token { span: Span { start: w.start, end: w.end }, term: entry.term });
-            }
-        });
-        Normalized { tokens, language, words, folded_words }
+        let mut words = Words {
+            text,
+            latin,
+            rules,
+            cache: &mut caches[latin],
+            hot: hot[latin].get_or_insert_with(HotCache::new),
+            key,
+            batch: [Pending::default(); BATCH],
+            len: 0,
+        };
+        tokenizer::scan_joining(text, |w| words.push(w, &mut out));
+        words.flush(&mut out);
+        out
     }
 
     /// The canonical term of one word, `None` if it is dropped (stop word, number, no

@@ -31,7 +31,12 @@ pub(crate) fn parse(list: &str) -> impl Iterator<Item = &str> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StopSet {
     words: HashSet<Box<str>>,
+    /// Length in bytes of the longest word.
+    longest: usize,
 }
+
+/// Longest ASCII word [`StopSet::contains_ascii_lowercase`] lowercases on the stack.
+const ASCII_BUFFER: usize = 32;
 
 impl StopSet {
     /// The words of a list file.
@@ -43,7 +48,27 @@ impl StopSet {
 
     /// Adds one canonical (already lowercased) word.
     pub(crate) fn insert(&mut self, word: &str) {
+        self.longest = self.longest.max(word.len());
         self.words.insert(word.into());
+    }
+
+    /// Whether the ASCII lowercase form of the ASCII `word` is in the set, without
+    /// allocating: a word longer than the longest stop word is not looked up.
+    pub(crate) fn contains_ascii_lowercase(&self, word: &str) -> bool {
+        let bytes = word.as_bytes();
+        if bytes.len() > self.longest {
+            return false;
+        }
+        let mut buffer = [0u8; ASCII_BUFFER];
+        match buffer.get_mut(..bytes.len()) {
+            Some(lower) => {
+                for (l, b) in lower.iter_mut().zip(bytes) {
+                    *l = b.to_ascii_lowercase();
+                }
+                std::str::from_utf8(lower).is_ok_and(|l| self.contains(l))
+            }
+            None => self.contains(&word.to_ascii_lowercase()),
+        }
     }
 
     /// Whether `word` is in the set.
