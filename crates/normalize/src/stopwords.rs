@@ -30,13 +30,30 @@ pub(crate) fn parse(list: &str) -> impl Iterator<Item = &str> {
 /// A set of lowercase stop words.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StopSet {
-    words: HashSet<Box<str>>,
+    /// Words of up to [`INLINE`] bytes, packed into one integer each (see [`pack`]): a
+    /// look-up hashes and compares one number, no string behind a pointer.
+    short: HashSet<u128>,
+    /// Longer words.
+    long: HashSet<Box<str>>,
     /// Length in bytes of the longest word.
     longest: usize,
 }
 
-/// Longest ASCII word [`StopSet::contains_ascii_lowercase`] lowercases on the stack.
-const ASCII_BUFFER: usize = 32;
+/// Longest word kept packed.
+const INLINE: usize = 15;
+
+/// A word of up to [`INLINE`] bytes as one number: its bytes in the low bytes, its
+/// length in the top byte (so `a` and `a\0` differ).
+#[inline]
+fn pack(bytes: impl ExactSizeIterator<Item = u8>) -> u128 {
+    let len = bytes.len();
+    let mut packed = [0u8; 16];
+    for (p, b) in packed.iter_mut().zip(bytes) {
+        *p = b;
+    }
+    packed[INLINE] = len as u8;
+    u128::from_le_bytes(packed)
+}
 
 impl StopSet {
     /// The words of a list file.
@@ -49,37 +66,68 @@ impl StopSet {
     /// Adds one canonical (already lowercased) word.
     pub(crate) fn insert(&mut self, word: &str) {
         self.longest = self.longest.max(word.len());
-        self.words.insert(word.into());
-    }
-
-    /// Whether the ASCII lowercase form of the ASCII `word` is in the set, without
-    /// allocating: a word longer than the longest stop word is not looked up.
-    pub(crate) fn contains_ascii_lowercase(&self, word: &str) -> bool {
-        let bytes = word.as_bytes();
-        if bytes.len() > self.longest {
-            return false;
-        }
-        let mut buffer = [0u8; ASCII_BUFFER];
-        match buffer.get_mut(..bytes.len()) {
-            Some(lower) => {
-                for (l, b) in lower.iter_mut().zip(bytes) {
-                    *l = b.to_ascii_lowercase();
-                }
-                std::str::from_utf8(lower).is_ok_and(|l| self.contains(l))
-            }
-            None => self.contains(&word.to_ascii_lowercase()),
+        if word.len() <= INLINE {
+            self.short.insert(pack(word.bytes()));
+        } else {
+            self.long.insert(word.into());
         }
     }
 
     /// Whether `word` is in the set.
     pub(crate) fn contains(&self, word: &str) -> bool {
-        self.words.contains(word)
+        if word.len() <= INLINE {
+            self.short.contains(&pack(word.bytes()))
+        } else {
+            word.len() <= self.longest && self.long.contains(word)
+        }
+    }
+
+    /// Whether the ASCII lowercase form of `word` is in the set (`contains` of
+    /// `word.to_ascii_lowercase()`), without allocating.
+    pub(crate) fn contains_ascii_lowercase(&self, word: &str) -> bool {
+        if word.len() <= INLINE {
+            self.short.contains(&pack(word.bytes().map(|b| b.to_ascii_lowercase())))
+        } else {
+            word.len() <= self.longest && self.long.contains(word.to_ascii_lowercase().as_str())
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_and_long_words() {
+        let mut set = StopSet::default();
+        for w in ["a", "the", "fifteen-bytes-x", "sixteen-bytes-xx", "которые"] {
+            set.insert(w);
+        }
+        for w in ["a", "the", "fifteen-bytes-x", "sixteen-bytes-xx", "которые"] {
+            assert!(set.contains(w), "{w}");
+        }
+        for w in ["", "a\0", "\0a", "th", "thee", "fifteen-bytes-", "sixteen-bytes-x", "sixteen-bytes-xxx", "котор"]
+        {
+            assert!(!set.contains(w), "{w:?}");
+        }
+        assert!(set.contains_ascii_lowercase("THE") && set.contains_ascii_lowercase("Sixteen-Bytes-XX"));
+        assert!(!set.contains_ascii_lowercase("THEE"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn contains_agrees_with_a_plain_set(words in proptest::collection::vec("[a-cа-в'\0]{0,18}", 0..20), probe in "[a-cA-Cа-в'\0]{0,18}") {
+            let mut set = StopSet::default();
+            words.iter().for_each(|w| set.insert(w));
+            let plain: std::collections::HashSet<&str> = words.iter().map(String::as_str).collect();
+            let shifted: Vec<String> = words.iter().map(|w| w.to_ascii_uppercase()).collect();
+            for p in words.iter().chain(&shifted).chain([&probe]) {
+                proptest::prop_assert_eq!(set.contains(p), plain.contains(p.as_str()));
+                let lower = p.to_ascii_lowercase();
+                proptest::prop_assert_eq!(set.contains_ascii_lowercase(p), plain.contains(lower.as_str()));
+            }
+        }
+    }
 
     #[test]
     fn lists_are_lowercase_single_words() {
