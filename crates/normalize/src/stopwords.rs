@@ -46,13 +46,13 @@ const INLINE: usize = 15;
 /// length in the top byte (so `a` and `a\0` differ).
 #[inline]
 fn pack(bytes: impl ExactSizeIterator<Item = u8>) -> u128 {
-    let len = bytes.len();
-    let mut packed = [0u8; 16];
-    for (p, b) in packed.iter_mut().zip(bytes) {
-        *p = b;
+    // Built in a register: byte stores into an array read back as one integer would
+    // stall on store forwarding.
+    let mut packed = (bytes.len() as u128) << (8 * INLINE);
+    for (i, b) in bytes.enumerate() {
+        packed |= u128::from(b) << (8 * i);
     }
-    packed[INLINE] = len as u8;
-    u128::from_le_bytes(packed)
+    packed
 }
 
 impl StopSet {

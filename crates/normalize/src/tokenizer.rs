@@ -280,13 +280,20 @@ pub(crate) fn scan_joining(text: &str, mut emit: impl FnMut(Word)) {
     flush(&mut run, &mut emit);
 }
 
-/// [`is_one_letter`] of a word [`scan`] found. A clean word (no ignorables) of more
-/// than four bytes has at least two characters: the common case, decided without
-/// decoding.
+/// [`is_one_letter`] of a word [`scan`] found, without decoding in the common cases: a
+/// clean word (no ignorables) that starts with an ASCII byte is one letter only if it
+/// is that one ASCII letter, and one of more than four bytes has at least two
+/// characters.
 #[inline]
 fn is_one_letter_word(text: &str, w: Word) -> bool {
-    if !w.dirty && w.end - w.start > 4 {
-        return false;
+    if !w.dirty {
+        let first = text.as_bytes()[w.start];
+        if first.is_ascii() {
+            return w.end - w.start == 1 && first.is_ascii_alphabetic();
+        }
+        if w.end - w.start > 4 {
+            return false;
+        }
     }
     is_one_letter(&text[w.start..w.end])
 }
