@@ -323,6 +323,26 @@ impl Normalizer {
     /// Normalizes a text.
     pub fn normalize(&mut self, text: &str) -> Normalized {
         let (language, latin) = self.languages(text);
+        self.normalize_as(text, language, latin)
+    }
+
+    /// Normalizes a text like [`normalize`](Self::normalize) (the same tokens, words
+    /// and folded words), but settles the document language only as far as the terms
+    /// depend on it: a text whose main script is not Latin skips the language
+    /// identifier (it costs more than normalizing a text of a few KB; Latin-script
+    /// stemmers and stop words are the only terms the language changes), and
+    /// [`Normalized::language`] is then `None`. For fingerprints and sketches, which
+    /// keep no language.
+    pub fn normalize_terms(&mut self, text: &str) -> Normalized {
+        if self.forced.is_some() {
+            return self.normalize(text);
+        }
+        let lang = stem::detect_for_terms(text, self.rules.english, self.rules.russian);
+        let latin = lang.and_then(stem::latin_tag).unwrap_or(ENGLISH_TAG);
+        self.normalize_as(text, lang.map(|l| stem::code_of(l).to_owned()), latin)
+    }
+
+    fn normalize_as(&mut self, text: &str, language: Option<String>, latin: usize) -> Normalized {
         let mut out =
             Normalized { tokens: Vec::with_capacity(text.len() / 8 + 1), language, words: 0, folded_words: 0 };
         let Self { rules, caches, hot, key, .. } = self;

@@ -222,6 +222,27 @@ pub(crate) fn detect(text: &str, english: &StopSet, russian: &StopSet) -> Option
     info.is_reliable().then(|| info.lang())
 }
 
+/// What [`detect`] decides for the *terms*: its answer wherever the Latin language tag
+/// could depend on it, else `None` without asking `whatlang`.
+///
+/// `whatlang` first finds the sample's main script and then only picks among that
+/// script's languages. When the main script is not Latin, none of them has a
+/// Latin-script Snowball stemmer (a test checks every script), so the Latin tag is
+/// English whatever it would answer: the language identification, which can cost more
+/// than normalizing the text (mixed Russian and English technical text, Ukrainian,
+/// Greek, CJK), is skipped.
+pub(crate) fn detect_for_terms(text: &str, english: &StopSet, russian: &StopSet) -> Option<Lang> {
+    if let Some(lang) = quick_detect(sample_of(text, QUICK_SAMPLE), english, russian) {
+        return Some(lang);
+    }
+    let sample = sample(text);
+    if whatlang::detect_script(sample) != Some(whatlang::Script::Latin) {
+        return None;
+    }
+    let info = whatlang::detect(sample)?;
+    info.is_reliable().then(|| info.lang())
+}
+
 /// English or Russian, when the sample says so without doubt: at least 20 words, at
 /// least 90 % of them in one script, and
 /// - Latin: at least 25 % English stop words (English prose has 40-50 %; French,
@@ -487,6 +508,61 @@ mod tests {
         fn quick_detection_fast_path_changes_nothing_on_any_string(text in proptest::prelude::any::<String>()) {
             let (en, ru) = (&*crate::stopwords::ENGLISH_SET, &*crate::stopwords::RUSSIAN_SET);
             proptest::prop_assert_eq!(quick_detect(&text, en, ru), quick_detect_reference(&text, en, ru));
+        }
+    }
+
+    /// [`detect_for_terms`] relies on this: only Latin-script languages have Latin
+    /// Snowball stemmers, and `whatlang` answers a language of the main script.
+    #[test]
+    fn only_latin_script_languages_have_latin_stemmers() {
+        for script in whatlang::Script::all() {
+            if *script == whatlang::Script::Latin {
+                continue;
+            }
+            for lang in script.langs() {
+                assert!(latin_tag(*lang).is_none(), "{script:?} {lang:?}");
+            }
+        }
+        for (lang, _) in LATIN_STEMMERS {
+            assert!(whatlang::Script::Latin.langs().contains(lang), "{lang:?}");
+        }
+    }
+
+    fn tag(lang: Option<Lang>) -> usize {
+        lang.and_then(latin_tag).unwrap_or(ENGLISH_TAG)
+    }
+
+    /// Pieces of several scripts and languages, so samples land on every side of the
+    /// quick check and of `whatlang`'s script choice.
+    const SCRIPT_PIECES: &[&str] = &[
+        EN,
+        RU,
+        UK,
+        DE,
+        "Le chat est sur la table et il regarde les oiseaux.",
+        "Η γλώσσα είναι ελληνική και το κείμενο είναι μικρό.",
+        "東京タワーは高い。",
+        "اللغة العربية جميلة",
+        "bindresvport(3) sockfd sin->sin_port NULL",
+        "Функция используется для привязки сокета",
+        "12345 67 890",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn detection_for_terms_gives_the_same_latin_tag(
+            parts in proptest::collection::vec(0..SCRIPT_PIECES.len(), 1..30),
+            noise in "\\PC{0,80}",
+        ) {
+            let mut text: String = parts.iter().map(|&i| SCRIPT_PIECES[i]).collect::<Vec<_>>().join(" ");
+            text.push_str(&noise);
+            let (en, ru) = (&*crate::stopwords::ENGLISH_SET, &*crate::stopwords::RUSSIAN_SET);
+            let fast = detect_for_terms(&text, en, ru);
+            let full = detect(&text, en, ru);
+            proptest::prop_assert_eq!(tag(fast), tag(full));
+            if fast.is_some() {
+                proptest::prop_assert_eq!(fast, full);
+            }
         }
     }
 

@@ -117,6 +117,28 @@ proptest! {
         }
     }
 
+    /// `normalize_terms` (language identified only as far as terms need it) gives the
+    /// tokens, word counts and language (when it has one) of `normalize`.
+    #[test]
+    fn normalize_terms_equals_normalize(text in any_text(), prefix in proptest::sample::select(vec![
+        "",
+        "Функция используется для привязки сокета к привилегированному порту. ",
+        "Він сказав дітям, що вони мають їсти, бо сонце вже сіло. ",
+        "Le chat est sur la table et il regarde les oiseaux par la fenêtre. ",
+        "The students were copying their essays from the Internet. ",
+    ])) {
+        let text = format!("{prefix}{text}");
+        let mut a = Normalizer::new(NormalizerConfig::default()).expect("valid config");
+        let mut b = a.clone();
+        let full = a.normalize(&text);
+        let terms = b.normalize_terms(&text);
+        prop_assert_eq!(&terms.tokens, &full.tokens);
+        prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
+        if terms.language.is_some() {
+            prop_assert_eq!(&terms.language, &full.language);
+        }
+    }
+
     /// Without stemming, normalizing the canonical terms gives them back exactly.
     #[test]
     fn idempotent_without_stemming(text in text_strategy()) {
