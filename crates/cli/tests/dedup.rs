@@ -139,3 +139,48 @@ fn bad_arguments_fail_cleanly() {
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("max_distance"), "{}", run.stderr);
 }
+
+/// A Parquet file (Snappy, as pyarrow writes by default): one document per row, the id
+/// and text columns named by the flags, a null text skipped and named by its row.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_rows_are_documents() {
+    use std::sync::Arc;
+
+    use parquet::basic::Compression;
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (press, bees) = (demo("printing-press.txt"), demo("honey-bees.txt"));
+    let texts = [Some(press.clone()), Some(bees), Some(edit(&press, 50)), None];
+    let schema =
+        Arc::new(parse_message_type("message docs { required int64 key; optional binary body (UTF8); }").unwrap());
+    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+    let file = fs::File::create(tmp.path().join("data.parquet")).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, props).unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    let mut column = group.next_column().unwrap().unwrap();
+    column.typed::<Int64Type>().write_batch(&[10, 20, 30, 40], None, None).unwrap();
+    column.close().unwrap();
+    let mut column = group.next_column().unwrap().unwrap();
+    let values: Vec<ByteArray> = texts.iter().flatten().map(|t| ByteArray::from(t.as_str())).collect();
+    let levels: Vec<i16> = texts.iter().map(|t| i16::from(t.is_some())).collect();
+    column.typed::<ByteArrayType>().write_batch(&values, Some(&levels), None).unwrap();
+    column.close().unwrap();
+    group.close().unwrap();
+    writer.close().unwrap();
+
+    let run = tessera(tmp.path(), &["dedup", "data.parquet", "--text-field", "body", "--id-field", "key"]);
+    // The null text is skipped and named by its row, which makes exit code 3.
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(run.stderr.contains("data.parquet:4"), "{}", run.stderr);
+    let lines: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let pairs: Vec<(&str, &str, bool)> = lines
+        .iter()
+        .map(|l| (l["id"].as_str().unwrap(), l["cluster"].as_str().unwrap(), l["kept"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(pairs, [("10", "10", true), ("20", "20", true), ("30", "10", false)]);
+}

@@ -83,6 +83,13 @@ fn if_new_near_and_delete() {
     assert_snapshot!("delete", ok(dir, &["delete", "--index", "idx", &doc, &doc]));
     let after = ok(dir, &["near", "--index", "idx", "pages/e-new-again.txt", "--format", "json"]);
     assert_eq!(after.trim(), "[]");
+    // `stats` counts live documents and says how many were deleted.
+    let stats: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["stats", "--index", "idx", "--format", "json"])).unwrap();
+    let collection = &stats["collections"][0];
+    assert_eq!(collection["deleted"], 1, "{stats}");
+    let text = ok(dir, &["stats", "--index", "idx"]);
+    assert!(text.contains("(+1 deleted)"), "{text}");
     // The deleted text is new again.
     let again = ok(dir, &["index", "-q", "--index", "idx", "--if-new", "pages/d-new.txt"]);
     assert!(again.starts_with("added 1 new documents"), "{again}");

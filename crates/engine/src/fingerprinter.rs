@@ -105,7 +105,7 @@ impl Fingerprinter {
 
     /// Fingerprints a text: shingle hashes, token spans, terms and sentences.
     pub fn fingerprint(&mut self, text: &str) -> Fingerprint {
-        let normalized = self.normalizer.normalize(text);
+        let normalized = self.normalizer.normalize_terms(text);
         let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
         let token_bytes: Vec<Span> = normalized.tokens.iter().map(|t| t.span).collect();
         let token_chars = char_spans(text, &token_bytes);
@@ -124,7 +124,7 @@ impl Fingerprinter {
     /// hashes, read cyclically when the text has fewer than `min_terms` terms (see
     /// [`tessera_near::shingles_for_sketch`]).
     pub fn sketch_input(&mut self, text: &str, min_terms: usize) -> SketchInput {
-        let normalized = self.normalizer.normalize(text);
+        let normalized = self.normalizer.normalize_terms(text);
         let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
         let shingles = tessera_near::shingles_for_sketch(&self.shingler, &terms, min_terms);
         SketchInput { terms, shingles }

@@ -52,8 +52,10 @@ struct DocRun {
 pub struct CollectionInfo {
     /// The collection's settings.
     pub config: CollectionConfig,
-    /// Committed documents.
+    /// Live documents: committed and not deleted.
     pub docs: u64,
+    /// Deleted documents (their bytes stay in the segments until a merge drops them).
+    pub deleted: u64,
     /// Segment files.
     pub segments: u64,
     /// Distinct `(key, doc)` postings, summed over segments.
@@ -139,7 +141,7 @@ impl IndexReader {
 
     /// Statistics of every collection, sorted by name.
     pub fn collections(&self) -> Vec<CollectionInfo> {
-        self.collections.iter().map(CollectionState::info).collect()
+        self.collections.iter().map(|c| c.info(&self.deleted)).collect()
     }
 
     /// The collection called `name`.
@@ -267,10 +269,18 @@ pub struct VerifyReport {
 }
 
 impl CollectionState {
-    fn info(&self) -> CollectionInfo {
+    /// Statistics; `deleted` is every deleted id of the index, ascending.
+    fn info(&self, deleted: &[u64]) -> CollectionInfo {
+        let in_range = |r: &DocRange| {
+            let from = deleted.partition_point(|&d| d < r.base);
+            let to = deleted.partition_point(|&d| d < r.base + r.count);
+            (to - from) as u64
+        };
+        let dead: u64 = self.segments.iter().flat_map(|s| &s.ranges).map(in_range).sum();
         let mut info = CollectionInfo {
             config: self.config.clone(),
-            docs: self.doc_count,
+            docs: self.doc_count.saturating_sub(dead),
+            deleted: dead,
             segments: self.segments.len() as u64,
             postings: 0,
             distinct_keys: 0,
@@ -327,7 +337,7 @@ impl CollectionReader<'_> {
 
     /// Statistics of the collection.
     pub fn info(&self) -> CollectionInfo {
-        self.state.info()
+        self.state.info(self.deleted)
     }
 
     /// For each hash of `hashes` (sorted ascending and distinct for speed; any order is

@@ -73,3 +73,33 @@ fn places_seen_are_listed_in_order_without_repeats() {
     );
     assert!(matches!(w.attach_origin(DocId(77), "x"), Err(Error::UnknownDoc(_))));
 }
+
+#[test]
+fn collection_stats_count_live_documents_and_deleted_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
+    let mut w = index.writer(WriterOptions::default()).unwrap();
+    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    w.ensure_collection(collection("b", CollectionKind::Source, false)).unwrap();
+    let s = doc_snapshot(3, 40);
+    let mut ids = Vec::new();
+    for (i, c) in ["a", "a", "b", "a", "b"].into_iter().enumerate() {
+        ids.push(w.add(c, NewDocument { meta: doc_meta(i as u64), snapshot: &s, text: None }).unwrap());
+    }
+    w.commit().unwrap();
+    // A second segment in "a", so deletes span segments.
+    ids.push(w.add("a", NewDocument { meta: doc_meta(9), snapshot: &s, text: None }).unwrap());
+    w.commit().unwrap();
+    let counts = |r: &tessera_index::IndexReader| {
+        r.collections().iter().map(|c| (c.config.name.clone(), c.docs, c.deleted)).collect::<Vec<_>>()
+    };
+    assert_eq!(counts(&index.reader().unwrap()), [("a".into(), 4, 0), ("b".into(), 2, 0)]);
+    for i in [0, 2, 5] {
+        assert!(w.delete(ids[i]).unwrap());
+    }
+    w.commit().unwrap();
+    let r = index.reader().unwrap();
+    assert_eq!(counts(&r), [("a".into(), 2, 2), ("b".into(), 1, 1)]);
+    let a = r.collection("a").unwrap().info();
+    assert_eq!((a.docs, a.deleted), (2, 2));
+}

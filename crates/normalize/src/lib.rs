@@ -60,11 +60,16 @@
 //! one same separator character apart) are joined into one word, and the Hangul fillers
 //! (letters that render blank, used in place of spaces) split words.
 //!
-//! **Speed.** A byte-table tokenizer (ASCII and two-byte Cyrillic fast paths) and a
+//! **Speed.** A byte-table tokenizer whose runs of ASCII letters and digits and of
+//! two-byte Cyrillic letters are skipped eight bytes at a time (SWAR), and a
 //! per-normalizer cache from each distinct word as written (keyed by its 64-bit
-//! `xxh3`) to its term: a word is canonicalised, stemmed and hashed once, and a text
-//! costs one hash-map probe per word; no allocation per token. Each per-language cache
-//! is cleared at about a million distinct words.
+//! `xxh3`) to its term: a word is canonicalised, stemmed and hashed once. Words are
+//! looked up in batches of 32 (independent probes overlap their waits for memory),
+//! first in a small direct-mapped hot cache that stays in L2, then in the large one;
+//! no allocation per token. Each per-language cache is cleared at about a million
+//! distinct words. [`Normalizer::normalize_terms`] skips the language identifier when
+//! the text's main script is not Latin (the terms cannot depend on its answer). Every
+//! fast path has a property test against the general path.
 //!
 //! **Idempotence.** Without stemming, normalizing the canonical terms joined by spaces
 //! gives the same terms back (language fixed). With stemming, the *surface* forms (the

@@ -222,6 +222,27 @@ pub(crate) fn detect(text: &str, english: &StopSet, russian: &StopSet) -> Option
     info.is_reliable().then(|| info.lang())
 }
 
+/// What [`detect`] decides for the *terms*: its answer wherever the Latin language tag
+/// could depend on it, else `None` without asking `whatlang`.
+///
+/// `whatlang` first finds the sample's main script and then only picks among that
+/// script's languages. When the main script is not Latin, none of them has a
+/// Latin-script Snowball stemmer (a test checks every script), so the Latin tag is
+/// English whatever it would answer: the language identification, which can cost more
+/// than normalizing the text (mixed Russian and English technical text, Ukrainian,
+/// Greek, CJK), is skipped.
+pub(crate) fn detect_for_terms(text: &str, english: &StopSet, russian: &StopSet) -> Option<Lang> {
+    if let Some(lang) = quick_detect(sample_of(text, QUICK_SAMPLE), english, russian) {
+        return Some(lang);
+    }
+    let sample = sample(text);
+    if whatlang::detect_script(sample) != Some(whatlang::Script::Latin) {
+        return None;
+    }
+    let info = whatlang::detect(sample)?;
+    info.is_reliable().then(|| info.lang())
+}
+
 /// English or Russian, when the sample says so without doubt: at least 20 words, at
 /// least 90 % of them in one script, and
 /// - Latin: at least 25 % English stop words (English prose has 40-50 %; French,
@@ -236,6 +257,19 @@ pub(crate) fn quick_detect(sample: &str, english: &StopSet, russian: &StopSet) -
     let mut lower = String::new();
     tokenizer::scan(sample, |w| {
         let word = &sample[w.start..w.end];
+        if word.is_ascii() {
+            // The common case, without building the lowercase word: an ASCII word is
+            // Latin if it has a letter (else it is a number: skipped), and sets none of
+            // the letter flags; it can only be a stop word if it is no longer than the
+            // longest one.
+            if !word.bytes().any(|b| b.is_ascii_alphabetic()) {
+                return;
+            }
+            latin += 1;
+            words += 1;
+            en_hits += usize::from(english.contains_ascii_lowercase(word));
+            return;
+        }
         lower.clear();
         for c in word.chars() {
             match c {
@@ -358,6 +392,178 @@ mod tests {
         assert_eq!(quick(UK), None);
         assert_eq!(quick(DE), None);
         assert_eq!(quick("too short to say"), None);
+    }
+
+    /// `quick_detect` as it was before its ASCII fast path.
+    fn quick_detect_reference(sample: &str, english: &StopSet, russian: &StopSet) -> Option<Lang> {
+        let (mut words, mut latin, mut cyrillic, mut en_hits, mut ru_hits) = (0usize, 0usize, 0usize, 0usize, 0usize);
+        let (mut russian_letters, mut foreign_letters) = (false, false);
+        let mut lower = String::new();
+        tokenizer::scan(sample, |w| {
+            let word = &sample[w.start..w.end];
+            lower.clear();
+            for c in word.chars() {
+                match c {
+                    'ы' | 'э' | 'Ы' | 'Э' => russian_letters = true,
+                    'і' | 'ї' | 'є' | 'ґ' | 'ў' | 'ј' | 'љ' | 'њ' | 'ђ' | 'ћ' | 'џ' | 'ѓ' | 'ќ' | 'ѕ' | 'ә' | 'ө'
+                    | 'ү' | 'ң' | 'қ' | 'ғ' | 'ұ' | 'һ' => foreign_letters = true,
+                    _ => {}
+                }
+                match c {
+                    // The common case first: ASCII lowercases in place, without the
+                    // iterator `to_lowercase` returns.
+                    _ if c.is_ascii() => lower.push(c.to_ascii_lowercase()),
+                    'ё' | 'Ё' => lower.push('е'),
+                    '\u{2019}' | '\u{2018}' | '\u{02BC}' | '\u{FF07}' => lower.push('\''),
+                    _ => lower.extend(c.to_lowercase()),
+                }
+            }
+            match word_script(&lower) {
+                Script::Latin => {
+                    latin += 1;
+                    en_hits += usize::from(english.contains(&lower));
+                }
+                Script::Cyrillic => {
+                    cyrillic += 1;
+                    ru_hits += usize::from(russian.contains(&lower));
+                }
+                _ if lower.chars().any(char::is_alphabetic) => {}
+                _ => return,
+            }
+            words += 1;
+        });
+        if words < 20 {
+            return None;
+        }
+        if latin * 10 >= words * 9 && en_hits * 100 >= latin * 25 {
+            return Some(Lang::Eng);
+        }
+        if cyrillic * 10 >= words * 9 && ru_hits * 100 >= cyrillic * 15 && russian_letters && !foreign_letters {
+            return Some(Lang::Rus);
+        }
+        None
+    }
+
+    /// Sentences that sit on the English and Russian thresholds, and noise.
+    const QUICK_PIECES: &[&str] = &[
+        "the",
+        "The",
+        "THE",
+        "of",
+        "and",
+        "it's",
+        "don't",
+        "students",
+        "plagiarism",
+        "copying",
+        "2024",
+        "3rd",
+        "x1",
+        "themselves",
+        "yourselves",
+        "и",
+        "в",
+        "которые",
+        "Которые",
+        "её",
+        "ЁЛКА",
+        "был",
+        "это",
+        "эти",
+        "мы",
+        "студенты",
+        "і",
+        "ї",
+        "ў",
+        "һ",
+        "café",
+        "naïve",
+        "O’Neil",
+        "don’t",
+        "λόγος",
+        "東京",
+        "pla\u{200B}giarism",
+        "ǅ",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn quick_detection_fast_path_changes_nothing(
+            // Mostly English pieces, mostly Russian ones, or any.
+            (from, to) in proptest::sample::select(vec![(0, 14), (0, 16), (14, 26), (12, 30), (0, QUICK_PIECES.len())]),
+            parts in proptest::collection::vec((0..1000usize, 0..3usize), 0..160),
+            noise in "\\PC{0,60}",
+        ) {
+            let mut text = String::new();
+            for (p, s) in parts {
+                text.push_str(QUICK_PIECES[from + p % (to - from)]);
+                text.push_str([" ", ", ", ". "][s]);
+            }
+            text.push_str(&noise);
+            let (en, ru) = (&*crate::stopwords::ENGLISH_SET, &*crate::stopwords::RUSSIAN_SET);
+            proptest::prop_assert_eq!(quick_detect(&text, en, ru), quick_detect_reference(&text, en, ru));
+        }
+
+        #[test]
+        fn quick_detection_fast_path_changes_nothing_on_any_string(text in proptest::prelude::any::<String>()) {
+            let (en, ru) = (&*crate::stopwords::ENGLISH_SET, &*crate::stopwords::RUSSIAN_SET);
+            proptest::prop_assert_eq!(quick_detect(&text, en, ru), quick_detect_reference(&text, en, ru));
+        }
+    }
+
+    /// [`detect_for_terms`] relies on this: only Latin-script languages have Latin
+    /// Snowball stemmers, and `whatlang` answers a language of the main script.
+    #[test]
+    fn only_latin_script_languages_have_latin_stemmers() {
+        for script in whatlang::Script::all() {
+            if *script == whatlang::Script::Latin {
+                continue;
+            }
+            for lang in script.langs() {
+                assert!(latin_tag(*lang).is_none(), "{script:?} {lang:?}");
+            }
+        }
+        for (lang, _) in LATIN_STEMMERS {
+            assert!(whatlang::Script::Latin.langs().contains(lang), "{lang:?}");
+        }
+    }
+
+    fn tag(lang: Option<Lang>) -> usize {
+        lang.and_then(latin_tag).unwrap_or(ENGLISH_TAG)
+    }
+
+    /// Pieces of several scripts and languages, so samples land on every side of the
+    /// quick check and of `whatlang`'s script choice.
+    const SCRIPT_PIECES: &[&str] = &[
+        EN,
+        RU,
+        UK,
+        DE,
+        "Le chat est sur la table et il regarde les oiseaux.",
+        "Η γλώσσα είναι ελληνική και το κείμενο είναι μικρό.",
+        "東京タワーは高い。",
+        "اللغة العربية جميلة",
+        "bindresvport(3) sockfd sin->sin_port NULL",
+        "Функция используется для привязки сокета",
+        "12345 67 890",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn detection_for_terms_gives_the_same_latin_tag(
+            parts in proptest::collection::vec(0..SCRIPT_PIECES.len(), 1..30),
+            noise in "\\PC{0,80}",
+        ) {
+            let mut text: String = parts.iter().map(|&i| SCRIPT_PIECES[i]).collect::<Vec<_>>().join(" ");
+            text.push_str(&noise);
+            let (en, ru) = (&*crate::stopwords::ENGLISH_SET, &*crate::stopwords::RUSSIAN_SET);
+            let fast = detect_for_terms(&text, en, ru);
+            let full = detect(&text, en, ru);
+            proptest::prop_assert_eq!(tag(fast), tag(full));
+            if fast.is_some() {
+                proptest::prop_assert_eq!(fast, full);
+            }
+        }
     }
 
     #[test]

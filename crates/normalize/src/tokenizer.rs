@@ -201,13 +201,20 @@ fn word_char_at(text: &str, i: usize) -> bool {
 
 /// Calls `emit` for every word of `text`, in order.
 #[inline]
-pub(crate) fn scan(text: &str, mut emit: impl FnMut(Word)) {
+pub(crate) fn scan(text: &str, emit: impl FnMut(Word)) {
+    scan_with(text, emit, word_run_end);
+}
+
+/// [`scan`] with the function that skips a run of `WORD` and `CYR` bytes as a
+/// parameter, so tests can check the fast one against the byte-by-byte one.
+#[inline]
+fn scan_with(text: &str, mut emit: impl FnMut(Word), run_end: impl Fn(&[u8], usize) -> usize + Copy) {
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut i = 0;
     while i < n {
         match CLASS[bytes[i] as usize] {
-            WORD | CYR => i = scan_word(text, i, &mut emit),
+            WORD | CYR => i = scan_word(text, i, &mut emit, run_end),
             OTHER => {
                 let Some((c, len)) = decode(text, i) else {
                     // Unreachable for a `str`; step one byte so the loop always ends.
@@ -215,7 +222,7 @@ pub(crate) fn scan(text: &str, mut emit: impl FnMut(Word)) {
                     continue;
                 };
                 match classify(c) {
-                    CharClass::Word => i = scan_word(text, i, &mut emit),
+                    CharClass::Word => i = scan_word(text, i, &mut emit, run_end),
                     CharClass::Single => i = scan_single(text, i, len, &mut emit),
                     _ => i += len,
                 }
@@ -247,7 +254,7 @@ pub(crate) fn scan_joining(text: &str, mut emit: impl FnMut(Word)) {
         run.clear();
     };
     scan(text, |w| {
-        if !is_one_letter(&text[w.start..w.end]) {
+        if !is_one_letter_word(text, w) {
             flush(&mut run, &mut emit);
             separator = None;
             emit(w);
@@ -273,6 +280,24 @@ pub(crate) fn scan_joining(text: &str, mut emit: impl FnMut(Word)) {
     flush(&mut run, &mut emit);
 }
 
+/// [`is_one_letter`] of a word [`scan`] found, without decoding in the common cases: a
+/// clean word (no ignorables) that starts with an ASCII byte is one letter only if it
+/// is that one ASCII letter, and one of more than four bytes has at least two
+/// characters.
+#[inline]
+fn is_one_letter_word(text: &str, w: Word) -> bool {
+    if !w.dirty {
+        let first = text.as_bytes()[w.start];
+        if first.is_ascii() {
+            return w.end - w.start == 1 && first.is_ascii_alphabetic();
+        }
+        if w.end - w.start > 4 {
+            return false;
+        }
+    }
+    is_one_letter(&text[w.start..w.end])
+}
+
 /// Whether `word` is exactly one alphabetic character (ignorables aside) of a script
 /// that writes words with spaces (not a Han or kana character, a word by itself).
 #[inline]
@@ -290,7 +315,7 @@ pub(crate) fn join_into(word: &str, out: &mut String) {
 
 /// Scans the word starting at `start` (a word character); returns where to continue.
 #[inline]
-fn scan_word(text: &str, start: usize, emit: &mut impl FnMut(Word)) -> usize {
+fn scan_word(text: &str, start: usize, emit: &mut impl FnMut(Word), run_end: impl Fn(&[u8], usize) -> usize) -> usize {
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut i = start;
@@ -298,13 +323,7 @@ fn scan_word(text: &str, start: usize, emit: &mut impl FnMut(Word)) -> usize {
     let mut dirty = false;
     loop {
         let run = i;
-        while i < n {
-            match CLASS[bytes[i] as usize] {
-                WORD => i += 1,
-                CYR => i += 2,
-                _ => break,
-            }
-        }
+        i = run_end(bytes, i);
         if i > run {
             end = i;
         }
@@ -342,6 +361,84 @@ fn scan_word(text: &str, start: usize, emit: &mut impl FnMut(Word)) -> usize {
         }
     }
     emit(Word { start, end, dirty, joined: false });
+    i
+}
+
+/// Where the run of `WORD` and `CYR` bytes (ASCII letters and digits, two-byte Cyrillic
+/// letters) starting at `i` (a character boundary) ends.
+#[inline]
+fn word_run_end(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() {
+        match CLASS[bytes[i] as usize] {
+            WORD => i = ascii_run_end(bytes, i + 1),
+            CYR => i = cyrillic_run_end(bytes, i + 2),
+            _ => break,
+        }
+    }
+    i
+}
+
+/// `u64` with every byte set to `b`.
+const fn bytes8(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// How many of the first bytes of `chunk` (eight bytes read little-endian) are ASCII
+/// letters or digits (`CLASS` = `WORD`), 0 to 8: a branch-free SWAR test, so a word's
+/// end costs one test instead of a mispredicted branch per byte.
+#[inline]
+fn ascii_alnum_prefix(chunk: u64) -> usize {
+    const HIGH: u64 = bytes8(0x80);
+    // Seven low bits of each byte; the sums below stay under 0x100, so no byte carries
+    // into the next, and bit 7 of `x + (0x80 - lo)` says `x >= lo`.
+    let x = chunk & bytes8(0x7F);
+    let lower = x | bytes8(0x20);
+    let letter = lower.wrapping_add(bytes8(0x80 - b'a')) & !lower.wrapping_add(bytes8(0x7F - b'z'));
+    let digit = x.wrapping_add(bytes8(0x80 - b'0')) & !x.wrapping_add(bytes8(0x7F - b'9'));
+    // Non-ASCII bytes (bit 7 set in `chunk`) are not ASCII letters or digits.
+    let alnum = (letter | digit) & !chunk & HIGH;
+    (!alnum & HIGH).trailing_zeros() as usize / 8
+}
+
+/// Where the run of ASCII letters and digits starting at `i` ends.
+#[inline]
+fn ascii_run_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let k = ascii_alnum_prefix(u64::from_le_bytes(*chunk));
+        i += k;
+        if k < 8 {
+            return i;
+        }
+    }
+    while i < bytes.len() && CLASS[bytes[i] as usize] == WORD {
+        i += 1;
+    }
+    i
+}
+
+/// How many of the first four two-byte pairs of `chunk` (read little-endian) are a
+/// lead byte 0xD0 or 0xD1 and a continuation byte: Cyrillic letters U+0400..U+047F.
+#[inline]
+fn cyrillic_pair_prefix(chunk: u64) -> usize {
+    let diff = (chunk & 0xC0FE_C0FE_C0FE_C0FE) ^ 0x80D0_80D0_80D0_80D0;
+    diff.trailing_zeros() as usize / 16
+}
+
+/// Where the run of two-byte Cyrillic letters (lead byte 0xD0 or 0xD1) starting at `i`
+/// (a character boundary) ends.
+#[inline]
+fn cyrillic_run_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let k = cyrillic_pair_prefix(u64::from_le_bytes(*chunk));
+        i += 2 * k;
+        if k < 4 {
+            return i;
+        }
+    }
+    // In a `str` a lead byte is always followed by its continuation byte.
+    while i < bytes.len() && CLASS[bytes[i] as usize] == CYR {
+        i += 2;
+    }
     i
 }
 
@@ -431,6 +528,118 @@ mod tests {
     #[test]
     fn combining_marks_stay_inside_words() {
         assert_eq!(words("cafe\u{0301} за\u{0301}мок"), ["cafe\u{0301}", "за\u{0301}мок"]);
+    }
+
+    /// The run loop before the SWAR fast paths: one byte class at a time.
+    fn word_run_end_bytewise(bytes: &[u8], mut i: usize) -> usize {
+        while i < bytes.len() {
+            match CLASS[bytes[i] as usize] {
+                WORD => i += 1,
+                CYR => i += 2,
+                _ => break,
+            }
+        }
+        i
+    }
+
+    fn all_words(text: &str, run_end: impl Fn(&[u8], usize) -> usize + Copy) -> Vec<Word> {
+        let mut out = Vec::new();
+        scan_with(text, |w| out.push(w), run_end);
+        out
+    }
+
+    #[test]
+    fn swar_prefixes() {
+        let chunk = |s: &[u8; 8]| u64::from_le_bytes(*s);
+        assert_eq!(ascii_alnum_prefix(chunk(b"abcdefgh")), 8);
+        assert_eq!(ascii_alnum_prefix(chunk(b"AZaz09Zz")), 8);
+        assert_eq!(ascii_alnum_prefix(chunk(b"abc defg")), 3);
+        assert_eq!(ascii_alnum_prefix(chunk(b"@[`{/:az")), 0);
+        assert_eq!(ascii_alnum_prefix(chunk(b"a\xd0\xb0bcdef")), 1);
+        for b in 0..=255u8 {
+            let expected = usize::from(CLASS[b as usize] == WORD);
+            assert_eq!(ascii_alnum_prefix(u64::from(b) | (0x20 << 8)), expected, "{b:#x}");
+        }
+        let ru = "абвгдеёж".as_bytes();
+        assert_eq!(cyrillic_pair_prefix(u64::from_le_bytes(*ru.first_chunk::<8>().unwrap())), 4);
+        assert_eq!(cyrillic_pair_prefix(u64::from_le_bytes(*"аб cdef".as_bytes().first_chunk::<8>().unwrap())), 2);
+    }
+
+    /// Fragments that stress the run loop: runs longer and shorter than eight bytes,
+    /// every script switch, the characters that end or continue a word.
+    const FRAGMENTS: &[&str] = &[
+        "a",
+        "Z",
+        "0",
+        "9",
+        "abcdefgh",
+        "abcdefghijklmnop",
+        "ж",
+        "Ё",
+        "ѐѿ",
+        "привет",
+        "Привет",
+        "ҀҊ",
+        "é",
+        "e\u{301}",
+        "'",
+        "’",
+        "-",
+        " ",
+        "\n",
+        ".",
+        "@",
+        "[",
+        "`",
+        "{",
+        "/",
+        ":",
+        "\u{200B}",
+        "\u{AD}",
+        "東",
+        "🔥",
+        "ß",
+        "ǅ",
+        "x²",
+        "\u{3164}",
+        "١",
+        "Ⅻ",
+        "\u{7F}",
+        "\u{80}",
+        "\u{FF}",
+        "\u{0400}",
+        "\u{047F}",
+        "\u{0480}",
+        "\u{04FF}",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn fast_run_loop_finds_the_same_words(
+            parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..60),
+            noise in "\\PC{0,40}",
+        ) {
+            let mut text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            text.push_str(&noise);
+            proptest::prop_assert_eq!(all_words(&text, word_run_end), all_words(&text, word_run_end_bytewise));
+        }
+
+        #[test]
+        fn one_letter_shortcut_agrees(
+            parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..60),
+            noise in "\\PC{0,40}",
+        ) {
+            let mut text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            text.push_str(&noise);
+            for w in all_words(&text, word_run_end) {
+                proptest::prop_assert_eq!(is_one_letter_word(&text, w), is_one_letter(&text[w.start..w.end]));
+            }
+        }
+
+        #[test]
+        fn fast_run_loop_on_any_string(text in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(all_words(&text, word_run_end), all_words(&text, word_run_end_bytewise));
+        }
     }
 
     #[test]

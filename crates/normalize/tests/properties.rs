@@ -97,6 +97,48 @@ proptest! {
         prop_assert_eq!(n.normalize(&a).term_hashes(), n.normalize(&b).term_hashes());
     }
 
+    /// The fast path (byte-class tokenizer runs, hot and large word caches) gives the
+    /// terms the slow path (no cache, each word canonicalised as a string) gives, also
+    /// when one normalizer's caches are warm from other texts, and for detected
+    /// languages.
+    #[test]
+    fn cached_fast_path_equals_the_general_path(texts in proptest::collection::vec(any_text(), 1..6)) {
+        let mut n = Normalizer::new(NormalizerConfig::default()).expect("valid config");
+        for text in texts.iter().chain(texts.iter()) {
+            let fast = n.normalize(text);
+            let slow = n.canonical_terms(text);
+            let slow_tokens: Vec<(usize, usize, u64)> = slow
+                .iter()
+                .map(|(span, term)| (span.start, span.end, xxhash_rust::xxh3::xxh3_64(term.as_bytes())))
+                .collect();
+            let fast_tokens: Vec<(usize, usize, u64)> =
+                fast.tokens.iter().map(|t| (t.span.start, t.span.end, t.term)).collect();
+            prop_assert_eq!(fast_tokens, slow_tokens);
+        }
+    }
+
+    /// `normalize_terms` (language identified only as far as terms need it) gives the
+    /// tokens, word counts and language (when it has one) of `normalize`.
+    #[test]
+    fn normalize_terms_equals_normalize(text in any_text(), prefix in proptest::sample::select(vec![
+        "",
+        "Функция используется для привязки сокета к привилегированному порту. ",
+        "Він сказав дітям, що вони мають їсти, бо сонце вже сіло. ",
+        "Le chat est sur la table et il regarde les oiseaux par la fenêtre. ",
+        "The students were copying their essays from the Internet. ",
+    ])) {
+        let text = format!("{prefix}{text}");
+        let mut a = Normalizer::new(NormalizerConfig::default()).expect("valid config");
+        let mut b = a.clone();
+        let full = a.normalize(&text);
+        let terms = b.normalize_terms(&text);
+        prop_assert_eq!(&terms.tokens, &full.tokens);
+        prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
+        if terms.language.is_some() {
+            prop_assert_eq!(&terms.language, &full.language);
+        }
+    }
+
     /// Without stemming, normalizing the canonical terms gives them back exactly.
     #[test]
     fn idempotent_without_stemming(text in text_strategy()) {

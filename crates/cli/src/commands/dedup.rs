@@ -29,8 +29,9 @@ pub enum Method {
 /// Arguments of `tessera dedup`.
 #[derive(Debug, Args)]
 pub struct DedupArgs {
-    /// A folder or files of documents (any format `tessera index` reads), or one JSONL
-    /// file (`.jsonl`/`.ndjson`, or any file when `--text-field` is given).
+    /// A folder or files of documents (any format `tessera index` reads), one JSONL
+    /// file (`.jsonl`/`.ndjson`, or any file when `--text-field` is given), or one
+    /// Parquet file (`.parquet`, one document per row; cargo feature `parquet`).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// How documents are compared.
@@ -55,10 +56,11 @@ pub struct DedupArgs {
     /// Texts with fewer words than this are shingled cyclically (seed 004).
     #[arg(long, default_value_t = 10)]
     short_words: usize,
-    /// JSONL: the field holding the text (default "text").
+    /// JSONL and Parquet: the field (column) holding the text (default "text").
     #[arg(long)]
     text_field: Option<String>,
-    /// JSONL: the field holding the id (default: the line number).
+    /// JSONL and Parquet: the field (column) holding the id (default: the line or row
+    /// number).
     #[arg(long)]
     id_field: Option<String>,
     /// Where to write the JSONL lines (default: stdout).
@@ -101,8 +103,8 @@ enum Sketch {
     SimHash { tf: Vec<(u64, u32)> },
 }
 
-/// A document to sketch: a file, or a JSONL record.
-enum Record {
+/// A document to sketch: a file, or a JSONL or Parquet record.
+pub(super) enum Record {
     File(PathBuf),
     Text { id: String, text: String },
 }
@@ -176,7 +178,33 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         }
     };
 
-    if let Some(jsonl) = jsonl_input(args)? {
+    if let Some(path) = parquet_input(args) {
+        #[cfg(feature = "parquet")]
+        {
+            let text_field = args.text_field.as_deref().unwrap_or("text");
+            let bar = super::progress::files_bar(quiet, "sketching");
+            let mut batch = Vec::with_capacity(BATCH);
+            super::dedup_parquet::read(&path, text_field, args.id_field.as_deref(), |record| {
+                match record {
+                    Ok(r) => batch.push(r),
+                    Err(skipped) => failed.push(skipped),
+                }
+                if batch.len() == BATCH {
+                    process(&batch, &mut failed);
+                    bar.inc(batch.len() as u64);
+                    batch.clear();
+                }
+                Ok(())
+            })?;
+            process(&batch, &mut failed);
+            bar.finish_and_clear();
+        }
+        #[cfg(not(feature = "parquet"))]
+        bail!(
+            "{} is a Parquet file, and this tessera was built without Parquet support (cargo feature `parquet` of tessera-cli)",
+            path.display()
+        );
+    } else if let Some(jsonl) = jsonl_input(args)? {
         let text_field = args.text_field.as_deref().unwrap_or("text");
         let file = File::open(&jsonl).with_context(|| format!("opening {}", jsonl.display()))?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -326,6 +354,16 @@ fn record_name(r: &Record) -> String {
     match r {
         Record::File(p) => p.display().to_string(),
         Record::Text { id, .. } => id.clone(),
+    }
+}
+
+/// The Parquet file to read, if the input is one (a single `.parquet` file).
+fn parquet_input(args: &DedupArgs) -> Option<PathBuf> {
+    match args.inputs.as_slice() {
+        [path] if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) && path.is_file() => {
+            Some(path.clone())
+        }
+        _ => None,
     }
 }
 

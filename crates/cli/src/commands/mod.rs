@@ -7,6 +7,8 @@ mod bench_near;
 mod check;
 mod crawl;
 mod dedup;
+#[cfg(feature = "parquet")]
+mod dedup_parquet;
 mod demo;
 mod eval;
 mod extract;

@@ -29,6 +29,7 @@ pub fn run(args: &StatsArgs) -> Result<ExitCode> {
                 "kind": c.config.kind,
                 "keep_texts": c.config.keep_texts,
                 "docs": c.docs,
+                "deleted": c.deleted,
                 "segments": c.segments,
                 "postings": c.postings,
                 "distinct_keys": c.distinct_keys,
@@ -52,10 +53,11 @@ pub fn run(args: &StatsArgs) -> Result<ExitCode> {
     for c in &collections {
         let per_posting = if c.postings > 0 { c.postings_bytes as f64 / c.postings as f64 } else { 0.0 };
         println!(
-            "collection {:<16} kind {:<8} docs {:>10} segments {:>4} postings {:>12} ({:.2} B/posting) size {:.1} MB{}",
+            "collection {:<16} kind {:<8} docs {:>10}{} segments {:>4} postings {:>12} ({:.2} B/posting) size {:.1} MB{}",
             c.config.name,
             format!("{:?}", c.config.kind).to_lowercase(),
             c.docs,
+            if c.deleted > 0 { format!(" (+{} deleted)", c.deleted) } else { String::new() },
             c.segments,
             c.postings,
             per_posting,
