@@ -12,7 +12,7 @@ use tessera_engine::near::{
     LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SketchStore, SplitMix64, StoreEntry, StoreSettings,
     TableDesign, all_pairs, write_store,
 };
-use tessera_engine::{FingerprintSettings, Fingerprinter, Fingerprinters};
+use tessera_engine::{Fingerprinter, Fingerprinters};
 
 /// Arguments of `tessera bench sketch`.
 #[derive(Debug, Args)]
@@ -29,9 +29,10 @@ pub struct SketchArgs {
     /// Hash functions.
     #[arg(long, default_value_t = 128)]
     num_perm: usize,
-    /// Words per shingle.
-    #[arg(long, default_value_t = 3)]
-    shingle_size: usize,
+    /// Fingerprint settings (`--keep-stop-words --no-stemming` come close to what the
+    /// peers that split on whitespace do).
+    #[command(flatten)]
+    create: super::CreateArgs,
 }
 
 /// Arguments of `tessera bench lsh`.
@@ -103,16 +104,17 @@ pub fn sketch(args: &SketchArgs) -> Result<ExitCode> {
         .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
         .collect::<Result<_>>()?;
     let total: usize = texts.iter().map(String::len).sum();
-    let mut settings = FingerprintSettings::default();
-    settings.shingles.size = args.shingle_size;
+    let settings = args.create.settings();
     let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings)?);
     let hasher = MinHasher::new(MinHashConfig { num_perm: args.num_perm, seed: 1 })?;
     println!(
-        "{} documents, {:.1} MB; {}-word shingles, {} functions",
+        "{} documents, {:.1} MB; {}-word shingles, {} functions; stop words {}, stemming {}",
         texts.len(),
         total as f64 / 1e6,
-        args.shingle_size,
-        args.num_perm
+        settings.shingles.size,
+        args.num_perm,
+        if settings.normalizer.stop_words { "dropped" } else { "kept" },
+        if settings.normalizer.stemming { "on" } else { "off" },
     );
     for &threads in &args.threads {
         let pool = pool(threads)?;
