@@ -252,12 +252,17 @@ pub(crate) fn detect_for_terms(text: &str, english: &StopSet, russian: &StopSet)
 ///   Russian lacks (`і ї є ґ ў ј љ њ ђ ћ џ ѓ ќ ѕ ә ө ү ң қ ғ ұ һ`: Ukrainian,
 ///   Belarusian, South Slavic, Turkic).
 pub(crate) fn quick_detect(sample: &str, english: &StopSet, russian: &StopSet) -> Option<Lang> {
+    quick_detect_with(sample, english, russian, true)
+}
+
+/// [`quick_detect`], with its ASCII fast path or without it (tests compare the two).
+fn quick_detect_with(sample: &str, english: &StopSet, russian: &StopSet, ascii_fast_path: bool) -> Option<Lang> {
     let (mut words, mut latin, mut cyrillic, mut en_hits, mut ru_hits) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let (mut russian_letters, mut foreign_letters) = (false, false);
     let mut lower = String::new();
     tokenizer::scan(sample, |w| {
         let word = &sample[w.start..w.end];
-        if word.is_ascii() {
+        if ascii_fast_path && word.is_ascii() {
             // The common case, without building the lowercase word: an ASCII word is
             // Latin if it has a letter (else it is a number: skipped), and sets none of
             // the letter flags; it can only be a stop word if it is no longer than the
@@ -394,54 +399,10 @@ mod tests {
         assert_eq!(quick("too short to say"), None);
     }
 
-    /// `quick_detect` as it was before its ASCII fast path.
+    /// `quick_detect` without its ASCII fast path: every word lowercased and looked up
+    /// as a string.
     fn quick_detect_reference(sample: &str, english: &StopSet, russian: &StopSet) -> Option<Lang> {
-        let (mut words, mut latin, mut cyrillic, mut en_hits, mut ru_hits) = (0usize, 0usize, 0usize, 0usize, 0usize);
-        let (mut russian_letters, mut foreign_letters) = (false, false);
-        let mut lower = String::new();
-        tokenizer::scan(sample, |w| {
-            let word = &sample[w.start..w.end];
-            lower.clear();
-            for c in word.chars() {
-                match c {
-                    'ы' | 'э' | 'Ы' | 'Э' => russian_letters = true,
-                    'і' | 'ї' | 'є' | 'ґ' | 'ў' | 'ј' | 'љ' | 'њ' | 'ђ' | 'ћ' | 'џ' | 'ѓ' | 'ќ' | 'ѕ' | 'ә' | 'ө'
-                    | 'ү' | 'ң' | 'қ' | 'ғ' | 'ұ' | 'һ' => foreign_letters = true,
-                    _ => {}
-                }
-                match c {
-                    // The common case first: ASCII lowercases in place, without the
-                    // iterator `to_lowercase` returns.
-                    _ if c.is_ascii() => lower.push(c.to_ascii_lowercase()),
-                    'ё' | 'Ё' => lower.push('е'),
-                    '\u{2019}' | '\u{2018}' | '\u{02BC}' | '\u{FF07}' => lower.push('\''),
-                    _ => lower.extend(c.to_lowercase()),
-                }
-            }
-            match word_script(&lower) {
-                Script::Latin => {
-                    latin += 1;
-                    en_hits += usize::from(english.contains(&lower));
-                }
-                Script::Cyrillic => {
-                    cyrillic += 1;
-                    ru_hits += usize::from(russian.contains(&lower));
-                }
-                _ if lower.chars().any(char::is_alphabetic) => {}
-                _ => return,
-            }
-            words += 1;
-        });
-        if words < 20 {
-            return None;
-        }
-        if latin * 10 >= words * 9 && en_hits * 100 >= latin * 25 {
-            return Some(Lang::Eng);
-        }
-        if cyrillic * 10 >= words * 9 && ru_hits * 100 >= cyrillic * 15 && russian_letters && !foreign_letters {
-            return Some(Lang::Rus);
-        }
-        None
+        quick_detect_with(sample, english, russian, false)
     }
 
     /// Sentences that sit on the English and Russian thresholds, and noise.

@@ -613,14 +613,20 @@ mod tests {
         "\u{04FF}",
     ];
 
+    /// The fragments `parts` names, one after the other, then `noise`.
+    fn fragments_text(parts: &[usize], noise: &str) -> String {
+        let mut text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+        text.push_str(noise);
+        text
+    }
+
     proptest::proptest! {
         #[test]
         fn fast_run_loop_finds_the_same_words(
             parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..60),
             noise in "\\PC{0,40}",
         ) {
-            let mut text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
-            text.push_str(&noise);
+            let text = fragments_text(&parts, &noise);
             proptest::prop_assert_eq!(all_words(&text, word_run_end), all_words(&text, word_run_end_bytewise));
         }
 
@@ -629,8 +635,7 @@ mod tests {
             parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..60),
             noise in "\\PC{0,40}",
         ) {
-            let mut text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
-            text.push_str(&noise);
+            let text = fragments_text(&parts, &noise);
             for w in all_words(&text, word_run_end) {
                 proptest::prop_assert_eq!(is_one_letter_word(&text, w), is_one_letter(&text[w.start..w.end]));
             }

@@ -354,6 +354,21 @@ impl Sentences {
         Self { units, unit_of }
     }
 
+    /// The tokens just before `r`: the rest of the sentence it starts in, else the
+    /// previous sentence (`None` at the start of the text).
+    fn piece_before(&self, r: Span) -> Option<Span> {
+        let prev = r.start.checked_sub(1)?;
+        let unit = self.units[self.unit_of[prev] as usize];
+        Some(Span { start: unit.start.min(r.start), end: r.start })
+    }
+
+    /// The tokens just after `r`: the rest of the sentence it ends in, else the next
+    /// sentence (`None` at the end of the text).
+    fn piece_after(&self, r: Span) -> Option<Span> {
+        let unit = self.units[*self.unit_of.get(r.end)? as usize];
+        Some(Span { start: r.end, end: unit.end.max(r.end) })
+    }
+
     /// Sentence range `[first, last]` of a token range.
     fn range(&self, r: Span) -> (usize, usize) {
         let at = |k: usize| self.unit_of.get(k).copied().unwrap_or(0) as usize;
@@ -769,28 +784,16 @@ impl<'a> SentenceAligner<'a> {
                 if suspect_side { (sq, tq, self.s_sent, &mut s, t) } else { (tq, sq, &self.t_sent, &mut t, s) };
             let bag: HashSet<u64> = other.terms[o.start..o.end].iter().copied().collect();
             let share = |piece: Span| {
-                let mut distinct: Vec<u64> = this.terms[piece.start..piece.end].to_vec();
-                distinct.sort_unstable();
-                distinct.dedup();
+                let distinct = distinct(&this.terms[piece.start..piece.end]);
                 let hits = distinct.iter().filter(|t| bag.contains(t)).count();
                 !distinct.is_empty() && hits as f64 >= grow_share * distinct.len() as f64
             };
             for _ in 0..steps {
-                let Some(prev) = r.start.checked_sub(1) else { break };
-                let unit = sents.units[sents.unit_of[prev] as usize];
-                let piece = Span { start: unit.start.min(r.start), end: r.start };
-                if !share(piece) {
-                    break;
-                }
+                let Some(piece) = sents.piece_before(*r).filter(|&p| share(p)) else { break };
                 r.start = piece.start;
             }
             for _ in 0..steps {
-                let Some(&u) = sents.unit_of.get(r.end) else { break };
-                let unit = sents.units[u as usize];
-                let piece = Span { start: r.end, end: unit.end.max(r.end) };
-                if !share(piece) {
-                    break;
-                }
+                let Some(piece) = sents.piece_after(*r).filter(|&p| share(p)) else { break };
                 r.end = piece.end;
             }
         }
@@ -810,45 +813,26 @@ impl<'a> SentenceAligner<'a> {
             return (s, t);
         }
         let (sq, tq) = (self.suspect, self.source);
-        let distinct = |terms: &[u64]| {
-            let mut d = terms.to_vec();
-            d.sort_unstable();
-            d.dedup();
-            d
-        };
-        let shares = |a: &[u64], b: &[u64]| {
-            let (a, b) = (distinct(a), distinct(b));
+        // Whether the suspect piece `a` and the source piece `b` share enough terms.
+        let shares = |a: Span, b: Span| {
+            let (a, b) = (distinct(&sq.terms[a.start..a.end]), distinct(&tq.terms[b.start..b.end]));
             let hits = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
             let small = a.len().min(b.len());
             small > 0 && hits >= 2 && hits as f64 >= share * small as f64
         };
-        let before = |sents: &Sentences, r: Span| {
-            r.start.checked_sub(1).map(|prev| {
-                let unit = sents.units[sents.unit_of[prev] as usize];
-                Span { start: unit.start.min(r.start), end: r.start }
-            })
-        };
-        let after = |sents: &Sentences, r: Span| {
-            sents.unit_of.get(r.end).map(|&u| {
-                let unit = sents.units[u as usize];
-                Span { start: r.end, end: unit.end.max(r.end) }
-            })
-        };
         for _ in 0..self.config.pair_grow_steps {
-            let (Some(a), Some(b)) = (before(self.s_sent, s), before(&self.t_sent, t)) else { break };
-            if !shares(&sq.terms[a.start..a.end], &tq.terms[b.start..b.end]) {
+            let (Some(a), Some(b)) = (self.s_sent.piece_before(s), self.t_sent.piece_before(t)) else { break };
+            if !shares(a, b) {
                 break;
             }
-            s.start = a.start;
-            t.start = b.start;
+            (s.start, t.start) = (a.start, b.start);
         }
         for _ in 0..self.config.pair_grow_steps {
-            let (Some(a), Some(b)) = (after(self.s_sent, s), after(&self.t_sent, t)) else { break };
-            if !shares(&sq.terms[a.start..a.end], &tq.terms[b.start..b.end]) {
+            let (Some(a), Some(b)) = (self.s_sent.piece_after(s), self.t_sent.piece_after(t)) else { break };
+            if !shares(a, b) {
                 break;
             }
-            s.end = a.end;
-            t.end = b.end;
+            (s.end, t.end) = (a.end, b.end);
         }
         (s, t)
     }
@@ -884,11 +868,8 @@ impl<'a> SentenceAligner<'a> {
 
     /// Distinct terms the two sides of a seed share.
     fn shared_terms(&self, x: &Seed) -> usize {
-        let mut a: Vec<u64> = self.suspect.terms[x.s.start..x.s.end].to_vec();
-        a.sort_unstable();
-        a.dedup();
-        let b: HashSet<u64> = self.source.terms[x.t.start..x.t.end].iter().copied().collect();
-        a.iter().filter(|t| b.contains(t)).count()
+        let b = distinct(&self.source.terms[x.t.start..x.t.end]);
+        distinct(&self.suspect.terms[x.s.start..x.s.end]).iter().filter(|t| b.binary_search(t).is_ok()).count()
     }
 
     /// Suspect shingles inside `s` whose hash occurs among the source shingles of `t`.
@@ -897,6 +878,14 @@ impl<'a> SentenceAligner<'a> {
         let t_set: HashSet<u64> = th[t.start.min(th.len())..t.end.min(th.len())].iter().copied().collect();
         sh[s.start.min(sh.len())..s.end.min(sh.len())].iter().filter(|h| t_set.contains(h)).count()
     }
+}
+
+/// The distinct terms of `terms`, sorted.
+fn distinct(terms: &[u64]) -> Vec<u64> {
+    let mut d = terms.to_vec();
+    d.sort_unstable();
+    d.dedup();
+    d
 }
 
 /// Whether two token ranges overlap.

@@ -1,6 +1,7 @@
 //! Stage 1 (candidate ranking) and stage 2 (the greedy revision), after seed 000.
 
 use tessera_index::{CollectionKind, DocId, IndexReader};
+use tessera_normalize::Span;
 
 use crate::{Block, Error, PreparedSuspect, Query, Revision, SearchConfig, SourceMatch, align};
 
@@ -191,33 +192,26 @@ impl Searcher {
 }
 
 /// Suspect characters covered by blocks sorted by suspect start (overlaps counted once).
-/// Characters of the source that `blocks` cover, each counted once.
-fn covered_source_chars(blocks: &[Block]) -> usize {
-    let mut spans: Vec<(usize, usize)> = blocks.iter().map(|b| (b.source.chars.start, b.source.chars.end)).collect();
-    spans.sort_unstable();
-    let (mut total, mut end) = (0, 0);
-    for (s, e) in spans {
-        let s = s.max(end);
-        if e > s {
-            total += e - s;
-            end = e;
-        }
-    }
-    total
-}
-
 /// Whether a source's blocks are long enough to report on both sides.
 fn long_enough(blocks: &[Block], config: &SearchConfig) -> bool {
-    covered_chars(blocks) >= config.min_source_chars && covered_source_chars(blocks) >= config.min_source_side_chars
+    covered_chars(blocks) >= config.min_source_chars
+        && union_len(blocks.iter().map(|b| b.source.chars).collect()) >= config.min_source_side_chars
 }
 
+/// Suspect characters that `blocks` cover, each counted once.
 fn covered_chars(blocks: &[Block]) -> usize {
+    union_len(blocks.iter().map(|b| b.suspect.chars).collect())
+}
+
+/// Length of the union of `spans`.
+fn union_len(mut spans: Vec<Span>) -> usize {
+    spans.sort_unstable_by_key(|s| (s.start, s.end));
     let (mut total, mut end) = (0, 0);
-    for b in blocks {
-        let (s, e) = (b.suspect.chars.start.max(end), b.suspect.chars.end);
-        if e > s {
-            total += e - s;
-            end = e;
+    for r in spans {
+        let start = r.start.max(end);
+        if r.end > start {
+            total += r.end - start;
+            end = r.end;
         }
     }
     total
