@@ -82,6 +82,15 @@ fn check(reader: &IndexReader, docs: &[Doc], ids: &[DocId]) -> usize {
             let want = expected.get(&(c, q)).cloned().unwrap_or_default();
             let have = got.remove(&q).unwrap_or_default();
             assert!(have.is_superset(&want), "missed docs for {q:x}: want {want:?}, have {have:?}");
+            // A false positive is a truncated-key collision: keys keep at least the top
+            // 24 bits of a hash (postings.rs), so the document holds a hash within 2^40.
+            for doc in have.difference(&want) {
+                let d = &docs[ids.iter().position(|i| i == doc).unwrap()];
+                assert!(
+                    d.snapshot.hashes.iter().any(|&h| h.abs_diff(q) < 1 << 40),
+                    "doc {doc:?} reported for {q:x} holds no hash whose key could collide with it"
+                );
+            }
             false_positives += have.len() - want.len();
         }
     }
@@ -119,8 +128,9 @@ proptest! {
         let ids = build(dir.path(), &docs, budget, &commits);
         let index = Index::open(dir.path()).unwrap();
         assert_eq!(index.fingerprint_settings(), &serde_json::json!({"test": true}));
-        let fp = check(&index.reader().unwrap(), &docs, &ids);
-        prop_assert!(fp <= 3, "{fp} false positives");
+        // False positives are allowed (each must be a key collision, checked inside);
+        // how many depends on chance, so no bound here.
+        check(&index.reader().unwrap(), &docs, &ids);
     }
 }
 
