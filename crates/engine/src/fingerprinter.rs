@@ -62,6 +62,11 @@ impl Clone for Fingerprinters {
     }
 }
 
+/// A suspect needs this many terms (words that are not stop words) starting with a
+/// Latin letter for alignment to look up English WordNet neighbours (a reworded passage
+/// is longer; a Russian text then does not pay for building the English table).
+const MIN_LATIN_WORDS: usize = 20;
+
 /// A fingerprinted text.
 #[derive(Debug, Clone, Default)]
 pub struct Fingerprint {
@@ -131,9 +136,20 @@ impl Fingerprinter {
     }
 
     /// Fingerprints a suspect for search, with its terms and sentences (sentence
-    /// seeding in alignment uses them).
+    /// seeding in alignment uses them) and the WordNet neighbours of its words, made
+    /// with this fingerprinter's normalizer (built once per process and settings, and
+    /// only for a text of at least [`MIN_LATIN_WORDS`] terms in Latin letters: the
+    /// table is English).
     pub fn query(&mut self, text: &str) -> Query {
         let f = self.fingerprint(text);
+        let latin = f.token_bytes.iter().filter(|s| text.as_bytes()[s.start].is_ascii_alphabetic()).count();
+        // The table is compiled in: it fails to load only if the build is broken, which
+        // the search crate's tests catch; alignment then uses exact terms alone.
+        let synonyms = if latin >= MIN_LATIN_WORDS {
+            tessera_search::Synonyms::english(self.normalizer.config()).ok()
+        } else {
+            None
+        };
         Query {
             hashes: f.hashes,
             token_bytes: f.token_bytes,
@@ -141,6 +157,7 @@ impl Fingerprinter {
             shingle_size: self.shingle_size(),
             terms: f.terms,
             sentences: f.sentences,
+            synonyms,
         }
     }
 }
@@ -256,5 +273,23 @@ mod tests {
         let text = "ёж и кот";
         let spans = [Span { start: 0, end: 4 }, Span { start: 8, end: 14 }];
         assert_eq!(char_spans(text, &spans), vec![Span { start: 0, end: 2 }, Span { start: 5, end: 8 }]);
+    }
+
+    #[test]
+    fn queries_of_latin_texts_carry_wordnet_neighbours() {
+        let mut fp = Fingerprinter::new(&FingerprintSettings::default()).unwrap();
+        let english = "The committee approved the new budget after a long debate about taxes, and several \
+            members argued that the city must repair its old bridges before the winter arrives. \
+            The mayor promised to publish a detailed report on the spending every month.";
+        let q = fp.query(english);
+        let synonyms = q.synonyms.expect("an English text gets the table");
+        let term = |w: &str| {
+            q.terms[english.find(w).map(|at| q.token_bytes.iter().position(|s| s.start == at).unwrap()).unwrap()]
+        };
+        assert!(!synonyms.own(term("approved")).is_empty());
+        let russian = "Комиссия одобрила новый бюджет после долгого спора о налогах, и несколько членов \
+            утверждали, что город должен отремонтировать старые мосты до наступления зимы.";
+        assert!(fp.query(russian).synonyms.is_none(), "no Latin words, no English table");
+        assert!(fp.query("A short note.").synonyms.is_none());
     }
 }

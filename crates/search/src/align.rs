@@ -43,7 +43,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-use crate::{AlignConfig, Block, Query, TextSpan};
+use crate::{AlignConfig, Block, Query, Synonyms, TextSpan};
 
 /// An exact shared run: suspect shingles `[s, s + len)` equal source shingles `[t, t + len)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,8 +84,38 @@ pub struct PreparedSuspect {
     sentences: Sentences,
     df: HashMap<u64, u32>,
     sentences_of: HashMap<u64, Vec<u32>>,
+    /// The WordNet concepts of the suspect's terms, sorted (empty without synonyms);
+    /// terms of more than `synonym_max_senses` senses are left out.
+    concepts: Vec<ConceptKey>,
+    /// Concept -> its range in `concepts`.
+    concept_ranges: HashMap<u32, (u32, u32)>,
     min_sentence_terms: usize,
     max_sentence_terms: usize,
+    synonyms: bool,
+    max_senses: usize,
+}
+
+/// One WordNet concept of one term: `own` when a word of the term is in the concept's
+/// synset, not when the concept is only related (a hypernym, an opposite).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct ConceptKey {
+    concept: u32,
+    term: u64,
+    own: bool,
+}
+
+/// Appends the concepts of `terms` (those of at most `max_senses` senses) to `out` and
+/// sorts it.
+fn concept_keys(synonyms: &Synonyms, terms: impl Iterator<Item = u64>, max_senses: usize, out: &mut Vec<ConceptKey>) {
+    for term in terms {
+        let (own, related) = synonyms.senses(term);
+        if own.len() > max_senses {
+            continue;
+        }
+        out.extend(own.iter().map(|&concept| ConceptKey { concept, term, own: true }));
+        out.extend(related.iter().map(|&concept| ConceptKey { concept, term, own: false }));
+    }
+    out.sort_unstable();
 }
 
 impl PreparedSuspect {
@@ -107,12 +137,27 @@ impl PreparedSuspect {
                 }
             }
         }
+        let synonyms = suspect.synonyms.as_deref().filter(|_| config.synonyms);
+        let mut concepts = Vec::new();
+        let mut concept_ranges = HashMap::new();
+        if let Some(synonyms) = synonyms {
+            concept_keys(synonyms, df.keys().copied(), config.synonym_max_senses, &mut concepts);
+            let mut start = 0;
+            for chunk in concepts.chunk_by(|a, b| a.concept == b.concept) {
+                concept_ranges.insert(chunk[0].concept, (start as u32, (start + chunk.len()) as u32));
+                start += chunk.len();
+            }
+        }
         Self {
             sentences,
             df,
             sentences_of,
+            concepts,
+            concept_ranges,
             min_sentence_terms: config.min_sentence_terms,
             max_sentence_terms: config.max_sentence_terms,
+            synonyms: synonyms.is_some(),
+            max_senses: config.synonym_max_senses,
         }
     }
 }
@@ -141,7 +186,9 @@ pub fn align_prepared(
         let prepared = match prepared {
             Some(p)
                 if p.min_sentence_terms == config.min_sentence_terms
-                    && p.max_sentence_terms == config.max_sentence_terms =>
+                    && p.max_sentence_terms == config.max_sentence_terms
+                    && p.synonyms == (config.synonyms && suspect.synonyms.is_some())
+                    && p.max_senses == config.synonym_max_senses =>
             {
                 p
             }
@@ -150,11 +197,75 @@ pub fn align_prepared(
                 &local
             }
         };
-        SentenceAligner::new(suspect, prepared, source, skip, config).align(exact)
+        let renamed = match &suspect.synonyms {
+            Some(synonyms) if prepared.synonyms => with_neighbours(synonyms, prepared, &source.terms),
+            _ => None,
+        };
+        let t_terms = renamed.as_deref().unwrap_or(&source.terms);
+        SentenceAligner::new(suspect, prepared, source, t_terms, skip, config).align(exact)
     } else {
         exact
     };
     passages.iter().filter_map(|p| to_block(suspect, source, p)).collect()
+}
+
+/// The source's terms with each term the suspect lacks replaced by its WordNet
+/// neighbour among the suspect's terms that the source lacks (the one sharing the most
+/// concepts, then the smallest term); `None` when nothing changes. A reworded copy's
+/// swapped words are in one text only: a word of both texts is left alone, so exact
+/// matches are never traded for neighbours. Two terms are neighbours when they share a
+/// concept that is own to at least one of them (see [`Synonyms`]).
+fn with_neighbours(synonyms: &Synonyms, prepared: &PreparedSuspect, source: &[u64]) -> Option<Vec<u64>> {
+    let mut present = source.to_vec();
+    present.sort_unstable();
+    present.dedup();
+    let suspect = &prepared.concepts;
+    let keys_of = |c: &u32| match prepared.concept_ranges.get(c) {
+        Some(&(start, end)) => &suspect[start as usize..end as usize],
+        None => &[],
+    };
+    // (source term, suspect term) for every shared concept own to one of them.
+    let mut matches: Vec<(u64, u64)> = Vec::new();
+    for &term in &present {
+        if prepared.df.contains_key(&term) {
+            continue;
+        }
+        let (own, related) = synonyms.senses(term);
+        if own.len() > prepared.max_senses {
+            continue;
+        }
+        let start = matches.len();
+        for c in own {
+            matches.extend(keys_of(c).iter().map(|k| (term, k.term)));
+        }
+        for c in related {
+            matches.extend(keys_of(c).iter().filter(|k| k.own).map(|k| (term, k.term)));
+        }
+        let mut k = start;
+        while k < matches.len() {
+            if present.binary_search(&matches[k].1).is_ok() {
+                matches.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+    }
+    if matches.is_empty() {
+        return None;
+    }
+    matches.sort_unstable();
+    // Per source term, the suspect term of the most shared concepts (the smallest on a tie).
+    let mut replace: HashMap<u64, u64> = HashMap::new();
+    for group in matches.chunk_by(|a, b| a.0 == b.0) {
+        let mut best = (0usize, 0u64);
+        for same in group.chunk_by(|a, b| a == b) {
+            if same.len() > best.0 {
+                best = (same.len(), same[0].1);
+            }
+        }
+        replace.insert(group[0].0, best.1);
+    }
+    Some(source.iter().map(|t| replace.get(t).copied().unwrap_or(*t)).collect())
 }
 
 fn exact_runs(suspect: &[u64], source: &[u64], skip: &[bool], max_occurrences: usize) -> Vec<Run> {
@@ -380,6 +491,9 @@ impl Sentences {
 struct SentenceAligner<'a> {
     suspect: &'a Query,
     source: &'a Query,
+    /// The source's terms as alignment sees them (with WordNet neighbours of suspect
+    /// words in place of the words they replace).
+    t_terms: &'a [u64],
     skip: &'a [bool],
     config: &'a AlignConfig,
     prepared: &'a PreparedSuspect,
@@ -402,6 +516,7 @@ impl<'a> SentenceAligner<'a> {
         suspect: &'a Query,
         prepared: &'a PreparedSuspect,
         source: &'a Query,
+        t_terms: &'a [u64],
         skip: &'a [bool],
         config: &'a AlignConfig,
     ) -> Self {
@@ -411,14 +526,14 @@ impl<'a> SentenceAligner<'a> {
         let mut seen: HashSet<u64> = HashSet::new();
         for u in &t_sent.units {
             seen.clear();
-            for &term in &source.terms[u.start..u.end] {
+            for &term in &t_terms[u.start..u.end] {
                 if seen.insert(term) {
                     *t_df.entry(term).or_insert(0) += 1;
                 }
             }
         }
         let n = (s_sent.units.len() + t_sent.units.len()) as f64;
-        Self { suspect, source, skip, config, prepared, s_sent, t_sent, t_df, n }
+        Self { suspect, source, t_terms, skip, config, prepared, s_sent, t_sent, t_df, n }
     }
 
     /// idf of a term over the sentences of both texts (0 for a term of neither).
@@ -474,8 +589,8 @@ impl<'a> SentenceAligner<'a> {
     /// sentences mostly inside exact runs (`covered`) get none: the runs say where they
     /// come from, to the word.
     fn sentence_seeds(&self, covered: &[bool]) -> Vec<Seed> {
-        let (sq, tq) = (self.suspect, self.source);
-        let t_bags: Vec<Bag> = self.t_sent.units.iter().map(|u| self.bag(&tq.terms[u.start..u.end])).collect();
+        let (sq, t_terms) = (self.suspect, self.t_terms);
+        let t_bags: Vec<Bag> = self.t_sent.units.iter().map(|u| self.bag(&t_terms[u.start..u.end])).collect();
         let mut postings: HashMap<u64, Vec<(u32, f64)>> = HashMap::new();
         for (j, bag) in t_bags.iter().enumerate() {
             for &(term, w) in &bag.weights {
@@ -529,7 +644,7 @@ impl<'a> SentenceAligner<'a> {
                 if self.config.pair_seeds && j + 1 < t_bags.len() && shared[j + 1] > 0 {
                     // Each pair's bag is made once per source, when first needed.
                     let pair = pair_bags[j].get_or_insert_with(|| {
-                        self.bag(&tq.terms[self.t_sent.units[j].start..self.t_sent.units[j + 1].end])
+                        self.bag(&t_terms[self.t_sent.units[j].start..self.t_sent.units[j + 1].end])
                     });
                     let cos = if a.norm > 0.0 && pair.norm > 0.0 {
                         (dot[j] + dot[j + 1]) / (a.norm * pair.norm)
@@ -561,7 +676,7 @@ impl<'a> SentenceAligner<'a> {
                 if cos >= top - self.config.seed_top_margin - 1e-9 {
                     let v = Span { start: self.t_sent.units[j].start, end: self.t_sent.units[k].end };
                     let (s, t) = if self.config.trim_seeds {
-                        (trim(&sq.terms, *u, &tq.terms[v.start..v.end]), trim(&tq.terms, v, &sq.terms[u.start..u.end]))
+                        (trim(&sq.terms, *u, &t_terms[v.start..v.end]), trim(t_terms, v, &sq.terms[u.start..u.end]))
                     } else {
                         (*u, v)
                     };
@@ -661,10 +776,8 @@ impl<'a> SentenceAligner<'a> {
                 end: cluster.iter().map(|x| x.t.end).max().unwrap_or(0),
             };
             let exact: usize = cluster.iter().map(|x| x.exact).sum();
-            let cos = Self::cosine(
-                &self.bag(&self.suspect.terms[s.start..s.end]),
-                &self.bag(&self.source.terms[t.start..t.end]),
-            );
+            let cos =
+                Self::cosine(&self.bag(&self.suspect.terms[s.start..s.end]), &self.bag(&self.t_terms[t.start..t.end]));
             let has_run = cluster.iter().any(|x| x.exact >= self.config.min_block_shingles as usize);
             let enough = has_run
                 || cluster.len() >= self.config.min_sentence_seeds
@@ -744,7 +857,7 @@ impl<'a> SentenceAligner<'a> {
                 };
                 let cos = Self::cosine(
                     &self.bag(&self.suspect.terms[s_gap.start..s_gap.end]),
-                    &self.bag(&self.source.terms[t_gap.start..t_gap.end]),
+                    &self.bag(&self.t_terms[t_gap.start..t_gap.end]),
                 );
                 if t_gap.end > t_gap.start && cos < self.config.gap_cosine {
                     out.push(std::mem::take(&mut cur));
@@ -778,13 +891,13 @@ impl<'a> SentenceAligner<'a> {
     /// [`Self::grow`] with explicit settings, over the given sides in turn (`true`:
     /// suspect).
     fn grow_with(&self, mut s: Span, mut t: Span, grow_share: f64, steps: usize, sides: &[bool]) -> (Span, Span) {
-        let (sq, tq) = (self.suspect, self.source);
+        let (sq, tq) = (&self.suspect.terms[..], self.t_terms);
         for &suspect_side in sides {
             let (this, other, sents, r, o) =
                 if suspect_side { (sq, tq, self.s_sent, &mut s, t) } else { (tq, sq, &self.t_sent, &mut t, s) };
-            let bag: HashSet<u64> = other.terms[o.start..o.end].iter().copied().collect();
+            let bag: HashSet<u64> = other[o.start..o.end].iter().copied().collect();
             let share = |piece: Span| {
-                let distinct = distinct(&this.terms[piece.start..piece.end]);
+                let distinct = distinct(&this[piece.start..piece.end]);
                 let hits = distinct.iter().filter(|t| bag.contains(t)).count();
                 !distinct.is_empty() && hits as f64 >= grow_share * distinct.len() as f64
             };
@@ -812,10 +925,10 @@ impl<'a> SentenceAligner<'a> {
         if share <= 0.0 {
             return (s, t);
         }
-        let (sq, tq) = (self.suspect, self.source);
+        let (sq, tq) = (&self.suspect.terms, self.t_terms);
         // Whether the suspect piece `a` and the source piece `b` share enough terms.
         let shares = |a: Span, b: Span| {
-            let (a, b) = (distinct(&sq.terms[a.start..a.end]), distinct(&tq.terms[b.start..b.end]));
+            let (a, b) = (distinct(&sq[a.start..a.end]), distinct(&tq[b.start..b.end]));
             let hits = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
             let small = a.len().min(b.len());
             small > 0 && hits >= 2 && hits as f64 >= share * small as f64
@@ -868,7 +981,7 @@ impl<'a> SentenceAligner<'a> {
 
     /// Distinct terms the two sides of a seed share.
     fn shared_terms(&self, x: &Seed) -> usize {
-        let b = distinct(&self.source.terms[x.t.start..x.t.end]);
+        let b = distinct(&self.t_terms[x.t.start..x.t.end]);
         distinct(&self.suspect.terms[x.s.start..x.s.end]).iter().filter(|t| b.binary_search(t).is_ok()).count()
     }
 
@@ -1074,6 +1187,7 @@ mod tests {
             token_chars,
             shingle_size: 3,
             terms,
+            synonyms: Some(Synonyms::english(&tessera_normalize::NormalizerConfig::default()).unwrap()),
         }
     }
 
@@ -1101,6 +1215,37 @@ mod tests {
         where I learned to paint watercolours of old churches. ";
     const EN_SUSPECT_AFTER: &str = " Later chapters describe the computer games I enjoyed as a child \
         and the music of my favourite band.";
+
+    /// PAN-style random obfuscation: most content words swapped for WordNet neighbours
+    /// (synonyms, hypernyms, hyponyms), few left as they were.
+    const EN_REWORDED_SOURCE: &str = "The committee approved the new budget after a long debate about taxes. \
+        Several members argued that the city must repair its old bridges before winter arrives. \
+        The mayor promised to publish a detailed report on the spending every month.";
+    const EN_REWORDED: &str = "The commission sanctioned the fresh budget following a lengthy argument about revenue enhancement. \
+        Several members contended that the metropolis must mend its aged span before wintertime comes. \
+        The city manager pledged to print an elaborate account on the outlay every calendar month.";
+
+    #[test]
+    fn words_swapped_for_wordnet_neighbours_are_matched() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_REWORDED_SOURCE}{EN_SOURCE_AFTER}");
+        let suspect = format!("{EN_SUSPECT_BEFORE}{EN_REWORDED}{EN_SUSPECT_AFTER}");
+        let (q, s) = (text_query(&suspect), text_query(&source));
+        let off = AlignConfig { synonyms: false, ..AlignConfig::default() };
+        let without = align_pair(&q, &s, &[], &off);
+        let with = align_pair(&q, &s, &[], &AlignConfig::default());
+        eprintln!("without {without:?}\nwith {with:?}");
+        assert!(without.is_empty(), "{without:?}");
+        assert_eq!(with.len(), 1, "{with:?}");
+        let passage = find(&suspect, EN_REWORDED);
+        let b = &with[0];
+        assert!(b.suspect.bytes.start >= passage.start && b.suspect.bytes.end <= passage.end, "{b:?}");
+        assert!(b.suspect.bytes.end - b.suspect.bytes.start > EN_REWORDED.len() / 2, "{b:?}");
+        let source_passage = find(&source, EN_REWORDED_SOURCE);
+        assert!(b.source.bytes.start >= source_passage.start && b.source.bytes.end <= source_passage.end, "{b:?}");
+        // Without the suspect's neighbours (a query made elsewhere) alignment is exact.
+        let plain = Query { synonyms: None, ..q.clone() };
+        assert_eq!(align_pair(&plain, &s, &[], &AlignConfig::default()), without);
+    }
 
     #[test]
     fn shuffled_english_passage_with_synonyms_is_found_with_sentence_spans() {
@@ -1285,7 +1430,7 @@ mod tests {
         let (q, t) = (text_query(EN_OBFUSCATED), text_query(EN_SOURCE_PASSAGE));
         let config = AlignConfig::default();
         let prepared = PreparedSuspect::new(&q, &config);
-        let aligner = SentenceAligner::new(&q, &prepared, &t, &[], &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &config);
         let (first, second) = (aligner.t_sent.units[0], aligner.t_sent.units[1]);
         let len = first.end - first.start;
         assert!(len >= 5, "{first:?}");
@@ -1298,7 +1443,7 @@ mod tests {
         let little = Span { start: first.end - len / 2, end: second.end };
         assert_eq!(aligner.snap(s, little).1, little);
         let off = AlignConfig { snap_covered: 2.0, ..AlignConfig::default() };
-        let aligner = SentenceAligner::new(&q, &prepared, &t, &[], &off);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &off);
         let r = Span { start: first.start + 1, end: first.end };
         assert_eq!(aligner.snap(s, r).1, r);
     }
@@ -1318,7 +1463,7 @@ mod tests {
         let (q, t) = (text_query(EN_OBFUSCATED), text_query(EN_SOURCE_PASSAGE));
         let config = AlignConfig::default();
         let prepared = PreparedSuspect::new(&q, &config);
-        let aligner = SentenceAligner::new(&q, &prepared, &t, &[], &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &config);
         let run = s(20, 20, config.anchor_shingles);
         let kept = aligner.in_anchor_order(&[s(0, 0, 0), s(5, 40, 0), run, s(40, 40, 0), s(45, 5, 0)]);
         let starts: Vec<(usize, usize)> = kept.iter().map(|x| (x.s.start, x.t.start)).collect();
@@ -1376,6 +1521,7 @@ mod tests {
                     terms: terms.to_vec(),
                     // Arbitrary, even out of order or out of bounds.
                     sentences: ends.iter().map(|&e| Span { start: e / 2, end: e }).collect(),
+                    synonyms: None,
                 }
             };
             let (q, src) = (side(&s, &s_ends), side(&t, &t_ends));

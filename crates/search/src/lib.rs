@@ -20,6 +20,7 @@ mod query;
 mod revision;
 mod searcher;
 mod sentence;
+mod synonyms;
 
 pub use align::{PreparedSuspect, align, align_pair, align_prepared};
 pub use config::{AlignConfig, SearchConfig};
@@ -28,4 +29,5 @@ pub use query::Query;
 pub use revision::{Block, Revision, SourceMatch, TextSpan};
 pub use searcher::Searcher;
 pub use sentence::{MAX_SENTENCE_TERMS, sentences};
+pub use synonyms::Synonyms;
 pub use tessera_index::{CollectionKind, DocId};

@@ -1,7 +1,11 @@
 //! The fingerprinted suspect (or, for pairwise alignment, source), as search needs it.
 
+use std::sync::Arc;
+
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
+
+use crate::Synonyms;
 
 /// A fingerprinted text: its shingle hashes, where its tokens are and, when the text was
 /// at hand, its terms and sentences.
@@ -21,6 +25,9 @@ pub struct Query {
     /// Sentences as token ranges `[start, end)`, in order, covering every token; empty
     /// when unknown.
     pub sentences: Vec<Span>,
+    /// Word neighbours of this text's terms (made with the normalizer that made the
+    /// terms); `None` aligns exact terms only.
+    pub synonyms: Option<Arc<Synonyms>>,
 }
 
 impl Query {
@@ -60,6 +67,7 @@ impl Query {
                 snapshot.terms.iter().map(|&t| u64::from(t)).collect()
             },
             sentences,
+            synonyms: None,
         }
     }
 
