@@ -114,6 +114,8 @@
 mod char_index;
 mod confusables;
 mod error;
+mod latin_lang;
+mod latin_profiles;
 mod normalizer;
 mod stem;
 mod stopwords;

@@ -9,6 +9,7 @@
 use rust_stemmers::{Algorithm, Stemmer};
 use whatlang::Lang;
 
+use crate::latin_lang;
 use crate::stopwords::StopSet;
 use crate::tokenizer;
 
@@ -218,7 +219,12 @@ pub(crate) fn detect(text: &str, english: &StopSet, russian: &StopSet) -> Option
     if let Some(lang) = quick_detect(sample_of(text, QUICK_SAMPLE), english, russian) {
         return Some(lang);
     }
-    let info = whatlang::detect(sample(text))?;
+    let sample = sample(text);
+    let info = if whatlang::detect_script(sample) == Some(whatlang::Script::Latin) {
+        latin_lang::detect(sample)
+    } else {
+        whatlang::detect(sample)
+    }?;
     info.is_reliable().then(|| info.lang())
 }
 
@@ -239,7 +245,7 @@ pub(crate) fn detect_for_terms(text: &str, english: &StopSet, russian: &StopSet)
     if whatlang::detect_script(sample) != Some(whatlang::Script::Latin) {
         return None;
     }
-    let info = whatlang::detect(sample)?;
+    let info = latin_lang::detect(sample)?;
     info.is_reliable().then(|| info.lang())
 }
 
