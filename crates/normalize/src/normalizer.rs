@@ -10,7 +10,7 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::confusables;
-use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, Script};
+use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, QuickCounts, QuickWord, Script};
 use crate::stopwords::{self, StopSet};
 use crate::tokenizer::{self, CharClass};
 use crate::{Error, Normalized, Result, Span, Token};
@@ -66,6 +66,8 @@ struct Entry {
     term: u64,
     keep: bool,
     folded: bool,
+    /// What the quick language check takes from the word (see [`stem::QuickWord`]).
+    quick: QuickWord,
 }
 
 /// Distinct words (as written, after cleaning), by their 64-bit `xxh3` hash -> their
@@ -88,6 +90,7 @@ struct HotSlot {
     term: u64,
     keep: bool,
     folded: bool,
+    quick: QuickWord,
     /// The slot holds a word (a fresh slot does not, whatever its `id`).
     full: bool,
 }
@@ -111,14 +114,19 @@ impl HotCache {
     #[inline]
     fn get(&self, id: u64) -> Option<Entry> {
         let slot = &self.slots[(id as usize) & (HOT_SLOTS - 1)];
-        (slot.full && slot.id == id).then_some(Entry { term: slot.term, keep: slot.keep, folded: slot.folded })
+        (slot.full && slot.id == id).then_some(Entry {
+            term: slot.term,
+            keep: slot.keep,
+            folded: slot.folded,
+            quick: slot.quick,
+        })
     }
 
     /// Puts the word with key `id` in its slot.
     #[inline]
     fn put(&mut self, id: u64, entry: Entry) {
         self.slots[(id as usize) & (HOT_SLOTS - 1)] =
-            HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, full: true };
+            HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, quick: entry.quick, full: true };
     }
 }
 
@@ -149,6 +157,10 @@ struct Words<'a> {
     key: &'a mut String,
     batch: [Pending; BATCH],
     len: usize,
+    /// The quick language check's sample (a byte range; empty when not counting) and
+    /// its counts over the words inside it so far.
+    sample: (usize, usize),
+    quick: QuickCounts,
 }
 
 impl Words<'_> {
@@ -226,6 +238,40 @@ impl Words<'_> {
             out.folded_words += usize::from(entry.folded);
             if entry.keep {
                 out.tokens.push(Token { span: Span { start: p.start, end: p.end }, term: entry.term });
+            }
+        }
+        let n = batch.len();
+        if n > 0 && self.batch[0].start < self.sample.1 && self.sample.0 < self.batch[n - 1].end {
+            for (k, entry) in entries.iter().enumerate().take(n) {
+                let p = self.batch[k];
+                self.count_quick(&p, entry);
+            }
+        }
+    }
+
+    /// Adds the word `p` to the quick check's counts if it lies in the sample: what its
+    /// entry remembers for a word looked up as written, else (rare) what its words as
+    /// written give. A joined word (letters spaced apart) is several one-letter words to
+    /// the quick check, which scans without joining, and may cross the sample's ends.
+    fn count_quick(&mut self, p: &Pending, entry: &Entry) {
+        let (from, to) = self.sample;
+        if p.joined {
+            let (start, end) = (p.start.max(from), p.end.min(to));
+            if start < end {
+                let part = &self.text[start..end];
+                let mut lower = String::new();
+                let rules = self.rules;
+                let quick = &mut self.quick;
+                tokenizer::scan(part, |w| {
+                    quick.add(stem::quick_word(&part[w.start..w.end], rules.english, rules.russian, &mut lower));
+                });
+            }
+        } else if from <= p.start && p.end <= to {
+            if p.dirty {
+                let word = &self.text[p.start..p.end];
+                self.quick.add(stem::quick_word(word, self.rules.english, self.rules.russian, &mut String::new()));
+            } else {
+                self.quick.add(entry.quick);
             }
         }
     }
@@ -323,7 +369,7 @@ impl Normalizer {
     /// Normalizes a text.
     pub fn normalize(&mut self, text: &str) -> Normalized {
         let (language, latin) = self.languages(text);
-        self.normalize_as(text, language, latin)
+        self.normalize_as(text, language, latin, None).0
     }
 
     /// Normalizes a text like [`normalize`](Self::normalize) (the same tokens, words
@@ -333,16 +379,39 @@ impl Normalizer {
     /// stemmers and stop words are the only terms the language changes), and
     /// [`Normalized::language`] is then `None`. For fingerprints and sketches, which
     /// keep no language.
+    ///
+    /// The quick English/Russian check does not tokenize its sample again: the text is
+    /// normalized as English (the Latin tag of English, Russian and most undecided
+    /// texts) while the sample's words are counted from the word cache, and only a text
+    /// that turns out to be in another Latin-script language is normalized again.
     pub fn normalize_terms(&mut self, text: &str) -> Normalized {
         if self.forced.is_some() {
             return self.normalize(text);
         }
-        let lang = stem::detect_for_terms(text, self.rules.english, self.rules.russian);
+        let Some(sample) = stem::quick_range(text) else {
+            let lang = stem::detect_for_terms(text, self.rules.english, self.rules.russian);
+            let latin = lang.and_then(stem::latin_tag).unwrap_or(ENGLISH_TAG);
+            return self.normalize_as(text, lang.map(|l| stem::code_of(l).to_owned()), latin, None).0;
+        };
+        let (mut out, quick) = self.normalize_as(text, None, ENGLISH_TAG, Some(sample));
+        let lang = quick.decide().or_else(|| stem::detect_for_terms_after_quick(text));
         let latin = lang.and_then(stem::latin_tag).unwrap_or(ENGLISH_TAG);
-        self.normalize_as(text, lang.map(|l| stem::code_of(l).to_owned()), latin)
+        if latin != ENGLISH_TAG {
+            out = self.normalize_as(text, None, latin, None).0;
+        }
+        out.language = lang.map(|l| stem::code_of(l).to_owned());
+        out
     }
 
-    fn normalize_as(&mut self, text: &str, language: Option<String>, latin: usize) -> Normalized {
+    /// Normalizes `text` with the Latin tag `latin`; with a `sample` range, also counts
+    /// the quick language check over the words inside it.
+    fn normalize_as(
+        &mut self,
+        text: &str,
+        language: Option<String>,
+        latin: usize,
+        sample: Option<(usize, usize)>,
+    ) -> (Normalized, QuickCounts) {
         let mut out =
             Normalized { tokens: Vec::with_capacity(text.len() / 8 + 1), language, words: 0, folded_words: 0 };
         let Self { rules, caches, hot, key, .. } = self;
@@ -355,10 +424,13 @@ impl Normalizer {
             key,
             batch: [Pending::default(); BATCH],
             len: 0,
+            sample: sample.unwrap_or((usize::MAX, 0)),
+            quick: QuickCounts::default(),
         };
         tokenizer::scan_joining(text, |w| words.push(w, &mut out));
         words.flush(&mut out);
-        out
+        let quick = words.quick;
+        (out, quick)
     }
 
     /// The canonical term of one word, `None` if it is dropped (stop word, number, no
@@ -421,9 +493,10 @@ impl Normalizer {
 impl Rules {
     /// The cache entry of a cleaned word.
     fn entry(&self, word: &str, latin: usize) -> Entry {
+        let quick = stem::quick_word(word, self.english, self.russian, &mut String::new());
         match self.canonical(word, latin) {
-            (Some(term), folded) => Entry { term: xxh3_64(term.as_bytes()), keep: true, folded },
-            (None, folded) => Entry { term: 0, keep: false, folded },
+            (Some(term), folded) => Entry { term: xxh3_64(term.as_bytes()), keep: true, folded, quick },
+            (None, folded) => Entry { term: 0, keep: false, folded, quick },
         }
     }
 
@@ -711,6 +784,88 @@ mod tests {
         assert_eq!(first, second);
         n.clear_cache();
         assert_eq!(n.normalize(text), first);
+    }
+
+    /// Pieces for long texts: every kind of word the quick check tells apart, words
+    /// that need cleaning, letters spaced apart (joined), and odd separators.
+    const QUICK_PIECES: &[&str] = &[
+        "the",
+        "The",
+        "and",
+        "of",
+        "students",
+        "copying",
+        "2024",
+        "x1",
+        "don't",
+        "don’t",
+        "O’Neil",
+        "pla\u{200B}giarism",
+        "th\u{200B}e",
+        "кото\u{00AD}рые",
+        "и",
+        "в",
+        "которые",
+        "Которые",
+        "ЁЛКА",
+        "был",
+        "это",
+        "студенты",
+        "і",
+        "ї",
+        "һ",
+        "пpивeт",
+        "café",
+        "naïve",
+        "λόγος",
+        "東京",
+        "ǅ",
+        "p l a g i a r i s m",
+        "п л а г и а т",
+        "a b c d e",
+        "w.o.r.k.s",
+        "i",
+        "a",
+        "\u{00A0}",
+        "\n",
+        " - ",
+        "🔥",
+    ];
+
+    proptest::proptest! {
+        /// The quick check's counts gathered while normalizing (from the word cache) are
+        /// those of tokenizing its sample again, on texts longer than the sample and with
+        /// a cache warm from the other texts.
+        #[test]
+        fn quick_counts_from_the_cache_equal_a_new_scan(
+            texts in proptest::collection::vec(
+                proptest::collection::vec((0..QUICK_PIECES.len(), 0..4usize), 0..700),
+                1..4,
+            ),
+        ) {
+            let mut n = normalizer();
+            for parts in texts.iter().chain(texts.iter()) {
+                let mut text = String::new();
+                for &(p, s) in parts {
+                    text.push_str(QUICK_PIECES[p]);
+                    text.push_str([" ", "  ", ", ", "\n"][s]);
+                }
+                let expected = stem::quick_counts_of_sample(&text, n.rules.english, n.rules.russian);
+                match stem::quick_range(&text) {
+                    Some(range) => {
+                        let (_, counts) = n.normalize_as(&text, None, ENGLISH_TAG, Some(range));
+                        proptest::prop_assert_eq!(counts, expected);
+                    }
+                    None => proptest::prop_assert!(text.len() > 768),
+                }
+                let terms = n.normalize_terms(&text);
+                let full = n.clone().normalize(&text);
+                proptest::prop_assert_eq!(&terms.tokens, &full.tokens);
+                if terms.language.is_some() {
+                    proptest::prop_assert_eq!(&terms.language, &full.language);
+                }
+            }
+        }
     }
 
     #[test]
