@@ -65,7 +65,8 @@
 //! per-normalizer cache from each distinct word as written (keyed by its 64-bit
 //! `xxh3`) to its term: a word is canonicalised, stemmed and hashed once. Words are
 //! looked up in batches of 32 (independent probes overlap their waits for memory),
-//! first in a small direct-mapped hot cache that stays in L2, then in the large one;
+//! first in a small two-way hot cache that stays in L2 (keyed by the word's own bytes
+//! when it has at most 15, so most words are never hashed), then in the large one;
 //! no allocation per token. Each per-language cache is cleared at about a million
 //! distinct words. [`Normalizer::normalize_terms`] skips the language identifier when
 //! the text's main script is not Latin (the terms cannot depend on its answer). Every

@@ -78,55 +78,102 @@ struct Entry {
 /// cache's life the odds are about 3e-8, and the cost would be one wrong term.
 type WordCache = HashMap<u64, Entry, BuildHasherDefault<LowBits>>;
 
-/// Slots of a [`HotCache`] (a power of two): 16,384 slots of 24 bytes, 384 KB, stay in
+/// Slots of a [`HotCache`] (a power of two): 16,384 slots of 32 bytes, 512 KB, stay in
 /// a core's L2 cache and hold the words that make up about 90 % of English running
 /// text (the PAN-13 sources: the 16,384 most frequent words are 92 % of the words).
 const HOT_SLOTS: usize = 1 << 14;
 
-/// One slot of a [`HotCache`]: a word's cache key and its entry.
+/// The key of a word in the [`HotCache`]: a word as written of at most
+/// [`PACKED_MAX`] bytes is its bytes themselves ([`pack_word`]: exact, and no hash to
+/// compute); any other word (longer, cleaned or joined) is [`LONG_KEY`] or its large
+/// cache key. The two kinds differ in the top byte (a length up to 15, or 0xFF), and no
+/// key is 0 (a word has at least one byte).
+type HotKey = u128;
+
+/// Longest word (in bytes) whose hot key is the word itself.
+const PACKED_MAX: usize = 15;
+
+/// The top byte of the hot key of a word that is not packed.
+const LONG_KEY: HotKey = 0xFF << 120;
+
+/// The hot key of the word `bytes[start..end]` (1 to [`PACKED_MAX`] bytes): its bytes
+/// in the low bytes, zeros, and its length in the top byte.
+#[inline]
+fn pack_word(bytes: &[u8], start: usize, end: usize) -> HotKey {
+    let len = end - start;
+    let raw = match bytes.get(start..start + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()) {
+        // The common case: one unaligned load, the bytes after the word masked off.
+        Some(chunk) => u128::from_le_bytes(chunk),
+        None => {
+            let mut chunk = [0u8; 16];
+            chunk[..len].copy_from_slice(&bytes[start..end]);
+            u128::from_le_bytes(chunk)
+        }
+    };
+    (raw & ((1u128 << (8 * len)) - 1)) | ((len as u128) << 120)
+}
+
+/// One slot of a [`HotCache`]: a word's hot key (0: empty) and its entry.
 #[derive(Debug, Clone, Copy, Default)]
 struct HotSlot {
-    id: u64,
+    key: HotKey,
     term: u64,
     keep: bool,
     folded: bool,
     quick: QuickWord,
-    /// The slot holds a word (a fresh slot does not, whatever its `id`).
-    full: bool,
 }
 
-/// A direct-mapped cache in front of a [`WordCache`]: the slot of a word is fixed by
-/// the low bits of its key, and a new word takes the slot over. The large cache spreads
-/// a hundred thousand words over megabytes, so a probe for a frequent word often waits
-/// for memory; the hot cache keeps frequent words in one small table. A slot only ever
-/// holds what the large cache would answer, so it never changes a result.
+/// A two-way set-associative cache in front of a [`WordCache`]: the set of a word (two
+/// slots, one 64-byte cache line) is fixed by a hash of its key; a word found in the
+/// second slot moves to the first, and a new word takes the first slot and pushes its
+/// word to the second (least recently used out). The large cache spreads a hundred
+/// thousand words over megabytes, so a probe for a frequent word often waits for
+/// memory; the hot cache keeps frequent words in one small table. A slot only ever
+/// holds what the large cache would answer for the same word, so it never changes a
+/// result.
 #[derive(Debug, Clone)]
 struct HotCache {
-    slots: Box<[HotSlot]>,
+    sets: Box<[[HotSlot; 2]]>,
 }
+
+/// Sets of a [`HotCache`].
+const HOT_SETS: usize = HOT_SLOTS / 2;
 
 impl HotCache {
     fn new() -> Self {
-        Self { slots: vec![HotSlot::default(); HOT_SLOTS].into_boxed_slice() }
+        Self { sets: vec![[HotSlot::default(); 2]; HOT_SETS].into_boxed_slice() }
     }
 
-    /// The entry of the word with key `id`, if its slot holds it.
+    /// The set of a key: the high bits of a multiply of its folded halves.
     #[inline]
-    fn get(&self, id: u64) -> Option<Entry> {
-        let slot = &self.slots[(id as usize) & (HOT_SLOTS - 1)];
-        (slot.full && slot.id == id).then_some(Entry {
-            term: slot.term,
-            keep: slot.keep,
-            folded: slot.folded,
-            quick: slot.quick,
-        })
+    fn set_of(key: HotKey) -> usize {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_SETS.trailing_zeros())) as usize & (HOT_SETS - 1)
     }
 
-    /// Puts the word with key `id` in its slot.
+    /// The entry of the word with hot key `key`, if its set holds it.
     #[inline]
-    fn put(&mut self, id: u64, entry: Entry) {
-        self.slots[(id as usize) & (HOT_SLOTS - 1)] =
-            HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, quick: entry.quick, full: true };
+    fn get(&mut self, key: HotKey) -> Option<Entry> {
+        let set = &mut self.sets[Self::set_of(key)];
+        let slot = if set[0].key == key {
+            set[0]
+        } else if set[1].key == key {
+            set.swap(0, 1);
+            set[0]
+        } else {
+            return None;
+        };
+        Some(Entry { term: slot.term, keep: slot.keep, folded: slot.folded, quick: slot.quick })
+    }
+
+    /// Puts the word with hot key `key` (not in its set) first in its set.
+    #[inline]
+    fn put(&mut self, key: HotKey, entry: Entry) {
+        let set = &mut self.sets[Self::set_of(key)];
+        if set[0].key != key {
+            set[1] = set[0];
+        }
+        set[0] = HotSlot { key, term: entry.term, keep: entry.keep, folded: entry.folded, quick: entry.quick };
     }
 }
 
@@ -140,10 +187,24 @@ const BATCH: usize = 32;
 struct Pending {
     start: usize,
     end: usize,
-    /// The cache key: `xxh3` (seed [`CACHE_SEED`]) of the cleaned word.
-    id: u64,
+    /// The hot cache key ([`HotKey`]); for a word that is not packed, its low bits are
+    /// the large cache key, `xxh3` (seed [`CACHE_SEED`]) of the cleaned word.
+    key: HotKey,
     dirty: bool,
     joined: bool,
+}
+
+impl Pending {
+    /// The large cache key of the word: `xxh3` (seed [`CACHE_SEED`]) of the word as the
+    /// caches know it (a packed word is as written).
+    #[inline]
+    fn id(&self, text: &str) -> u64 {
+        if self.key & LONG_KEY == LONG_KEY {
+            self.key as u64
+        } else {
+            xxh3_64_with_seed(&text.as_bytes()[self.start..self.end], CACHE_SEED)
+        }
+    }
 }
 
 /// The words of one text on their way from the tokenizer to tokens, in batches.
@@ -181,9 +242,13 @@ impl Words<'_> {
 
     #[inline]
     fn push(&mut self, w: tokenizer::Word, out: &mut Normalized) {
-        let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
-        let id = xxh3_64_with_seed(word.as_bytes(), CACHE_SEED);
-        self.batch[self.len] = Pending { start: w.start, end: w.end, id, dirty: w.dirty, joined: w.joined };
+        let key = if !w.dirty && !w.joined && w.end - w.start <= PACKED_MAX {
+            pack_word(self.text.as_bytes(), w.start, w.end)
+        } else {
+            let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
+            LONG_KEY | HotKey::from(xxh3_64_with_seed(word.as_bytes(), CACHE_SEED))
+        };
+        self.batch[self.len] = Pending { start: w.start, end: w.end, key, dirty: w.dirty, joined: w.joined };
         self.len += 1;
         if self.len == BATCH {
             self.flush(out);
@@ -199,16 +264,23 @@ impl Words<'_> {
         // Bit k: word k of the batch was not in the hot cache.
         let mut cold = 0u32;
         for (k, p) in batch.iter().enumerate() {
-            match self.hot.get(p.id) {
+            match self.hot.get(p.key) {
                 Some(entry) => entries[k] = entry,
                 None => cold |= 1 << k,
             }
         }
         if cold != 0 {
+            let mut ids = [0u64; BATCH];
             // Bit k: word k is in neither cache.
             let mut new = 0u32;
+            // The keys first, then the probes: hashing a word branches on its length, and
+            // a mispredicted branch between two probes would stop the second from
+            // starting before the first's cache line arrives.
             for k in bits(cold) {
-                match self.cache.get(&batch[k].id) {
+                ids[k] = batch[k].id(self.text);
+            }
+            for k in bits(cold) {
+                match self.cache.get(&ids[k]) {
                     Some(entry) => entries[k] = *entry,
                     None => new |= 1 << k,
                 }
@@ -216,7 +288,7 @@ impl Words<'_> {
             for k in bits(new) {
                 let p = batch[k];
                 // Looked up again: the same new word may come twice in one batch.
-                entries[k] = match self.cache.get(&p.id) {
+                entries[k] = match self.cache.get(&ids[k]) {
                     Some(entry) => *entry,
                     None => {
                         let word = Self::word(self.text, self.key, p.start, p.end, p.dirty, p.joined);
@@ -224,13 +296,13 @@ impl Words<'_> {
                         if self.cache.len() >= CACHE_LIMIT {
                             self.cache.clear();
                         }
-                        self.cache.insert(p.id, entry);
+                        self.cache.insert(ids[k], entry);
                         entry
                     }
                 };
             }
             for k in bits(cold) {
-                self.hot.put(batch[k].id, entries[k]);
+                self.hot.put(batch[k].key, entries[k]);
             }
         }
         for (p, entry) in batch.iter().zip(&entries) {
@@ -865,6 +937,22 @@ mod tests {
                     proptest::prop_assert_eq!(&terms.language, &full.language);
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A packed hot key is the word's bytes and length, wherever the word lies
+        /// (also within 16 bytes of the text's end, where it is copied).
+        #[test]
+        fn packed_hot_keys_are_the_words(text in "\\PC{1,40}", a in 0usize..40, len in 1usize..=PACKED_MAX) {
+            let bytes = text.as_bytes();
+            let start = a % bytes.len();
+            let end = (start + len).min(bytes.len());
+            proptest::prop_assume!(start < end);
+            let mut expected = [0u8; 16];
+            expected[..end - start].copy_from_slice(&bytes[start..end]);
+            expected[15] = (end - start) as u8;
+            proptest::prop_assert_eq!(pack_word(bytes, start, end), u128::from_le_bytes(expected));
         }
     }
 
