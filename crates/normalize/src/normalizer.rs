@@ -151,19 +151,18 @@ impl HotCache {
         (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_SETS.trailing_zeros())) as usize & (HOT_SETS - 1)
     }
 
-    /// The entry of the word with hot key `key`, if its set holds it.
+    /// The entry of the word with hot key `key` and `true` if its set holds it, else
+    /// any entry and `false`. Branch-free but for the move of a word found second to
+    /// the front (a hit or a miss is not predictable; where a word is found mostly is).
     #[inline]
-    fn get(&mut self, key: HotKey) -> Option<Entry> {
+    fn get(&mut self, key: HotKey) -> (Entry, bool) {
         let set = &mut self.sets[Self::set_of(key)];
-        let slot = if set[0].key == key {
-            set[0]
-        } else if set[1].key == key {
+        let second = usize::from(set[1].key == key);
+        let slot = set[second];
+        if second == 1 {
             set.swap(0, 1);
-            set[0]
-        } else {
-            return None;
-        };
-        Some(Entry { term: slot.term, keep: slot.keep, folded: slot.folded, quick: slot.quick })
+        }
+        (Entry { term: slot.term, keep: slot.keep, folded: slot.folded, quick: slot.quick }, slot.key == key)
     }
 
     /// Puts the word with hot key `key` (not in its set) first in its set.
@@ -264,10 +263,9 @@ impl Words<'_> {
         // Bit k: word k of the batch was not in the hot cache.
         let mut cold = 0u32;
         for (k, p) in batch.iter().enumerate() {
-            match self.hot.get(p.key) {
-                Some(entry) => entries[k] = entry,
-                None => cold |= 1 << k,
-            }
+            let (entry, hit) = self.hot.get(p.key);
+            entries[k] = entry;
+            cold |= u32::from(!hit) << k;
         }
         if cold != 0 {
             let mut ids = [0u64; BATCH];
@@ -305,13 +303,17 @@ impl Words<'_> {
                 self.hot.put(batch[k].key, entries[k]);
             }
         }
+        // Without a branch on `keep` (stop words make it unpredictable): every token is
+        // written to the next free place, which only a kept one takes.
+        let mut kept = [Token { span: Span::default(), term: 0 }; BATCH];
+        let mut count = 0;
         for (p, entry) in batch.iter().zip(&entries) {
-            out.words += 1;
+            kept[count] = Token { span: Span { start: p.start, end: p.end }, term: entry.term };
+            count += usize::from(entry.keep);
             out.folded_words += usize::from(entry.folded);
-            if entry.keep {
-                out.tokens.push(Token { span: Span { start: p.start, end: p.end }, term: entry.term });
-            }
         }
+        out.words += batch.len();
+        out.tokens.extend_from_slice(&kept[..count]);
         let n = batch.len();
         if n > 0 && self.batch[0].start < self.sample.1 && self.sample.0 < self.batch[n - 1].end {
             for (k, entry) in entries.iter().enumerate().take(n) {
