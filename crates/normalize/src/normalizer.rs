@@ -10,7 +10,7 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::confusables;
-use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, Script};
+use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, QuickCounts, QuickWord, Script};
 use crate::stopwords::{self, StopSet};
 use crate::tokenizer::{self, CharClass};
 use crate::{Error, Normalized, Result, Span, Token};
@@ -66,6 +66,8 @@ struct Entry {
     term: u64,
     keep: bool,
     folded: bool,
+    /// What the quick language check takes from the word (see [`stem::QuickWord`]).
+    quick: QuickWord,
 }
 
 /// Distinct words (as written, after cleaning), by their 64-bit `xxh3` hash -> their
@@ -76,49 +78,101 @@ struct Entry {
 /// cache's life the odds are about 3e-8, and the cost would be one wrong term.
 type WordCache = HashMap<u64, Entry, BuildHasherDefault<LowBits>>;
 
-/// Slots of a [`HotCache`] (a power of two): 16,384 slots of 24 bytes, 384 KB, stay in
+/// Slots of a [`HotCache`] (a power of two): 16,384 slots of 32 bytes, 512 KB, stay in
 /// a core's L2 cache and hold the words that make up about 90 % of English running
 /// text (the PAN-13 sources: the 16,384 most frequent words are 92 % of the words).
 const HOT_SLOTS: usize = 1 << 14;
 
-/// One slot of a [`HotCache`]: a word's cache key and its entry.
+/// The key of a word in the [`HotCache`]: a word as written of at most
+/// [`PACKED_MAX`] bytes is its bytes themselves ([`pack_word`]: exact, and no hash to
+/// compute); any other word (longer, cleaned or joined) is [`LONG_KEY`] or its large
+/// cache key. The two kinds differ in the top byte (a length up to 15, or 0xFF), and no
+/// key is 0 (a word has at least one byte).
+type HotKey = u128;
+
+/// Longest word (in bytes) whose hot key is the word itself.
+const PACKED_MAX: usize = 15;
+
+/// The top byte of the hot key of a word that is not packed.
+const LONG_KEY: HotKey = 0xFF << 120;
+
+/// The hot key of the word `bytes[start..end]` (1 to [`PACKED_MAX`] bytes): its bytes
+/// in the low bytes, zeros, and its length in the top byte.
+#[inline]
+fn pack_word(bytes: &[u8], start: usize, end: usize) -> HotKey {
+    let len = end - start;
+    let raw = match bytes.get(start..start + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()) {
+        // The common case: one unaligned load, the bytes after the word masked off.
+        Some(chunk) => u128::from_le_bytes(chunk),
+        None => {
+            let mut chunk = [0u8; 16];
+            chunk[..len].copy_from_slice(&bytes[start..end]);
+            u128::from_le_bytes(chunk)
+        }
+    };
+    (raw & ((1u128 << (8 * len)) - 1)) | ((len as u128) << 120)
+}
+
+/// One slot of a [`HotCache`]: a word's hot key (0: empty) and its entry.
 #[derive(Debug, Clone, Copy, Default)]
 struct HotSlot {
-    id: u64,
+    key: HotKey,
     term: u64,
     keep: bool,
     folded: bool,
-    /// The slot holds a word (a fresh slot does not, whatever its `id`).
-    full: bool,
+    quick: QuickWord,
 }
 
-/// A direct-mapped cache in front of a [`WordCache`]: the slot of a word is fixed by
-/// the low bits of its key, and a new word takes the slot over. The large cache spreads
-/// a hundred thousand words over megabytes, so a probe for a frequent word often waits
-/// for memory; the hot cache keeps frequent words in one small table. A slot only ever
-/// holds what the large cache would answer, so it never changes a result.
+/// A two-way set-associative cache in front of a [`WordCache`]: the set of a word (two
+/// slots, one 64-byte cache line) is fixed by a hash of its key; a word found in the
+/// second slot moves to the first, and a new word takes the first slot and pushes its
+/// word to the second (least recently used out). The large cache spreads a hundred
+/// thousand words over megabytes, so a probe for a frequent word often waits for
+/// memory; the hot cache keeps frequent words in one small table. A slot only ever
+/// holds what the large cache would answer for the same word, so it never changes a
+/// result.
 #[derive(Debug, Clone)]
 struct HotCache {
-    slots: Box<[HotSlot]>,
+    sets: Box<[[HotSlot; 2]]>,
 }
+
+/// Sets of a [`HotCache`].
+const HOT_SETS: usize = HOT_SLOTS / 2;
 
 impl HotCache {
     fn new() -> Self {
-        Self { slots: vec![HotSlot::default(); HOT_SLOTS].into_boxed_slice() }
+        Self { sets: vec![[HotSlot::default(); 2]; HOT_SETS].into_boxed_slice() }
     }
 
-    /// The entry of the word with key `id`, if its slot holds it.
+    /// The set of a key: the high bits of a multiply of its folded halves.
     #[inline]
-    fn get(&self, id: u64) -> Option<Entry> {
-        let slot = &self.slots[(id as usize) & (HOT_SLOTS - 1)];
-        (slot.full && slot.id == id).then_some(Entry { term: slot.term, keep: slot.keep, folded: slot.folded })
+    fn set_of(key: HotKey) -> usize {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_SETS.trailing_zeros())) as usize & (HOT_SETS - 1)
     }
 
-    /// Puts the word with key `id` in its slot.
+    /// The entry of the word with hot key `key` and `true` if its set holds it, else
+    /// any entry and `false`. Branch-free but for the move of a word found second to
+    /// the front (a hit or a miss is not predictable; where a word is found mostly is).
     #[inline]
-    fn put(&mut self, id: u64, entry: Entry) {
-        self.slots[(id as usize) & (HOT_SLOTS - 1)] =
-            HotSlot { id, term: entry.term, keep: entry.keep, folded: entry.folded, full: true };
+    fn get(&mut self, key: HotKey) -> (Entry, bool) {
+        let set = &mut self.sets[Self::set_of(key)];
+        let second = usize::from(set[1].key == key);
+        let slot = set[second];
+        if second == 1 {
+            set.swap(0, 1);
+        }
+        (Entry { term: slot.term, keep: slot.keep, folded: slot.folded, quick: slot.quick }, slot.key == key)
+    }
+
+    /// Puts the word with hot key `key` (not in its set) first in its set.
+    #[inline]
+    fn put(&mut self, key: HotKey, entry: Entry) {
+        let set = &mut self.sets[Self::set_of(key)];
+        if set[0].key != key {
+            set[1] = set[0];
+        }
+        set[0] = HotSlot { key, term: entry.term, keep: entry.keep, folded: entry.folded, quick: entry.quick };
     }
 }
 
@@ -132,10 +186,24 @@ const BATCH: usize = 32;
 struct Pending {
     start: usize,
     end: usize,
-    /// The cache key: `xxh3` (seed [`CACHE_SEED`]) of the cleaned word.
-    id: u64,
+    /// The hot cache key ([`HotKey`]); for a word that is not packed, its low bits are
+    /// the large cache key, `xxh3` (seed [`CACHE_SEED`]) of the cleaned word.
+    key: HotKey,
     dirty: bool,
     joined: bool,
+}
+
+impl Pending {
+    /// The large cache key of the word: `xxh3` (seed [`CACHE_SEED`]) of the word as the
+    /// caches know it (a packed word is as written).
+    #[inline]
+    fn id(&self, text: &str) -> u64 {
+        if self.key & LONG_KEY == LONG_KEY {
+            self.key as u64
+        } else {
+            xxh3_64_with_seed(&text.as_bytes()[self.start..self.end], CACHE_SEED)
+        }
+    }
 }
 
 /// The words of one text on their way from the tokenizer to tokens, in batches.
@@ -149,6 +217,10 @@ struct Words<'a> {
     key: &'a mut String,
     batch: [Pending; BATCH],
     len: usize,
+    /// The quick language check's sample (a byte range; empty when not counting) and
+    /// its counts over the words inside it so far.
+    sample: (usize, usize),
+    quick: QuickCounts,
 }
 
 impl Words<'_> {
@@ -169,9 +241,13 @@ impl Words<'_> {
 
     #[inline]
     fn push(&mut self, w: tokenizer::Word, out: &mut Normalized) {
-        let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
-        let id = xxh3_64_with_seed(word.as_bytes(), CACHE_SEED);
-        self.batch[self.len] = Pending { start: w.start, end: w.end, id, dirty: w.dirty, joined: w.joined };
+        let key = if !w.dirty && !w.joined && w.end - w.start <= PACKED_MAX {
+            pack_word(self.text.as_bytes(), w.start, w.end)
+        } else {
+            let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
+            LONG_KEY | HotKey::from(xxh3_64_with_seed(word.as_bytes(), CACHE_SEED))
+        };
+        self.batch[self.len] = Pending { start: w.start, end: w.end, key, dirty: w.dirty, joined: w.joined };
         self.len += 1;
         if self.len == BATCH {
             self.flush(out);
@@ -187,16 +263,22 @@ impl Words<'_> {
         // Bit k: word k of the batch was not in the hot cache.
         let mut cold = 0u32;
         for (k, p) in batch.iter().enumerate() {
-            match self.hot.get(p.id) {
-                Some(entry) => entries[k] = entry,
-                None => cold |= 1 << k,
-            }
+            let (entry, hit) = self.hot.get(p.key);
+            entries[k] = entry;
+            cold |= u32::from(!hit) << k;
         }
         if cold != 0 {
+            let mut ids = [0u64; BATCH];
             // Bit k: word k is in neither cache.
             let mut new = 0u32;
+            // The keys first, then the probes: hashing a word branches on its length, and
+            // a mispredicted branch between two probes would stop the second from
+            // starting before the first's cache line arrives.
             for k in bits(cold) {
-                match self.cache.get(&batch[k].id) {
+                ids[k] = batch[k].id(self.text);
+            }
+            for k in bits(cold) {
+                match self.cache.get(&ids[k]) {
                     Some(entry) => entries[k] = *entry,
                     None => new |= 1 << k,
                 }
@@ -204,7 +286,7 @@ impl Words<'_> {
             for k in bits(new) {
                 let p = batch[k];
                 // Looked up again: the same new word may come twice in one batch.
-                entries[k] = match self.cache.get(&p.id) {
+                entries[k] = match self.cache.get(&ids[k]) {
                     Some(entry) => *entry,
                     None => {
                         let word = Self::word(self.text, self.key, p.start, p.end, p.dirty, p.joined);
@@ -212,20 +294,58 @@ impl Words<'_> {
                         if self.cache.len() >= CACHE_LIMIT {
                             self.cache.clear();
                         }
-                        self.cache.insert(p.id, entry);
+                        self.cache.insert(ids[k], entry);
                         entry
                     }
                 };
             }
             for k in bits(cold) {
-                self.hot.put(batch[k].id, entries[k]);
+                self.hot.put(batch[k].key, entries[k]);
             }
         }
+        // Without a branch on `keep` (stop words make it unpredictable): every token is
+        // written to the next free place, which only a kept one takes.
+        let mut kept = [Token { span: Span::default(), term: 0 }; BATCH];
+        let mut count = 0;
         for (p, entry) in batch.iter().zip(&entries) {
-            out.words += 1;
+            kept[count] = Token { span: Span { start: p.start, end: p.end }, term: entry.term };
+            count += usize::from(entry.keep);
             out.folded_words += usize::from(entry.folded);
-            if entry.keep {
-                out.tokens.push(Token { span: Span { start: p.start, end: p.end }, term: entry.term });
+        }
+        out.words += batch.len();
+        out.tokens.extend_from_slice(&kept[..count]);
+        let n = batch.len();
+        if n > 0 && self.batch[0].start < self.sample.1 && self.sample.0 < self.batch[n - 1].end {
+            for (k, entry) in entries.iter().enumerate().take(n) {
+                let p = self.batch[k];
+                self.count_quick(&p, entry);
+            }
+        }
+    }
+
+    /// Adds the word `p` to the quick check's counts if it lies in the sample: what its
+    /// entry remembers for a word looked up as written, else (rare) what its words as
+    /// written give. A joined word (letters spaced apart) is several one-letter words to
+    /// the quick check, which scans without joining, and may cross the sample's ends.
+    fn count_quick(&mut self, p: &Pending, entry: &Entry) {
+        let (from, to) = self.sample;
+        if p.joined {
+            let (start, end) = (p.start.max(from), p.end.min(to));
+            if start < end {
+                let part = &self.text[start..end];
+                let mut lower = String::new();
+                let rules = self.rules;
+                let quick = &mut self.quick;
+                tokenizer::scan(part, |w| {
+                    quick.add(stem::quick_word(&part[w.start..w.end], rules.english, rules.russian, &mut lower));
+                });
+            }
+        } else if from <= p.start && p.end <= to {
+            if p.dirty {
+                let word = &self.text[p.start..p.end];
+                self.quick.add(stem::quick_word(word, self.rules.english, self.rules.russian, &mut String::new()));
+            } else {
+                self.quick.add(entry.quick);
             }
         }
     }
@@ -323,7 +443,7 @@ impl Normalizer {
     /// Normalizes a text.
     pub fn normalize(&mut self, text: &str) -> Normalized {
         let (language, latin) = self.languages(text);
-        self.normalize_as(text, language, latin)
+        self.normalize_as(text, language, latin, None).0
     }
 
     /// Normalizes a text like [`normalize`](Self::normalize) (the same tokens, words
@@ -333,16 +453,39 @@ impl Normalizer {
     /// stemmers and stop words are the only terms the language changes), and
     /// [`Normalized::language`] is then `None`. For fingerprints and sketches, which
     /// keep no language.
+    ///
+    /// The quick English/Russian check does not tokenize its sample again: the text is
+    /// normalized as English (the Latin tag of English, Russian and most undecided
+    /// texts) while the sample's words are counted from the word cache, and only a text
+    /// that turns out to be in another Latin-script language is normalized again.
     pub fn normalize_terms(&mut self, text: &str) -> Normalized {
         if self.forced.is_some() {
             return self.normalize(text);
         }
-        let lang = stem::detect_for_terms(text, self.rules.english, self.rules.russian);
+        let Some(sample) = stem::quick_range(text) else {
+            let lang = stem::detect_for_terms(text, self.rules.english, self.rules.russian);
+            let latin = lang.and_then(stem::latin_tag).unwrap_or(ENGLISH_TAG);
+            return self.normalize_as(text, lang.map(|l| stem::code_of(l).to_owned()), latin, None).0;
+        };
+        let (mut out, quick) = self.normalize_as(text, None, ENGLISH_TAG, Some(sample));
+        let lang = quick.decide().or_else(|| stem::detect_for_terms_after_quick(text));
         let latin = lang.and_then(stem::latin_tag).unwrap_or(ENGLISH_TAG);
-        self.normalize_as(text, lang.map(|l| stem::code_of(l).to_owned()), latin)
+        if latin != ENGLISH_TAG {
+            out = self.normalize_as(text, None, latin, None).0;
+        }
+        out.language = lang.map(|l| stem::code_of(l).to_owned());
+        out
     }
 
-    fn normalize_as(&mut self, text: &str, language: Option<String>, latin: usize) -> Normalized {
+    /// Normalizes `text` with the Latin tag `latin`; with a `sample` range, also counts
+    /// the quick language check over the words inside it.
+    fn normalize_as(
+        &mut self,
+        text: &str,
+        language: Option<String>,
+        latin: usize,
+        sample: Option<(usize, usize)>,
+    ) -> (Normalized, QuickCounts) {
         let mut out =
             Normalized { tokens: Vec::with_capacity(text.len() / 8 + 1), language, words: 0, folded_words: 0 };
         let Self { rules, caches, hot, key, .. } = self;
@@ -355,10 +498,13 @@ impl Normalizer {
             key,
             batch: [Pending::default(); BATCH],
             len: 0,
+            sample: sample.unwrap_or((usize::MAX, 0)),
+            quick: QuickCounts::default(),
         };
         tokenizer::scan_joining(text, |w| words.push(w, &mut out));
         words.flush(&mut out);
-        out
+        let quick = words.quick;
+        (out, quick)
     }
 
     /// The canonical term of one word, `None` if it is dropped (stop word, number, no
@@ -421,9 +567,10 @@ impl Normalizer {
 impl Rules {
     /// The cache entry of a cleaned word.
     fn entry(&self, word: &str, latin: usize) -> Entry {
+        let quick = stem::quick_word(word, self.english, self.russian, &mut String::new());
         match self.canonical(word, latin) {
-            (Some(term), folded) => Entry { term: xxh3_64(term.as_bytes()), keep: true, folded },
-            (None, folded) => Entry { term: 0, keep: false, folded },
+            (Some(term), folded) => Entry { term: xxh3_64(term.as_bytes()), keep: true, folded, quick },
+            (None, folded) => Entry { term: 0, keep: false, folded, quick },
         }
     }
 
@@ -711,6 +858,104 @@ mod tests {
         assert_eq!(first, second);
         n.clear_cache();
         assert_eq!(n.normalize(text), first);
+    }
+
+    /// Pieces for long texts: every kind of word the quick check tells apart, words
+    /// that need cleaning, letters spaced apart (joined), and odd separators.
+    const QUICK_PIECES: &[&str] = &[
+        "the",
+        "The",
+        "and",
+        "of",
+        "students",
+        "copying",
+        "2024",
+        "x1",
+        "don't",
+        "don’t",
+        "O’Neil",
+        "pla\u{200B}giarism",
+        "th\u{200B}e",
+        "кото\u{00AD}рые",
+        "и",
+        "в",
+        "которые",
+        "Которые",
+        "ЁЛКА",
+        "был",
+        "это",
+        "студенты",
+        "і",
+        "ї",
+        "һ",
+        "пpивeт",
+        "café",
+        "naïve",
+        "λόγος",
+        "東京",
+        "ǅ",
+        "p l a g i a r i s m",
+        "п л а г и а т",
+        "a b c d e",
+        "w.o.r.k.s",
+        "i",
+        "a",
+        "\u{00A0}",
+        "\n",
+        " - ",
+        "🔥",
+    ];
+
+    proptest::proptest! {
+        /// The quick check's counts gathered while normalizing (from the word cache) are
+        /// those of tokenizing its sample again, on texts longer than the sample and with
+        /// a cache warm from the other texts.
+        #[test]
+        fn quick_counts_from_the_cache_equal_a_new_scan(
+            texts in proptest::collection::vec(
+                proptest::collection::vec((0..QUICK_PIECES.len(), 0..4usize), 0..700),
+                1..4,
+            ),
+        ) {
+            let mut n = normalizer();
+            for parts in texts.iter().chain(texts.iter()) {
+                let mut text = String::new();
+                for &(p, s) in parts {
+                    text.push_str(QUICK_PIECES[p]);
+                    text.push_str([" ", "  ", ", ", "\n"][s]);
+                }
+                let expected = stem::quick_counts_of_sample(&text, n.rules.english, n.rules.russian);
+                match stem::quick_range(&text) {
+                    Some(range) => {
+                        let (_, counts) = n.normalize_as(&text, None, ENGLISH_TAG, Some(range));
+                        proptest::prop_assert_eq!(counts, expected);
+                    }
+                    None => proptest::prop_assert!(text.len() > 768),
+                }
+                let terms = n.normalize_terms(&text);
+                let full = n.clone().normalize(&text);
+                proptest::prop_assert_eq!(&terms.tokens, &full.tokens);
+                if terms.language.is_some() {
+                    proptest::prop_assert_eq!(&terms.language, &full.language);
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A packed hot key is the word's bytes and length, wherever the word lies
+        /// (also within 16 bytes of the text's end, where it is copied).
+        #[test]
+        fn packed_hot_keys_are_the_words(text in "\\PC{1,40}", a in 0usize..40, len in 1usize..=PACKED_MAX) {
+            let bytes = text.as_bytes();
+            let start = a % bytes.len();
+            let end = (start + len).min(bytes.len());
+            proptest::prop_assume!(start < end);
+            let mut expected = [0u8; 16];
+            expected[..end - start].copy_from_slice(&bytes[start..end]);
+            expected[15] = (end - start) as u8;
+            proptest::prop_assert_eq!(pack_word(bytes, start, end), u128::from_le_bytes(expected));
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 use rust_stemmers::{Algorithm, Stemmer};
 use whatlang::Lang;
 
+use crate::latin_lang;
 use crate::stopwords::StopSet;
 use crate::tokenizer;
 
@@ -218,7 +219,12 @@ pub(crate) fn detect(text: &str, english: &StopSet, russian: &StopSet) -> Option
     if let Some(lang) = quick_detect(sample_of(text, QUICK_SAMPLE), english, russian) {
         return Some(lang);
     }
-    let info = whatlang::detect(sample(text))?;
+    let sample = sample(text);
+    let info = if whatlang::detect_script(sample) == Some(whatlang::Script::Latin) {
+        latin_lang::detect(sample)
+    } else {
+        whatlang::detect(sample)
+    }?;
     info.is_reliable().then(|| info.lang())
 }
 
@@ -235,11 +241,16 @@ pub(crate) fn detect_for_terms(text: &str, english: &StopSet, russian: &StopSet)
     if let Some(lang) = quick_detect(sample_of(text, QUICK_SAMPLE), english, russian) {
         return Some(lang);
     }
+    detect_for_terms_after_quick(text)
+}
+
+/// [`detect_for_terms`] of a text the quick check did not settle.
+pub(crate) fn detect_for_terms_after_quick(text: &str) -> Option<Lang> {
     let sample = sample(text);
     if whatlang::detect_script(sample) != Some(whatlang::Script::Latin) {
         return None;
     }
-    let info = whatlang::detect(sample)?;
+    let info = latin_lang::detect(sample)?;
     info.is_reliable().then(|| info.lang())
 }
 
@@ -257,65 +268,160 @@ pub(crate) fn quick_detect(sample: &str, english: &StopSet, russian: &StopSet) -
 
 /// [`quick_detect`], with its ASCII fast path or without it (tests compare the two).
 fn quick_detect_with(sample: &str, english: &StopSet, russian: &StopSet, ascii_fast_path: bool) -> Option<Lang> {
-    let (mut words, mut latin, mut cyrillic, mut en_hits, mut ru_hits) = (0usize, 0usize, 0usize, 0usize, 0usize);
-    let (mut russian_letters, mut foreign_letters) = (false, false);
+    quick_counts_with(sample, english, russian, ascii_fast_path).decide()
+}
+
+/// The quick check's counts over the words of `sample`.
+fn quick_counts_with(sample: &str, english: &StopSet, russian: &StopSet, ascii_fast_path: bool) -> QuickCounts {
+    let mut counts = QuickCounts::default();
     let mut lower = String::new();
     tokenizer::scan(sample, |w| {
-        let word = &sample[w.start..w.end];
-        if ascii_fast_path && word.is_ascii() {
-            // The common case, without building the lowercase word: an ASCII word is
-            // Latin if it has a letter (else it is a number: skipped), and sets none of
-            // the letter flags; it can only be a stop word if it is no longer than the
-            // longest one.
-            if !word.bytes().any(|b| b.is_ascii_alphabetic()) {
-                return;
-            }
-            latin += 1;
-            words += 1;
-            en_hits += usize::from(english.contains_ascii_lowercase(word));
-            return;
+        counts.add(quick_word_with(&sample[w.start..w.end], english, russian, &mut lower, ascii_fast_path));
+    });
+    counts
+}
+
+/// The quick check's counts over its sample of `text`, tokenized again (for tests of the
+/// counts `normalize_terms` gathers while it normalizes).
+#[cfg(test)]
+pub(crate) fn quick_counts_of_sample(text: &str, english: &StopSet, russian: &StopSet) -> QuickCounts {
+    quick_counts_with(sample_of(text, QUICK_SAMPLE), english, russian, true)
+}
+
+/// What the quick check takes from one word, in bits: [`QUICK_KIND`] (skipped,
+/// Latin, Cyrillic, other letters), [`QUICK_STOP`] (a stop word of its script's list),
+/// [`QUICK_RU_LETTER`] (has `ы` or `э`), [`QUICK_FOREIGN_LETTER`] (has a Cyrillic
+/// letter Russian lacks). A function of the word as written, so the word cache keeps it
+/// next to the term (see `normalize_terms`).
+pub(crate) type QuickWord = u8;
+/// The kind bits of a [`QuickWord`].
+pub(crate) const QUICK_KIND: QuickWord = 0b11;
+/// Kind: not counted (no letter).
+pub(crate) const QUICK_SKIP: QuickWord = 0;
+/// Kind: a Latin word.
+const QUICK_LATIN: QuickWord = 1;
+/// Kind: a Cyrillic word.
+const QUICK_CYRILLIC: QuickWord = 2;
+/// Kind: a word of letters of another script.
+const QUICK_OTHER: QuickWord = 3;
+/// The word is a stop word of its script's list.
+const QUICK_STOP: QuickWord = 1 << 2;
+/// The word has `ы` or `э`.
+const QUICK_RU_LETTER: QuickWord = 1 << 3;
+/// The word has a Cyrillic letter that Russian lacks.
+const QUICK_FOREIGN_LETTER: QuickWord = 1 << 4;
+
+/// The [`QuickWord`] of one word found by the tokenizer, as written.
+pub(crate) fn quick_word(word: &str, english: &StopSet, russian: &StopSet, lower: &mut String) -> QuickWord {
+    quick_word_with(word, english, russian, lower, true)
+}
+
+fn quick_word_with(
+    word: &str,
+    english: &StopSet,
+    russian: &StopSet,
+    lower: &mut String,
+    ascii_fast_path: bool,
+) -> QuickWord {
+    if ascii_fast_path && word.is_ascii() {
+        // The common case, without building the lowercase word: an ASCII word is Latin
+        // if it has a letter (else it is a number: skipped), and sets none of the letter
+        // flags; it can only be a stop word if it is no longer than the longest one.
+        if !word.bytes().any(|b| b.is_ascii_alphabetic()) {
+            return QUICK_SKIP;
         }
-        lower.clear();
-        for c in word.chars() {
-            match c {
-                'ы' | 'э' | 'Ы' | 'Э' => russian_letters = true,
-                'і' | 'ї' | 'є' | 'ґ' | 'ў' | 'ј' | 'љ' | 'њ' | 'ђ' | 'ћ' | 'џ' | 'ѓ' | 'ќ' | 'ѕ' | 'ә' | 'ө' | 'ү'
-                | 'ң' | 'қ' | 'ғ' | 'ұ' | 'һ' => foreign_letters = true,
-                _ => {}
-            }
-            match c {
-                // The common case first: ASCII lowercases in place, without the
-                // iterator `to_lowercase` returns.
-                _ if c.is_ascii() => lower.push(c.to_ascii_lowercase()),
-                'ё' | 'Ё' => lower.push('е'),
-                '\u{2019}' | '\u{2018}' | '\u{02BC}' | '\u{FF07}' => lower.push('\''),
-                _ => lower.extend(c.to_lowercase()),
-            }
+        return QUICK_LATIN | if english.contains_ascii_lowercase(word) { QUICK_STOP } else { 0 };
+    }
+    let mut flags = 0;
+    lower.clear();
+    for c in word.chars() {
+        match c {
+            'ы' | 'э' | 'Ы' | 'Э' => flags |= QUICK_RU_LETTER,
+            'і' | 'ї' | 'є' | 'ґ' | 'ў' | 'ј' | 'љ' | 'њ' | 'ђ' | 'ћ' | 'џ' | 'ѓ' | 'ќ' | 'ѕ' | 'ә' | 'ө' | 'ү'
+            | 'ң' | 'қ' | 'ғ' | 'ұ' | 'һ' => flags |= QUICK_FOREIGN_LETTER,
+            _ => {}
         }
-        match word_script(&lower) {
-            Script::Latin => {
-                latin += 1;
-                en_hits += usize::from(english.contains(&lower));
+        match c {
+            // The common case first: ASCII lowercases in place, without the iterator
+            // `to_lowercase` returns.
+            _ if c.is_ascii() => lower.push(c.to_ascii_lowercase()),
+            'ё' | 'Ё' => lower.push('е'),
+            '\u{2019}' | '\u{2018}' | '\u{02BC}' | '\u{FF07}' => lower.push('\''),
+            _ => lower.extend(c.to_lowercase()),
+        }
+    }
+    let kind = match word_script(lower) {
+        Script::Latin => QUICK_LATIN | if english.contains(lower) { QUICK_STOP } else { 0 },
+        Script::Cyrillic => QUICK_CYRILLIC | if russian.contains(lower) { QUICK_STOP } else { 0 },
+        _ if lower.chars().any(char::is_alphabetic) => QUICK_OTHER,
+        _ => QUICK_SKIP,
+    };
+    flags | kind
+}
+
+/// The quick check's counts over the words of a sample.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct QuickCounts {
+    words: usize,
+    latin: usize,
+    cyrillic: usize,
+    en_hits: usize,
+    ru_hits: usize,
+    russian_letters: bool,
+    foreign_letters: bool,
+}
+
+impl QuickCounts {
+    /// Counts one word.
+    #[inline]
+    pub(crate) fn add(&mut self, q: QuickWord) {
+        self.russian_letters |= q & QUICK_RU_LETTER != 0;
+        self.foreign_letters |= q & QUICK_FOREIGN_LETTER != 0;
+        let stop = usize::from(q & QUICK_STOP != 0);
+        match q & QUICK_KIND {
+            QUICK_LATIN => {
+                self.latin += 1;
+                self.en_hits += stop;
             }
-            Script::Cyrillic => {
-                cyrillic += 1;
-                ru_hits += usize::from(russian.contains(&lower));
+            QUICK_CYRILLIC => {
+                self.cyrillic += 1;
+                self.ru_hits += stop;
             }
-            _ if lower.chars().any(char::is_alphabetic) => {}
+            QUICK_OTHER => {}
             _ => return,
         }
-        words += 1;
-    });
-    if words < 20 {
-        return None;
+        self.words += 1;
     }
-    if latin * 10 >= words * 9 && en_hits * 100 >= latin * 25 {
-        return Some(Lang::Eng);
+
+    /// The quick check's answer (see [`quick_detect`]).
+    pub(crate) fn decide(&self) -> Option<Lang> {
+        let Self { words, latin, cyrillic, en_hits, ru_hits, russian_letters, foreign_letters } = *self;
+        if words < 20 {
+            return None;
+        }
+        if latin * 10 >= words * 9 && en_hits * 100 >= latin * 25 {
+            return Some(Lang::Eng);
+        }
+        if cyrillic * 10 >= words * 9 && ru_hits * 100 >= cyrillic * 15 && russian_letters && !foreign_letters {
+            return Some(Lang::Rus);
+        }
+        None
     }
-    if cyrillic * 10 >= words * 9 && ru_hits * 100 >= cyrillic * 15 && russian_letters && !foreign_letters {
-        return Some(Lang::Rus);
+}
+
+/// Where the quick check's sample of `text` lies, as a byte range of `text`, when the
+/// sample is whole words: the whole text, or a window cut at whitespace on both sides.
+/// Then the sample's words are exactly the words of the text inside the range (whitespace
+/// separates words whatever surrounds it). `None` when the window has fewer than two
+/// whitespace characters and the sample is cut inside words.
+pub(crate) fn quick_range(text: &str) -> Option<(usize, usize)> {
+    if text.len() <= QUICK_SAMPLE {
+        return Some((0, text.len()));
     }
-    None
+    let (start, window) = window_of(text, QUICK_SAMPLE);
+    let from = window.find(char::is_whitespace)?;
+    let to = window.rfind(char::is_whitespace)?;
+    (from < to).then_some((start + from, start + to))
 }
 
 /// At most [`DETECT_SAMPLE`] bytes from the middle of `text`, cut at whitespace.
@@ -323,14 +429,20 @@ fn sample(text: &str) -> &str {
     sample_of(text, DETECT_SAMPLE)
 }
 
+/// The window of `size` bytes (at char boundaries) in the middle of `text`, and where
+/// it starts; `text.len() > size`.
+fn window_of(text: &str, size: usize) -> (usize, &str) {
+    let start = text.floor_char_boundary((text.len() - size) / 2);
+    let end = text.floor_char_boundary(start + size);
+    (start, &text[start..end])
+}
+
 /// At most `size` bytes from the middle of `text`, cut at whitespace.
 fn sample_of(text: &str, size: usize) -> &str {
     if text.len() <= size {
         return text;
     }
-    let start = text.floor_char_boundary((text.len() - size) / 2);
-    let end = text.floor_char_boundary(start + size);
-    let window = &text[start..end];
+    let (_, window) = window_of(text, size);
     // Drop the partial words at both ends.
     let from = window.find(char::is_whitespace).unwrap_or(0);
     let to = window.rfind(char::is_whitespace).unwrap_or(window.len());

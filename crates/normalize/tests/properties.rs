@@ -44,6 +44,19 @@ const PIECES: &[&str] = &[
 /// Separators, including line breaks and odd spaces.
 const SEPARATORS: &[&str] = &[" ", "  ", "\n", "\r\n", "\t", ", ", ". ", " - ", "\u{00A0}", "\u{2028}", "!\n\n"];
 
+/// Sentences of several languages and scripts, for texts longer than the samples.
+const LONG_SENTENCES: &[&str] = &[
+    "The students were copying their essays from the Internet, and the teachers did not notice it.",
+    "Студенты списывали свои рефераты из интернета, а преподаватели этого не замечали.",
+    "Він сказав дітям, що вони мають їсти, бо сонце вже сіло, і мати кличе їх додому.",
+    "Le chat est sur la table et il regarde les oiseaux par la fenêtre de la maison.",
+    "Die Studenten haben ihre Hausarbeiten aus dem Internet kopiert, und die Lehrer haben es nicht bemerkt.",
+    "Los estudiantes copiaban sus ensayos de Internet y los profesores no se daban cuenta.",
+    "bindresvport(3) sockfd sin->sin_port NULL 0x7f 2024-11-24",
+    "p l a g i a r i s m  w.o.r.k.s pla\u{200B}giarism don’t O’Neil",
+    "Η γλώσσα είναι ελληνική και το κείμενο είναι μικρό.",
+];
+
 fn text_strategy() -> impl Strategy<Value = String> {
     proptest::collection::vec((0..PIECES.len(), 0..SEPARATORS.len()), 0..40).prop_map(|parts| {
         let mut text = String::new();
@@ -136,6 +149,33 @@ proptest! {
         prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
         if terms.language.is_some() {
             prop_assert_eq!(&terms.language, &full.language);
+        }
+    }
+
+    /// The same on texts longer than the language samples, in several languages (the
+    /// quick check's words are counted while normalizing; a text in another Latin-script
+    /// language is normalized again with its stemmer).
+    #[test]
+    fn normalize_terms_equals_normalize_on_long_texts(
+        sentences in proptest::collection::vec((0..LONG_SENTENCES.len(), 0..SEPARATORS.len()), 1..80),
+        text in text_strategy(),
+    ) {
+        let mut long = String::new();
+        for (i, s) in sentences {
+            long.push_str(LONG_SENTENCES[i]);
+            long.push_str(SEPARATORS[s]);
+        }
+        long.push_str(&text);
+        let mut a = Normalizer::new(NormalizerConfig::default()).expect("valid config");
+        let mut b = a.clone();
+        for _ in 0..2 {
+            let full = a.normalize(&long);
+            let terms = b.normalize_terms(&long);
+            prop_assert_eq!(&terms.tokens, &full.tokens);
+            prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
+            if terms.language.is_some() {
+                prop_assert_eq!(&terms.language, &full.language);
+            }
         }
     }
 
