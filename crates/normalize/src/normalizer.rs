@@ -244,14 +244,21 @@ impl Words<'_> {
         let key = if !w.dirty && !w.joined && w.end - w.start <= PACKED_MAX {
             pack_word(self.text.as_bytes(), w.start, w.end)
         } else {
-            let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
-            LONG_KEY | HotKey::from(xxh3_64_with_seed(word.as_bytes(), CACHE_SEED))
+            self.long_key(w)
         };
         self.batch[self.len] = Pending { start: w.start, end: w.end, key, dirty: w.dirty, joined: w.joined };
         self.len += 1;
         if self.len == BATCH {
             self.flush(out);
         }
+    }
+
+    /// The hot key of a word that is not packed: [`LONG_KEY`] and the large cache key.
+    /// Out of line, so [`push`](Self::push) stays small enough to inline into the scan.
+    #[inline(never)]
+    fn long_key(&mut self, w: tokenizer::Word) -> HotKey {
+        let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
+        LONG_KEY | HotKey::from(xxh3_64_with_seed(word.as_bytes(), CACHE_SEED))
     }
 
     /// Looks the batch up (hot cache, then the large cache, then the rules) and appends

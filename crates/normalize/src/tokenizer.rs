@@ -202,33 +202,153 @@ fn word_char_at(text: &str, i: usize) -> bool {
 /// Calls `emit` for every word of `text`, in order.
 #[inline]
 pub(crate) fn scan(text: &str, emit: impl FnMut(Word)) {
-    scan_with(text, emit, word_run_end);
+    scan_blocks(text, emit, block_masks);
 }
 
-/// [`scan`] with the function that skips a run of `WORD` and `CYR` bytes as a
-/// parameter, so tests can check the fast one against the byte-by-byte one.
+/// Bytes classified at once by [`block_masks`].
+const BLOCK: usize = 64;
+
+/// [`scan_with`] ([`word_run_end`]) with a fast path for plain ASCII words: the bytes
+/// of a 64-byte block are classified at once into two bit masks (`masks`: bit k of the
+/// first for an ASCII letter or digit at byte k, of the second for a plain separator,
+/// an ASCII byte that is neither nor `'`), so a run of separators is skipped and a word
+/// of ASCII letters and digits that ends at a plain separator is found with a
+/// trailing-zero count each, without a branch per byte. Anything else (a word that
+/// meets a non-ASCII byte or an apostrophe or reaches the block's end, the last 63
+/// bytes of the text) takes one step of the general loop.
 #[inline]
-fn scan_with(text: &str, mut emit: impl FnMut(Word), run_end: impl Fn(&[u8], usize) -> usize + Copy) {
+fn scan_blocks(text: &str, mut emit: impl FnMut(Word), masks: impl Fn(&[u8; BLOCK]) -> (u64, u64)) {
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut i = 0;
+    // The block at `base` and its masks; `base + BLOCK <= i` for none yet.
+    let mut base = 0;
+    let (mut word, mut sep) = (0u64, 0u64);
+    let mut fresh = false;
     while i < n {
-        match CLASS[bytes[i] as usize] {
-            WORD | CYR => i = scan_word(text, i, &mut emit, run_end),
-            OTHER => {
-                let Some((c, len)) = decode(text, i) else {
-                    // Unreachable for a `str`; step one byte so the loop always ends.
-                    i += 1;
-                    continue;
-                };
-                match classify(c) {
-                    CharClass::Word => i = scan_word(text, i, &mut emit, run_end),
-                    CharClass::Single => i = scan_single(text, i, len, &mut emit),
-                    _ => i += len,
-                }
-            }
-            _ => i += 1,
+        // A word found at block offset 32 or more would often reach the block's end:
+        // classify from here again.
+        if !fresh || i - base >= BLOCK / 2 {
+            let Some(block) = bytes.get(i..).and_then(<[u8]>::first_chunk::<BLOCK>) else {
+                break;
+            };
+            (word, sep) = masks(block);
+            base = i;
+            fresh = true;
         }
+        // Separators: `skip` is at most `BLOCK - (i - base)` (the shift brings in zeros).
+        let skip = (!(sep >> (i - base))).trailing_zeros() as usize;
+        i += skip;
+        if i - base >= BLOCK / 2 {
+            continue;
+        }
+        let o = i - base;
+        let len = (!(word >> o)).trailing_zeros() as usize;
+        if len > 0 && o + len < BLOCK && (sep >> (o + len)) & 1 == 1 {
+            emit(Word { start: i, end: i + len, dirty: false, joined: false });
+            i += len;
+        } else {
+            i = scan_step(text, i, &mut emit, word_run_end);
+        }
+    }
+    while i < n {
+        i = scan_step(text, i, &mut emit, word_run_end);
+    }
+}
+
+/// The two masks of [`scan_blocks`] (ASCII letters and digits; plain separators) of a
+/// 64-byte block: SSE2 (every x86-64 processor has it), else [`block_masks_portable`].
+#[inline]
+fn block_masks(block: &[u8; BLOCK]) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: SSE2, the one target feature `block_masks_sse2` enables, is part of
+        // the x86-64 baseline: every processor this code runs on has it.
+        unsafe {
+            block_masks_sse2(block)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        block_masks_portable(block)
+    }
+}
+
+/// [`block_masks`] a byte at a time from [`CLASS`].
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn block_masks_portable(block: &[u8; BLOCK]) -> (u64, u64) {
+    let (mut word, mut sep) = (0u64, 0u64);
+    for (k, &b) in block.iter().enumerate() {
+        word |= u64::from(CLASS[b as usize] == WORD) << k;
+        sep |= u64::from(CLASS[b as usize] == SEP && b < 0x80) << k;
+    }
+    (word, sep)
+}
+
+/// Bytes `lo..=hi` (both under 0x80) of `v` set to 0xFF, the others to 0. Bytes
+/// 0x80..=0xFF are negative as `i8`, so the signed comparisons leave them out.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn bytes_between(v: std::arch::x86_64::__m128i, lo: u8, hi: u8) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::{_mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_set1_epi8};
+    _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1)))
+}
+
+/// [`block_masks`] with SSE2, 16 bytes per step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn block_masks_sse2(block: &[u8; BLOCK]) -> (u64, u64) {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+    let (mut word, mut sep) = (0u64, 0u64);
+    for (k, chunk) in block.chunks_exact(16).enumerate() {
+        #[allow(unsafe_code)]
+        // SAFETY: `chunk` is 16 readable bytes (`chunks_exact(16)`), and `_mm_loadu_si128`
+        // reads 16 bytes from any address (no alignment needed). SSE2 is part of x86-64.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
+        let letter = bytes_between(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z');
+        let alnum = _mm_or_si128(letter, bytes_between(v, b'0', b'9'));
+        let apostrophe = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\'' as i8));
+        let alnum_bits = _mm_movemask_epi8(alnum) as u32 & 0xFFFF;
+        // Not a plain separator: a letter, digit, apostrophe or non-ASCII byte.
+        let other = _mm_movemask_epi8(_mm_or_si128(alnum, apostrophe)) as u32 | _mm_movemask_epi8(v) as u32;
+        word |= u64::from(alnum_bits) << (16 * k);
+        sep |= u64::from(!other & 0xFFFF) << (16 * k);
+    }
+    (word, sep)
+}
+
+/// The general loop of [`scan`], one [`scan_step`] at a time, with the function that
+/// skips a run of `WORD` and `CYR` bytes as a parameter, so tests can check the fast
+/// paths against the byte-by-byte one.
+#[cfg(test)]
+fn scan_with(text: &str, mut emit: impl FnMut(Word), run_end: impl Fn(&[u8], usize) -> usize + Copy) {
+    let mut i = 0;
+    while i < text.len() {
+        i = scan_step(text, i, &mut emit, run_end);
+    }
+}
+
+/// One step of [`scan_with`] at byte `i` (a character boundary): the word starting there,
+/// or past the character that is none; returns where to continue.
+#[inline]
+fn scan_step(text: &str, i: usize, emit: &mut impl FnMut(Word), run_end: impl Fn(&[u8], usize) -> usize) -> usize {
+    match CLASS[text.as_bytes()[i] as usize] {
+        WORD | CYR => scan_word(text, i, emit, run_end),
+        OTHER => {
+            let Some((c, len)) = decode(text, i) else {
+                // Unreachable for a `str`; step one byte so the loop always ends.
+                return i + 1;
+            };
+            match classify(c) {
+                CharClass::Word => scan_word(text, i, emit, run_end),
+                CharClass::Single => scan_single(text, i, len, emit),
+                _ => i + len,
+            }
+        }
+        _ => i + 1,
     }
 }
 
@@ -241,43 +361,70 @@ pub(crate) const MIN_SPACED_LETTERS: usize = 4;
 /// `joined` set. Writing a word letter by letter is a trick to hide it from a checker;
 /// real text has no runs of four one-letter words, apart from rare lists of variables.
 #[inline]
-pub(crate) fn scan_joining(text: &str, mut emit: impl FnMut(Word)) {
-    let mut run: Vec<Word> = Vec::new();
-    let mut separator: Option<char> = None;
-    let flush = |run: &mut Vec<Word>, emit: &mut dyn FnMut(Word)| {
-        if run.len() >= MIN_SPACED_LETTERS {
-            let (first, last) = (run[0], run[run.len() - 1]);
-            emit(Word { start: first.start, end: last.end, dirty: true, joined: true });
-        } else {
-            run.iter().for_each(|w| emit(*w));
-        }
-        run.clear();
-    };
+pub(crate) fn scan_joining(text: &str, emit: impl FnMut(Word)) {
+    scan_joining_with::<true>(text, emit);
+}
+
+/// [`scan_joining`]; without `FAST`, every word goes through [`Joiner::word`] (for tests).
+#[inline]
+fn scan_joining_with<const FAST: bool>(text: &str, mut emit: impl FnMut(Word)) {
+    let mut joiner = Joiner { run: Vec::new(), separator: None };
     scan(text, |w| {
+        // The common case, kept small so it inlines into the scan loop: no run of one-letter
+        // words pending (then `separator` is `None` too) and `w` does not start one.
+        if FAST && joiner.run.is_empty() && !is_one_letter_word(text, w) {
+            emit(w);
+        } else {
+            joiner.word(text, w, &mut emit);
+        }
+    });
+    joiner.flush(&mut emit);
+}
+
+/// The state of [`scan_joining`]: the one-letter words in a row so far and the separator
+/// between them (`None` while `run` has fewer than two words).
+struct Joiner {
+    run: Vec<Word>,
+    separator: Option<char>,
+}
+
+impl Joiner {
+    /// Takes the next word `w` of `text`.
+    #[inline(never)]
+    fn word(&mut self, text: &str, w: Word, emit: &mut impl FnMut(Word)) {
         if !is_one_letter_word(text, w) {
-            flush(&mut run, &mut emit);
-            separator = None;
+            self.flush(emit);
             emit(w);
             return;
         }
-        if let Some(last) = run.last() {
+        if let Some(last) = self.run.last() {
             let gap = &text[last.end..w.start];
             let mut chars = gap.chars();
             let joinable = match (chars.next(), chars.next()) {
-                (Some(c), None) => c != '\n' && c != '\r' && separator.is_none_or(|s| s == c),
+                (Some(c), None) => c != '\n' && c != '\r' && self.separator.is_none_or(|s| s == c),
                 _ => false,
             };
             if joinable {
-                separator = gap.chars().next();
-                run.push(w);
+                self.separator = gap.chars().next();
+                self.run.push(w);
                 return;
             }
-            flush(&mut run, &mut emit);
+            self.flush(emit);
         }
-        separator = None;
-        run.push(w);
-    });
-    flush(&mut run, &mut emit);
+        self.run.push(w);
+    }
+
+    /// Emits the words of the run (joined into one if there are enough) and empties it.
+    fn flush(&mut self, emit: &mut impl FnMut(Word)) {
+        if self.run.len() >= MIN_SPACED_LETTERS {
+            let (first, last) = (self.run[0], self.run[self.run.len() - 1]);
+            emit(Word { start: first.start, end: last.end, dirty: true, joined: true });
+        } else {
+            self.run.iter().for_each(|w| emit(*w));
+        }
+        self.run.clear();
+        self.separator = None;
+    }
 }
 
 /// [`is_one_letter`] of a word [`scan`] found, without decoding in the common cases: a
@@ -644,6 +791,81 @@ mod tests {
         #[test]
         fn fast_run_loop_on_any_string(text in proptest::prelude::any::<String>()) {
             proptest::prop_assert_eq!(all_words(&text, word_run_end), all_words(&text, word_run_end_bytewise));
+        }
+    }
+
+    fn block_words(text: &str, masks: impl Fn(&[u8; BLOCK]) -> (u64, u64)) -> Vec<Word> {
+        let mut out = Vec::new();
+        scan_blocks(text, |w| out.push(w), masks);
+        out
+    }
+
+    /// Text long enough for whole blocks: the fragments `parts` names, repeated.
+    fn long_text(parts: &[usize], noise: &str, times: usize) -> String {
+        let mut text = String::new();
+        for _ in 0..times {
+            text.push_str(&fragments_text(parts, noise));
+        }
+        text
+    }
+
+    #[test]
+    fn block_masks_agree_with_the_class_table() {
+        let mut block = [0u8; BLOCK];
+        for start in (0..256).step_by(BLOCK) {
+            block.iter_mut().enumerate().for_each(|(k, b)| *b = (start + k) as u8);
+            assert_eq!(block_masks(&block), block_masks_portable(&block), "{start}");
+        }
+        let text =
+            "Hello, world! don't x2 \u{e9}t\u{e9} \u{43f}\u{440}\u{438} a'b [z] {0} @`/: and more words, past 64 bytes";
+        let block: [u8; BLOCK] = *text.as_bytes().first_chunk().unwrap();
+        assert_eq!(block_masks(&block), block_masks_portable(&block));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn block_scan_finds_the_same_words(
+            parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..60),
+            noise in "\\PC{0,40}",
+            times in 1..6usize,
+        ) {
+            let text = long_text(&parts, &noise, times);
+            let expected = all_words(&text, word_run_end_bytewise);
+            proptest::prop_assert_eq!(&block_words(&text, block_masks), &expected);
+            proptest::prop_assert_eq!(&block_words(&text, block_masks_portable), &expected);
+        }
+
+        #[test]
+        fn block_scan_on_ascii_prose(text in "([a-zA-Z0-9]{1,12}[ ,.;'\n\"()-]{1,3}){0,80}") {
+            let expected = all_words(&text, word_run_end_bytewise);
+            proptest::prop_assert_eq!(&block_words(&text, block_masks), &expected);
+            proptest::prop_assert_eq!(&block_words(&text, block_masks_portable), &expected);
+        }
+
+        #[test]
+        fn block_scan_on_any_string(text in "\\PC{0,300}") {
+            let expected = all_words(&text, word_run_end_bytewise);
+            proptest::prop_assert_eq!(&block_words(&text, block_masks), &expected);
+            proptest::prop_assert_eq!(&block_words(&text, block_masks_portable), &expected);
+        }
+
+        #[test]
+        fn joining_shortcut_agrees(
+            parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..60),
+            spaced in "([a-zA-Z\u{430}-\u{44f}\u{e9}][ .\\-_/\n]{1,2}){0,12}",
+            noise in "\\PC{0,40}",
+        ) {
+            let text = format!("{}{spaced}{}", fragments_text(&parts, &noise), fragments_text(&parts, ""));
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            scan_joining_with::<true>(&text, |w| fast.push(w));
+            scan_joining_with::<false>(&text, |w| general.push(w));
+            proptest::prop_assert_eq!(fast, general);
+        }
+
+        #[test]
+        fn block_masks_on_any_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), BLOCK)) {
+            let block: [u8; BLOCK] = *bytes.first_chunk().unwrap();
+            proptest::prop_assert_eq!(block_masks(&block), block_masks_portable(&block));
         }
     }
 
