@@ -77,6 +77,19 @@ fn normalizer(stemming: bool) -> Normalizer {
         .expect("valid config")
 }
 
+/// `normalize_terms` (by `b`) gives the tokens, word counts and, when it names one, the
+/// language that `normalize` (by `a`) gives for `text`.
+fn terms_equal_full(a: &mut Normalizer, b: &mut Normalizer, text: &str) -> Result<(), TestCaseError> {
+    let full = a.normalize(text);
+    let terms = b.normalize_terms(text);
+    prop_assert_eq!(&terms.tokens, &full.tokens);
+    prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
+    if terms.language.is_some() {
+        prop_assert_eq!(&terms.language, &full.language);
+    }
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn spans_are_in_bounds_on_boundaries_and_increasing(text in any_text()) {
@@ -143,13 +156,7 @@ proptest! {
         let text = format!("{prefix}{text}");
         let mut a = Normalizer::new(NormalizerConfig::default()).expect("valid config");
         let mut b = a.clone();
-        let full = a.normalize(&text);
-        let terms = b.normalize_terms(&text);
-        prop_assert_eq!(&terms.tokens, &full.tokens);
-        prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
-        if terms.language.is_some() {
-            prop_assert_eq!(&terms.language, &full.language);
-        }
+        terms_equal_full(&mut a, &mut b, &text)?;
     }
 
     /// The same on texts longer than the language samples, in several languages (the
@@ -169,13 +176,7 @@ proptest! {
         let mut a = Normalizer::new(NormalizerConfig::default()).expect("valid config");
         let mut b = a.clone();
         for _ in 0..2 {
-            let full = a.normalize(&long);
-            let terms = b.normalize_terms(&long);
-            prop_assert_eq!(&terms.tokens, &full.tokens);
-            prop_assert_eq!((terms.words, terms.folded_words), (full.words, full.folded_words));
-            if terms.language.is_some() {
-                prop_assert_eq!(&terms.language, &full.language);
-            }
+            terms_equal_full(&mut a, &mut b, &long)?;
         }
     }
 

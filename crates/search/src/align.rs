@@ -234,20 +234,13 @@ fn with_neighbours(synonyms: &Synonyms, prepared: &PreparedSuspect, source: &[u6
         if own.len() > prepared.max_senses {
             continue;
         }
-        let start = matches.len();
+        // A suspect term the source holds too is no stand-in.
+        let lacking = |k: &&ConceptKey| present.binary_search(&k.term).is_err();
         for c in own {
-            matches.extend(keys_of(c).iter().map(|k| (term, k.term)));
+            matches.extend(keys_of(c).iter().filter(lacking).map(|k| (term, k.term)));
         }
         for c in related {
-            matches.extend(keys_of(c).iter().filter(|k| k.own).map(|k| (term, k.term)));
-        }
-        let mut k = start;
-        while k < matches.len() {
-            if present.binary_search(&matches[k].1).is_ok() {
-                matches.swap_remove(k);
-            } else {
-                k += 1;
-            }
+            matches.extend(keys_of(c).iter().filter(|k| k.own).filter(lacking).map(|k| (term, k.term)));
         }
     }
     if matches.is_empty() {

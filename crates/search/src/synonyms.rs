@@ -136,26 +136,20 @@ impl Synonyms {
     /// A term's own concepts (the synsets holding its words), sorted; empty for a term
     /// WordNet lacks.
     pub fn own(&self, term: u64) -> &[u32] {
-        match self.index.get(&(term as u32)) {
-            Some(&(start, own, _)) => &self.concepts[start as usize..(start + own) as usize],
-            None => &[],
-        }
+        self.senses(term).0
     }
 
     /// A term's related concepts (hypernyms, opposites, similar adjectives of its own
     /// ones, not its own), sorted.
     pub fn related(&self, term: u64) -> &[u32] {
-        match self.index.get(&(term as u32)) {
-            Some(&(start, own, all)) => &self.concepts[(start + own) as usize..(start + all) as usize],
-            None => &[],
-        }
+        self.senses(term).1
     }
 
     /// Whether two terms are neighbours: an own concept of one is an own or related
     /// concept of the other.
     pub fn neighbours(&self, a: u64, b: u64) -> bool {
-        let (own_a, own_b) = (self.own(a), self.own(b));
-        meet(own_a, own_b) || meet(own_a, self.related(b)) || meet(self.related(a), own_b)
+        let ((own_a, related_a), (own_b, related_b)) = (self.senses(a), self.senses(b));
+        meet(own_a, own_b) || meet(own_a, related_b) || meet(related_a, own_b)
     }
 }
 
