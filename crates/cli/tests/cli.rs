@@ -485,8 +485,8 @@ fn index_folder_with_bad_files() {
     assert_eq!(
         summary["failed"],
         serde_json::json!([
-            ["mixed/scan.txt", "mixed/scan.txt: binary data, not a text document"],
-            ["mixed/sub/empty.txt", "mixed/sub/empty.txt: the document has no text"]
+            {"origin": "mixed/scan.txt", "reason": "mixed/scan.txt: binary data, not a text document"},
+            {"origin": "mixed/sub/empty.txt", "reason": "mixed/sub/empty.txt: the document has no text"}
         ])
     );
 }

@@ -128,7 +128,7 @@ fn bad_arguments_fail_cleanly() {
     corpus(tmp.path());
     let run = tessera(tmp.path(), &["dedup", "docs", "--threshold", "1.5"]);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("--threshold"), "{}", run.stderr);
+    assert!(run.stderr.contains("threshold must be strictly between 0 and 1"), "{}", run.stderr);
     let run = tessera(tmp.path(), &["dedup", "docs", "--text-field", "body"]);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("docs is a folder"), "{}", run.stderr);

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tessera_engine::extract::worker::extract_isolated;
-use tessera_engine::extract::{Error, ExtractConfig, Trick, WorkerCommand, extract_bytes, pdfium_library};
+use tessera_extract::worker::extract_isolated;
+use tessera_extract::{Error, ExtractConfig, Trick, WorkerCommand, extract_bytes, pdfium_library};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/testdata/pdf").join(name)

@@ -93,7 +93,7 @@ impl Default for CrawlConfig {
             .map(String::from)
             .to_vec(),
             tracking_params: DEFAULT_TRACKING_PARAMS.iter().map(|s| (*s).to_owned()).collect(),
-            containment: 0.9,
+            containment: tessera_engine::DEFAULT_MIN_CONTAINMENT,
             batch: 256,
             quality: QualityConfig::default(),
         }
@@ -107,8 +107,8 @@ impl CrawlConfig {
         if self.concurrency == 0 {
             return bad("concurrency must be at least 1");
         }
-        if !(self.containment > 0.0 && self.containment <= 1.0) {
-            return bad("containment must be in (0, 1]");
+        if let Err(e) = tessera_engine::AddMode::if_new(Some(self.containment)) {
+            return Err(crate::Error::Config(e.to_string()));
         }
         if self.user_agent.trim().is_empty() || self.robots_agent.trim().is_empty() {
             return bad("the user agent must not be empty");

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tessera_engine::extract::{ExtractConfig, Extractor};
-use tessera_engine::index::DocId;
+use tessera_engine::{DocId, ExtractConfig, Extractor};
 use tokio::task::JoinSet;
 use url::Url;
 

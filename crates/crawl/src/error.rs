@@ -35,9 +35,6 @@ pub enum Error {
     /// The engine (index) failed.
     #[error(transparent)]
     Engine(#[from] tessera_engine::Error),
-    /// The index failed.
-    #[error(transparent)]
-    Index(#[from] tessera_engine::index::Error),
 }
 
 /// Results of the crawler.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{CONTENT_TYPE, ETAG, HeaderMap, LAST_MODIFIED, LOCATION, RETRY_AFTER};
-use tessera_engine::extract::{Extracted, Extractor, Format};
+use tessera_engine::{Extracted, Extractor, Format};
 use texting_robots::Robot;
 use url::Url;
 

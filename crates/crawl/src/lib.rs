@@ -10,8 +10,7 @@
 //!
 //! ```no_run
 //! use tessera_crawl::{CrawlConfig, Crawler, EngineSink};
-//! use tessera_engine::index::{CollectionConfig, CollectionKind};
-//! use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+//! use tessera_engine::{CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 //! # fn main() -> tessera_crawl::Result<()> {
 //! let engine = Engine::open_or_create("lib".as_ref(), &FingerprintSettings::default(), EngineOptions::default())?;
 //! let config = CrawlConfig { collection: "web".into(), ..CrawlConfig::default() };

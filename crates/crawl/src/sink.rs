@@ -1,10 +1,6 @@
 //! Add only if new: where crawled pages go, and the containment test.
 
-use std::collections::HashSet;
-
-use tessera_engine::extract::Extracted;
-use tessera_engine::index::{CollectionConfig, DocId, IndexReader};
-use tessera_engine::{Engine, Fingerprinter, Prepared};
+use tessera_engine::{AddMode, AddOutcome, AddSession, CollectionConfig, DocId, Engine, Extracted};
 
 use crate::Result;
 
@@ -40,178 +36,55 @@ pub trait DocumentSink {
     fn pending(&self) -> usize;
 }
 
-/// A page accepted and not yet committed.
-struct PendingDoc {
-    prepared: Prepared,
-    distinct: Vec<u64>,
-}
-
-/// The engine-backed sink: a page whose distinct shingle hashes are at least
-/// `threshold` contained in one document of the collection (committed, or accepted
-/// earlier in this batch) is attached to it, not added.
-///
-/// Containment is computed exactly: the collection's postings name candidate documents
-/// (a superset: postings keep truncated keys), the best few are verified against their
-/// stored snapshots (full 64-bit hashes), and pages of the current batch are compared
-/// directly. This is faster and more exact than a full search with alignment, whose
-/// matched share depends on block thresholds.
+/// The engine-backed sink: the engine's one add path under the add-only-if-new rule
+/// ([`AddMode::IfNew`]): a page whose distinct shingle hashes are at least `threshold`
+/// contained in one document of the collection (committed, or accepted earlier in this
+/// batch) is attached to it, not added. A page offered again after a crash (already
+/// indexed under its own URL) is reported as added.
 pub struct EngineSink<'e> {
     engine: &'e Engine,
-    collection: CollectionConfig,
-    threshold: f64,
-    fingerprinter: Fingerprinter,
-    reader: Option<IndexReader>,
-    batch: Vec<PendingDoc>,
-    committed: Vec<(String, DocId)>,
-    /// URLs attached since the last commit, written to the index's "seen at" list of
-    /// the containing document at the next commit.
-    attachments: Vec<(DocId, String)>,
+    session: AddSession<'e>,
 }
 
 impl std::fmt::Debug for EngineSink<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EngineSink")
-            .field("collection", &self.collection.name)
-            .field("pending", &self.batch.len())
-            .finish()
+        f.debug_struct("EngineSink").field("session", &self.session).finish()
     }
 }
-
-/// Candidates verified against their snapshots per page, best first.
-const MAX_VERIFIED: usize = 8;
 
 impl<'e> EngineSink<'e> {
     /// A sink adding to `collection` of `engine`, attaching pages contained at least
-    /// `threshold` (e.g. 0.9) in an indexed document.
+    /// `threshold` (e.g. [`tessera_engine::DEFAULT_MIN_CONTAINMENT`]) in an indexed
+    /// document.
     pub fn new(engine: &'e Engine, collection: CollectionConfig, threshold: f64) -> Result<Self> {
-        let reader = Some(engine.reader()?);
-        Ok(Self {
-            engine,
-            collection,
-            threshold,
-            fingerprinter: engine.fingerprinter(),
-            reader,
-            batch: Vec::new(),
-            committed: Vec::new(),
-            attachments: Vec::new(),
-        })
+        let session = engine.add_session(&collection, AddMode::if_new(Some(threshold))?)?;
+        Ok(Self { engine, session })
     }
-
-    /// The committed document that best contains `distinct` (sorted, distinct hashes),
-    /// with its containment, if it reaches the threshold.
-    fn best_committed(&self, distinct: &[u64]) -> Result<Option<(DocId, f64)>> {
-        let Some(reader) = &self.reader else { return Ok(None) };
-        let Some(coll) = reader.collection(&self.collection.name) else { return Ok(None) };
-        let mut counts: std::collections::HashMap<DocId, usize> = std::collections::HashMap::new();
-        coll.lookup_sorted(distinct, |_, doc| *counts.entry(doc).or_default() += 1)?;
-        let need = (self.threshold * distinct.len() as f64).ceil() as usize;
-        let mut candidates: Vec<(usize, DocId)> =
-            counts.into_iter().filter(|&(_, n)| n >= need).map(|(d, n)| (n, d)).collect();
-        candidates.sort_unstable_by(|a, b| b.cmp(a));
-        let mut best: Option<(DocId, f64)> = None;
-        for (_, doc) in candidates.into_iter().take(MAX_VERIFIED) {
-            let snapshot = reader.snapshot(doc)?;
-            let theirs: HashSet<u64> = snapshot.hashes.into_iter().collect();
-            let shared = distinct.iter().filter(|h| theirs.contains(h)).count();
-            let c = shared as f64 / distinct.len() as f64;
-            if c >= self.threshold && best.is_none_or(|(bd, bc)| c > bc || (c == bc && doc < bd)) {
-                best = Some((doc, c));
-            }
-        }
-        Ok(best)
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        if self.batch.is_empty() {
-            return Ok(());
-        }
-        let docs: Vec<Prepared> = std::mem::take(&mut self.batch).into_iter().map(|p| p.prepared).collect();
-        let ids = self.engine.add_prepared(&self.collection, &docs)?;
-        self.committed.extend(docs.into_iter().map(|d| d.origin).zip(ids));
-        self.reader = Some(self.engine.reader()?);
-        Ok(())
-    }
-}
-
-/// Size of the intersection of two sorted, distinct slices.
-fn shared_sorted(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 impl DocumentSink for EngineSink<'_> {
     fn offer(&mut self, url: &str, extracted: Extracted) -> Result<Offer> {
-        let fingerprint = self.fingerprinter.fingerprint(&extracted.text);
-        let mut distinct = fingerprint.hashes.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if !distinct.is_empty() {
-            if let Some((doc, containment)) = self.best_committed(&distinct)? {
-                // Re-offered after a crash between the index commit and the log record:
-                // the page is already indexed under its own URL.
-                let reader = self.reader.as_ref().expect("best_committed found a reader");
-                if reader.meta(doc)?.origin == url {
-                    return Ok(Offer::Added(doc));
-                }
-                self.attachments.push((doc, url.to_owned()));
-                return Ok(Offer::Attached { to: doc, containment });
-            }
-            let in_batch = self
-                .batch
-                .iter()
-                .position(|p| shared_sorted(&distinct, &p.distinct) as f64 >= self.threshold * distinct.len() as f64);
-            if let Some(i) = in_batch {
-                let containment = shared_sorted(&distinct, &self.batch[i].distinct) as f64 / distinct.len() as f64;
-                let origin = self.batch[i].prepared.origin.clone();
-                self.flush()?;
-                let doc = self.committed.iter().find(|(o, _)| *o == origin).map(|(_, d)| *d);
-                if let Some(to) = doc {
-                    self.attachments.push((to, url.to_owned()));
-                    return Ok(Offer::Attached { to, containment });
-                }
-            }
-        }
-        let prepared = Prepared { origin: url.to_owned(), extracted, fingerprint };
-        self.batch.push(PendingDoc { prepared, distinct });
-        Ok(Offer::Pending)
+        let doc = self.engine.prepare(url.to_owned(), extracted);
+        Ok(match self.session.add(&doc)? {
+            AddOutcome::Added { .. } => Offer::Pending,
+            AddOutcome::Seen { into, containment } => Offer::Attached { to: into, containment },
+            AddOutcome::AlreadyIndexed { doc, .. } => Offer::Added(doc),
+        })
     }
 
     fn commit(&mut self) -> Result<Vec<(String, DocId)>> {
-        self.flush()?;
-        if !self.attachments.is_empty() {
-            // The index lists every place a document was seen at (`tessera near` shows
-            // them); attaching the same URL twice (a replay after a crash) is a no-op.
-            let mut writer = self.engine.writer()?;
-            for (doc, url) in self.attachments.drain(..) {
-                writer.attach_origin(doc, &url).map_err(tessera_engine::Error::from)?;
-            }
-            writer.commit().map_err(tessera_engine::Error::from)?;
-            self.reader = Some(self.engine.reader()?);
-        }
-        Ok(std::mem::take(&mut self.committed))
+        Ok(self.session.commit()?)
     }
 
     fn pending(&self) -> usize {
-        self.batch.len()
+        self.session.pending()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera_engine::index::CollectionKind;
-    use tessera_engine::{EngineOptions, FingerprintSettings};
+    use tessera_engine::{CollectionKind, EngineOptions, FingerprintSettings};
 
     fn words(seed: u64, n: usize) -> String {
         let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -265,7 +138,7 @@ mod tests {
         );
         assert_eq!(sink.commit().unwrap().len(), 1);
         // Every attached URL is in the index's "seen at" list of its document.
-        let reader = engine.reader().unwrap();
+        let reader = engine.view().unwrap();
         assert_eq!(reader.seen_at(to).unwrap(), ["http://h/a", "http://h/a2"]);
         let b_doc = committed.iter().find(|(u, _)| u == "http://h/b").unwrap().1;
         assert_eq!(reader.seen_at(b_doc).unwrap(), ["http://h/b", "http://h/b-part"]);

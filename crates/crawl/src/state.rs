@@ -20,8 +20,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tessera_engine::extract::Extracted;
-use tessera_engine::index::DocId;
+use tessera_engine::{DocId, Extracted};
 
 use crate::{CrawlConfig, Error, Result};
 

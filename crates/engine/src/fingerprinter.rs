@@ -176,6 +176,16 @@ impl Fingerprint {
     }
 }
 
+/// The digital snapshot the index stores for a fingerprinted text.
+pub(crate) fn snapshot(f: &Fingerprint) -> Snapshot {
+    f.snapshot()
+}
+
+/// A suspect's (or a kept source text's) fingerprints for search.
+pub(crate) fn query(fp: &mut Fingerprinter, text: &str) -> Query {
+    fp.query(text)
+}
+
 /// Char spans of sorted, non-overlapping byte spans, in one pass over the text.
 ///
 /// Most texts are mostly ASCII: between two non-ASCII characters a char offset is the

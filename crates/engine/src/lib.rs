@@ -1,41 +1,81 @@
-//! The engine: the one place that glues Tessera's stages together.
+//! The engine: the one place that glues Tessera's stages together, and the one place
+//! that holds their rules.
 //!
-//! `extract -> normalize -> fingerprint -> index` when documents are added, and
-//! `extract -> normalize -> fingerprint -> search -> report` when a suspect is checked.
-//! The fingerprint settings are read from the index, so a suspect is always
-//! fingerprinted the way its sources were. The CLI, the server and the crawler use
-//! [`Engine`] and nothing below it.
+//! `extract -> normalize -> fingerprint -> index` when documents are added (one add
+//! path, [`AddSession`], with the add-only-if-new rule), and `extract -> normalize ->
+//! fingerprint -> search -> report` when a suspect is checked (one check path:
+//! [`Suspect`], [`Engine::search`], [`Engine::report`]). Collection dedup without an
+//! index is the [`Deduplicator`]. The fingerprint settings are read from the index, so a
+//! suspect is always fingerprinted the way its sources were.
+//!
+//! The CLI, the server, the crawler and the Python package use this crate and the
+//! names it exports, never the stages below it: the index's readers and writers stay
+//! inside.
 //!
 //! ```no_run
-//! use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
-//! use tessera_index::{CollectionConfig, CollectionKind};
+//! use tessera_engine::{AddMode, CheckedFile, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 //! # fn main() -> tessera_engine::Result<()> {
 //! let engine = Engine::open_or_create("lib".as_ref(), &FingerprintSettings::default(), EngineOptions::default())?;
 //! let coll = CollectionConfig { name: "main".into(), kind: CollectionKind::Source, keep_texts: false };
-//! engine.add_paths(&coll, &["corpus".into()], &|_| {})?;
-//! let report = engine.check_path("thesis.txt".as_ref())?;
+//! engine.add_paths(&coll, &["corpus".into()], AddMode::All, &|_| {})?;
+//! if let CheckedFile::Document(report) = engine.check_path("thesis.txt".as_ref())? {
+//!     println!("{} % original", report.totals.originality * 100.0);
+//! }
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod add;
+mod check;
+mod dedup;
 mod engine;
 mod error;
 mod fingerprinter;
+mod near;
 mod notices;
+mod pair;
 mod settings;
-mod sketches;
 
-pub use engine::{AddProgress, AddSummary, Engine, EngineOptions, Prepared, list_files};
-pub use error::{Error, Result};
+pub use add::{
+    AddMode, AddOutcome, AddProgress, AddSession, AddSummary, DEFAULT_MIN_CONTAINMENT, FailedDocument, Prepared,
+    SeenDocument,
+};
+pub use check::{CheckedFile, IndexView, Suspect};
+pub use dedup::{DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary, Deduplicator};
+pub use engine::{Engine, EngineOptions, Sniffed, list_files, verify};
+pub use error::{Error, ErrorKind, Result};
 pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};
+pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
+pub use pair::PairAligner;
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
-pub use sketches::{IfNewSummary, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE, TextIfNew};
-pub use tessera_extract as extract;
-pub use tessera_index as index;
-pub use tessera_near as near;
-pub use tessera_report as report;
-pub use tessera_search as search;
+
+// The names surfaces need from the stages, and nothing else of them.
+pub use tessera_extract::{
+    Document, ExtractConfig, Extracted, Extractor, Format, Metadata, Trick, UnpackLimits, Warning, WorkerCommand,
+};
+pub use tessera_index::{CollectionConfig, CollectionInfo, CollectionKind, DocId, DocMeta, VerifyReport};
+pub use tessera_report::{
+    BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, Render, Report, ReportOptions, TextRenderer,
+};
+pub use tessera_search::{AlignConfig, Block, Revision, SearchConfig, SourceMatch, TextSpan};
+
+/// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its
+/// tables, the on-disk sketch store), for benchmarks and bindings that expose them as
+/// such. Whole-collection dedup with Tessera's rules is [`Deduplicator`].
+pub mod sketch {
+    pub use tessera_near::{
+        Idf, LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SimhashTables, SketchStore, SplitMix64,
+        StoreEntry, StoreSettings, TableDesign, all_pairs, containment, hamming, jaccard, shingle_set, simhash,
+        simhash_weighted, term_frequencies, write_store,
+    };
+}
+
+/// Runs the extraction worker on standard input and output: a hidden command of the
+/// `tessera` binary, which isolated parsers (PDF) run in (see [`WorkerCommand`]).
+pub fn serve_extract_worker() -> std::io::Result<()> {
+    tessera_extract::worker::serve_stdio()
+}
 
 /// Sets the number of worker threads for all parallel work (once, at start-up).
 pub fn set_threads(n: usize) -> Result<()> {

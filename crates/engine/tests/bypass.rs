@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use tessera_engine::extract::{ExtractConfig, extract_bytes};
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::report::Report;
-use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{
+    AddMode, CheckedFile, CollectionConfig, CollectionKind, Engine, EngineOptions, ErrorKind, ExtractConfig,
+    FingerprintSettings, Report,
+};
 
 fn known(lang: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../extract/testdata/known/{lang}.txt"));
@@ -20,14 +20,14 @@ fn engine(dir: &tempfile::TempDir) -> Engine {
         Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
             .unwrap();
     let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: false };
-    engine.add_text(&lib, "en.txt", "en", &known("en")).unwrap();
-    engine.add_text(&lib, "ru.txt", "ru", &known("ru")).unwrap();
+    engine.add_text(&lib, "en.txt", "en", &known("en"), AddMode::All).unwrap();
+    engine.add_text(&lib, "ru.txt", "ru", &known("ru"), AddMode::All).unwrap();
     engine
 }
 
 fn check(engine: &Engine, name: &str, bytes: &[u8]) -> Report {
-    let extracted = extract_bytes(name, bytes, &ExtractConfig::default()).unwrap();
-    engine.check_extracted(name, &extracted).unwrap()
+    let extracted = tessera_extract::extract_bytes(name, bytes, &ExtractConfig::default()).unwrap();
+    engine.check(&engine.suspect_extracted(name, None, &extracted)).unwrap()
 }
 
 fn kinds(report: &Report) -> Vec<&str> {
@@ -116,15 +116,12 @@ fn archive_members_are_checked_one_by_one() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(&dir);
     let archive = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../extract/testdata/archive/thesis.zip");
-    let results = engine.check_documents(&archive);
+    let Ok(CheckedFile::Archive(results)) = engine.check_path(&archive) else { panic!("an archive") };
     assert_eq!(results.len(), 3);
     for (name, result) in &results {
         let report = result.as_ref().unwrap();
         assert!(report.totals.borrowings > 50.0, "{name}: {}", report.totals.borrowings);
         assert_eq!(&report.suspect.name, name);
     }
-    assert!(matches!(
-        engine.check_path(&archive),
-        Err(tessera_engine::Error::Extract(tessera_engine::extract::Error::Archive { .. }))
-    ));
+    assert_eq!(engine.extract_path(&archive).unwrap_err().kind(), ErrorKind::Archive);
 }

@@ -4,8 +4,7 @@
 
 use std::path::PathBuf;
 
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 
 fn demo(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo").join(name);
@@ -35,7 +34,7 @@ fn demo_library(lib: &CollectionConfig) -> Fixture {
         Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
             .unwrap();
     for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
-        engine.add_text(lib, name, name, &demo(&format!("library/{name}"))).unwrap();
+        engine.add_text(lib, name, name, &demo(&format!("library/{name}")), AddMode::All).unwrap();
     }
     Fixture { _dir: dir, engine }
 }
@@ -45,7 +44,7 @@ fn fixture() -> Fixture {
     let Fixture { _dir: dir, engine } = demo_library(&lib);
     // Unrelated documents that share topic words but no passage.
     engine
-        .add_text(&lib, "other-1", "other", "Printing shops and bee hives both appear in this unrelated note about towns and rivers of Europe, written for another purpose entirely.")
+        .add_text(&lib, "other-1", "other", "Printing shops and bee hives both appear in this unrelated note about towns and rivers of Europe, written for another purpose entirely.", AddMode::All)
         .unwrap();
     Fixture { _dir: dir, engine }
 }
@@ -128,20 +127,19 @@ fn report_from_revisions_searched_one_collection_at_a_time_equals_check_text() {
     let text = demo("thesis.txt");
     let extracted = f.engine.extract_bytes("thesis.txt", text.as_bytes()).unwrap();
     assert_eq!(extracted.text, text);
-    let reader = f.engine.reader().unwrap();
-    let query = f.engine.fingerprinter().query(&text);
+    let view = f.engine.view().unwrap();
+    let suspect = f.engine.suspect_plain("thesis.txt", "T", &text);
     let mut revisions = Vec::new();
-    for c in reader.collections() {
-        revisions.extend(f.engine.search(&reader, &query, Some(std::slice::from_ref(&c.config.name))).unwrap());
+    // In reverse order, as a server's answers may come: the report sorts them.
+    for name in view.collection_names().iter().rev() {
+        revisions.push(f.engine.search(&view, &suspect, name).unwrap());
     }
-    revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
-    let suspect = tessera_engine::report::SuspectInfo::new("thesis.txt", "T", text.as_str());
-    let report = f.engine.report(&reader, suspect.clone(), &revisions).unwrap();
+    let report = f.engine.report(&view, &suspect, &revisions, &[]).unwrap();
     assert_eq!(report, f.engine.check_text("thesis.txt", "T", &text).unwrap());
     assert!(!report.sources.is_empty());
 
     let without_library: Vec<_> = revisions.iter().filter(|r| r.collection != "library").cloned().collect();
-    let partial = f.engine.report(&reader, suspect, &without_library).unwrap();
+    let partial = f.engine.report(&view, &suspect, &without_library, &["library".to_owned()]).unwrap();
     assert!(partial.sources.iter().all(|s| s.collection != "library"));
     assert!(partial.totals.borrowed_chars < report.totals.borrowed_chars);
 }

@@ -3,9 +3,9 @@
 //! tells citations from borrowings.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::report::{BlockKind, Report};
-use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{
+    AddMode, BlockKind, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings, Report,
+};
 
 /// Tolstoy, "Anna Karenina", opening.
 const KARENINA: &str = "Все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему. Всё смешалось в доме Облонских. Жена узнала, что муж был в связи с бывшею в их доме француженкою-гувернанткой, и объявила мужу, что не может жить с ним в одном доме.";
@@ -56,13 +56,13 @@ fn quotations_bibliography_and_legal_texts_are_citations() {
             .unwrap();
     let library = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
     for (name, text) in [("karenina", KARENINA), ("chekhov", CHEKHOV), ("dickens", DICKENS), ("austen", AUSTEN)] {
-        engine.add_text(&library, name, name, text).unwrap();
+        engine.add_text(&library, name, name, text, AddMode::All).unwrap();
     }
     let catalogue =
         format!("Российская государственная библиотека. Электронный каталог. {ENTRY} Хранение: основной фонд.");
-    engine.add_text(&library, "catalogue", "Каталог РГБ", &catalogue).unwrap();
+    engine.add_text(&library, "catalogue", "Каталог РГБ", &catalogue, AddMode::All).unwrap();
     let law = CollectionConfig { name: "law".into(), kind: CollectionKind::Citation, keep_texts: false };
-    engine.add_text(&law, "constitution", "Конституция Российской Федерации", LAW).unwrap();
+    engine.add_text(&law, "constitution", "Конституция Российской Федерации", LAW, AddMode::All).unwrap();
 
     let suspect = suspect();
     let report = engine.check_text("essay.txt", "Essay", &suspect).unwrap();

@@ -89,6 +89,7 @@ mod writer;
 
 pub use error::{Error, Result};
 pub use index::Index;
+pub use manifest::valid_name as valid_collection_name;
 pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]

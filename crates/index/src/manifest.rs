@@ -103,7 +103,7 @@ pub(crate) fn segment_file_name(id: u64) -> String {
 }
 
 /// Checks a collection name: `[A-Za-z0-9_.-]{1,64}`.
-pub(crate) fn valid_name(name: &str) -> bool {
+pub fn valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 

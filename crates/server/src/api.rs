@@ -9,9 +9,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use tessera_engine::TextIfNew;
-use tessera_engine::index::{CollectionConfig, CollectionKind, DocId};
-use tessera_engine::report::{BlockId, BlockKind, HtmlRenderer, JsonRenderer, Render, Report};
+use tessera_engine::{
+    AddMode, AddOutcome, BlockId, BlockKind, CollectionConfig, CollectionKind, DocId, Document, HtmlRenderer,
+    JsonRenderer, Render, Report, Sniffed,
+};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::assets;
@@ -210,7 +211,7 @@ struct Upload {
     bytes: Vec<u8>,
     is_file: bool,
     /// Set for an archive: its member documents, extracted.
-    members: Option<Vec<tessera_engine::extract::Document>>,
+    members: Option<Vec<Document>>,
 }
 
 async fn read_check_request(state: &AppState, request: Request) -> Result<Upload, ApiError> {
@@ -240,17 +241,16 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
         }
         // Refuse what no extractor reads now, not after the queue.
         let head = &upload.bytes[..upload.bytes.len().min(64 * 1024)];
-        let extractor = tessera_engine::extract::Extractor::new(state.engine.options().extract.clone());
-        match extractor.detect(&upload.name, head) {
-            Ok(_) => {}
+        match state.engine.sniff(&upload.name, head).map_err(engine_error)? {
+            Sniffed::Document => {}
             // An archive: every member is a document of its own, checked on its own.
             // Unpacking is bounded by the extractor's size, ratio and depth limits.
-            Err(tessera_engine::extract::Error::Archive { .. }) => {
+            Sniffed::Archive => {
                 let name = upload.name.clone();
                 let bytes = std::mem::take(&mut upload.bytes);
-                upload.members = Some(blocking(move || Ok(extractor.extract_documents(&name, &bytes))).await?);
+                let engine = Arc::clone(&state.engine);
+                upload.members = Some(blocking(move || Ok(engine.extract_documents(&name, &bytes))).await?);
             }
-            Err(e) => return Err(engine_error(e.into())),
         }
         Ok(upload)
     } else if content_type.starts_with("application/json") {
@@ -581,7 +581,8 @@ pub struct AddDocuments {
     /// then attached to that document (reports list it under `seen_at`).
     #[serde(default)]
     pub if_new: bool,
-    /// Containment that makes a document not new (default 0.9, the seed's 90 % rule).
+    /// Containment that makes a document not new, in `(0, 1]` (default 0.9, the seed's
+    /// 90 % rule).
     #[serde(default)]
     pub if_new_threshold: Option<f64>,
     /// The documents.
@@ -608,6 +609,9 @@ pub struct AddedDocuments {
     pub added: Vec<AddedDocument>,
     /// Documents not added because they are not new (`if_new`).
     pub skipped: Vec<SkippedDocument>,
+    /// Members of uploaded archives that could not be extracted, with the reason (the
+    /// other documents were still added).
+    pub failed: Vec<SkippedMember>,
 }
 
 /// A document added.
@@ -633,14 +637,14 @@ pub struct SkippedDocument {
     pub containment: f64,
 }
 
-async fn read_add_request(state: &AppState, request: Request) -> Result<AddDocuments, ApiError> {
+async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocuments, Vec<SkippedMember>), ApiError> {
     let content_type =
         request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     if content_type.starts_with("application/json") {
         let Json(body) = Json::<AddDocuments>::from_request(request, &())
             .await
             .map_err(|e| ApiError::new(e.status(), "bad_request", e.body_text()))?;
-        return Ok(body);
+        return Ok((body, Vec::new()));
     }
     if !content_type.starts_with("multipart/form-data") {
         return Err(ApiError::new(
@@ -659,16 +663,26 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<AddDocum
         if_new_threshold: None,
         documents: Vec::new(),
     };
+    let mut failed = Vec::new();
     while let Some(field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
         let field_name = field.name().unwrap_or("").to_owned();
         if let Some(file_name) = field.file_name().map(clean_name) {
             let bytes = field.bytes().await.map_err(|e| multipart_error(&e))?;
-            let extracted = state.engine.extract_bytes(&file_name, &bytes).map_err(engine_error)?;
-            add.documents.push(NewText {
-                title: extracted.title.unwrap_or_else(|| stem_of(&file_name)),
-                text: extracted.text,
-                origin: file_name,
-            });
+            // An archive gives one document per member, as `tessera index` does.
+            let engine = Arc::clone(&state.engine);
+            let documents = blocking(move || Ok(engine.extract_documents(&file_name, &bytes))).await?;
+            let single = documents.len() == 1;
+            for doc in documents {
+                match doc.result {
+                    Ok(extracted) => add.documents.push(NewText {
+                        title: extracted.title.unwrap_or_else(|| stem_of(&doc.name)),
+                        text: extracted.text,
+                        origin: clean_member_name(&doc.name),
+                    }),
+                    Err(e) if single => return Err(engine_error(e.into())),
+                    Err(e) => failed.push(SkippedMember { name: clean_member_name(&doc.name), error: e.to_string() }),
+                }
+            }
             continue;
         }
         let value = field.text().await.map_err(|e| multipart_error(&e))?;
@@ -684,7 +698,7 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<AddDocum
             other => return Err(ApiError::bad_request(format!("unknown form field {other:?}"))),
         }
     }
-    Ok(add)
+    Ok((add, failed))
 }
 
 /// Add documents to a collection, optionally only those that are new.
@@ -696,10 +710,7 @@ async fn add_documents(
     request: Request,
 ) -> Result<Json<AddedDocuments>, ApiError> {
     authorize(&state, &headers)?;
-    let add = read_add_request(&state, request).await?;
-    if add.collection.trim().is_empty() || add.collection.len() > 100 || add.collection.chars().any(char::is_control) {
-        return Err(ApiError::bad_request("give a collection name (1 to 100 characters)"));
-    }
+    let (add, failed) = read_add_request(&state, request).await?;
     let kind = match add.kind.as_deref() {
         None | Some("source") => CollectionKind::Source,
         Some("citation") => CollectionKind::Citation,
@@ -707,37 +718,33 @@ async fn add_documents(
             return Err(ApiError::bad_request(format!("unknown collection kind {other:?}: source or citation")));
         }
     };
-    let threshold = add.if_new_threshold.unwrap_or(0.9);
-    if !(0.0..=1.0).contains(&threshold) {
-        return Err(ApiError::bad_request("if_new_threshold must be in [0, 1]"));
+    let mode = if add.if_new { AddMode::if_new(add.if_new_threshold).map_err(engine_error)? } else { AddMode::All };
+    if let Some(doc) = add.documents.iter().find(|d| d.text.trim().is_empty()) {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "empty",
+            format!("document {:?} has no text", doc.origin),
+        ));
     }
     let config = CollectionConfig { name: add.collection.clone(), kind, keep_texts: add.keep_texts };
     let _writer = state.writer.lock().await;
     let engine = Arc::clone(&state.engine);
     let out = blocking(move || {
-        let mut out = AddedDocuments { added: Vec::new(), skipped: Vec::new() };
+        // One session, one commit: the engine's add path, as `tessera index` takes it.
+        let mut session = engine.add_session(&config, mode).map_err(engine_error)?;
+        let mut out = AddedDocuments { added: Vec::new(), skipped: Vec::new(), failed };
         for doc in add.documents {
-            if doc.text.trim().is_empty() {
-                return Err(ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "empty",
-                    format!("document {:?} has no text", doc.origin),
-                ));
-            }
-            let outcome = if add.if_new {
-                engine.add_text_if_new(&config, &doc.origin, &doc.title, &doc.text, threshold).map_err(engine_error)?
-            } else {
-                TextIfNew::Added(engine.add_text(&config, &doc.origin, &doc.title, &doc.text).map_err(engine_error)?)
-            };
-            match outcome {
-                TextIfNew::Added(id) => {
-                    out.added.push(AddedDocument { id: id.0, origin: doc.origin, title: doc.title })
-                }
-                TextIfNew::Seen { into, containment } => {
+            let title = doc.title.clone();
+            let prepared =
+                engine.prepare(doc.origin.clone(), tessera_engine::Extracted::from_text(doc.text, Some(doc.title)));
+            match session.add(&prepared).map_err(engine_error)? {
+                AddOutcome::Added { doc: id } => out.added.push(AddedDocument { id: id.0, origin: doc.origin, title }),
+                AddOutcome::Seen { into, containment } | AddOutcome::AlreadyIndexed { doc: into, containment } => {
                     out.skipped.push(SkippedDocument { origin: doc.origin, duplicate_of: into.0, containment });
                 }
             }
         }
+        session.commit().map_err(engine_error)?;
         Ok(out)
     })
     .await?;

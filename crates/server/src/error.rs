@@ -110,22 +110,18 @@ impl From<Error> for ApiError {
 
 /// Maps an engine error to a status: bad input is the client's fault, the rest ours.
 pub(crate) fn engine_error(e: tessera_engine::Error) -> ApiError {
-    use tessera_engine::Error as E;
-    use tessera_engine::extract::Error as X;
-    match &e {
-        E::Extract(X::Unsupported { .. } | X::Binary { .. }) => {
-            ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_format", e.to_string())
-        }
-        E::Extract(X::TooLarge { .. }) => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", e.to_string()),
-        E::Extract(_) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unreadable_document", e.to_string()),
-        E::UnknownCollection(_) => ApiError::not_found(e.to_string()),
-        E::EmptyIndex(_) => ApiError::new(StatusCode::CONFLICT, "empty_index", e.to_string()),
-        E::Index(tessera_engine::index::Error::UnknownDoc(_)) => ApiError::not_found(e.to_string()),
-        E::Index(tessera_engine::index::Error::Locked { .. }) => {
-            ApiError::new(StatusCode::CONFLICT, "index_locked", e.to_string())
-        }
-        _ => ApiError::internal(&e),
-    }
+    use tessera_engine::ErrorKind as K;
+    let (status, code) = match e.kind() {
+        K::Unsupported => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_format"),
+        K::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
+        K::Unreadable | K::Empty | K::Archive => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable_document"),
+        K::Invalid => (StatusCode::BAD_REQUEST, "bad_request"),
+        K::UnknownCollection | K::UnknownDocument => (StatusCode::NOT_FOUND, "not_found"),
+        K::EmptyIndex => (StatusCode::CONFLICT, "empty_index"),
+        K::Locked => (StatusCode::CONFLICT, "index_locked"),
+        _ => return ApiError::internal(&e),
+    };
+    ApiError::new(status, code, e.to_string())
 }
 
 impl IntoResponse for ApiError {

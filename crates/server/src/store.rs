@@ -18,7 +18,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tessera_engine::report::{BlockKind, Report};
+use tessera_engine::{BlockKind, DocId, Report};
 use utoipa::ToSchema;
 
 use crate::error::{Error, IoContext, Result};
@@ -113,9 +113,7 @@ impl Edit {
     /// Applies the edit; `false` when the report has no such source or block.
     pub fn apply(&self, report: &mut Report) -> bool {
         match *self {
-            Edit::Source { source, enabled } => {
-                report.set_source_enabled(tessera_engine::index::DocId(source), enabled)
-            }
+            Edit::Source { source, enabled } => report.set_source_enabled(DocId(source), enabled),
             Edit::Block { source, start, end, kind } => {
                 let found = report.blocks.iter().find(|b| {
                     b.source.0 == source

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use tessera_engine::index::IndexReader;
-use tessera_engine::report::{Report, SuspectInfo};
-use tessera_engine::search::{Query, Revision};
+use tessera_engine::{IndexView, Report, Revision, Suspect};
 use tokio::task::JoinSet;
 
 use crate::error::ApiError;
@@ -40,15 +38,14 @@ pub(crate) fn start(state: &Arc<AppState>, n: usize) {
     }
 }
 
-/// The suspect, ready to search.
+/// The suspect, ready to search, and the view of the index every collection of the check
+/// is searched in.
 struct Prepared {
-    suspect: SuspectInfo,
-    query: Arc<Query>,
-    reader: Arc<IndexReader>,
-    warnings: Vec<String>,
+    suspect: Suspect,
+    view: IndexView,
 }
 
-type Joined = (String, Result<tessera_engine::Result<Vec<Revision>>, tokio::task::JoinError>);
+type Joined = (String, Result<tessera_engine::Result<Revision>, tokio::task::JoinError>);
 
 /// What the searches gave so far.
 #[derive(Default)]
@@ -69,8 +66,8 @@ impl Answers {
             self.late.insert(name.clone());
         }
         match result {
-            Ok(Ok(revisions)) => {
-                self.revisions.extend(revisions);
+            Ok(Ok(revision)) => {
+                self.revisions.push(revision);
                 self.done += 1;
             }
             Ok(Err(e)) => {
@@ -121,9 +118,9 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
             return Ok(());
         }
     };
-    let names: Vec<String> = prepared.reader.collections().into_iter().map(|c| c.config.name).collect();
+    let names = prepared.view.collection_names();
     let total = u32::try_from(names.len()).unwrap_or(u32::MAX);
-    let warnings = prepared.warnings.clone();
+    let warnings = prepared.suspect.warnings();
     state
         .update(id, move |_, r| {
             r.stage = Stage::Searching;
@@ -139,11 +136,11 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
     for name in names {
         deadlines.insert(name.clone(), started + state.config.timeout_for(&name));
         let engine = Arc::clone(&state.engine);
-        let reader = Arc::clone(&prepared.reader);
-        let query = Arc::clone(&prepared.query);
+        let view = prepared.view.clone();
+        let suspect = prepared.suspect.clone();
         set.spawn(async move {
-            let one = [name.clone()];
-            let handle = tokio::task::spawn_blocking(move || engine.search(&reader, &query, Some(&one)));
+            let collection = name.clone();
+            let handle = tokio::task::spawn_blocking(move || engine.search(&view, &suspect, &collection));
             (name, handle.await)
         });
     }
@@ -207,38 +204,23 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Extracts the upload and fingerprints it; `Err` is a message for the reader.
+/// Extracts the upload and fingerprints it with the engine's one check path (the
+/// same suspect, notices included, as `tessera check` makes); `Err` is a message for the
+/// reader.
 fn prepare(state: &AppState, record: &CheckRecord) -> Result<Prepared, String> {
     let engine = &state.engine;
     let bytes = state.store.upload(&record.id).map_err(|e| e.to_string())?;
-    let (text, title, warnings) = if record.is_file {
-        let extracted = engine.extract_bytes(&record.name, &bytes).map_err(|e| e.to_string())?;
-        let title = record.title.clone().or(extracted.title).unwrap_or_else(|| stem(&record.name));
-        (extracted.text, title, extracted.warnings.iter().map(ToString::to_string).collect())
+    let suspect = if record.is_file {
+        engine.suspect_bytes(&record.name, record.title.clone(), &bytes).map_err(|e| e.to_string())?
     } else {
-        // The text is used as sent; extraction only looks for bypass tricks in it.
-        let warnings = engine
-            .extract_bytes("pasted.txt", &bytes)
-            .map(|e| e.warnings.iter().map(ToString::to_string).collect())
-            .unwrap_or_default();
         let text = String::from_utf8(bytes).map_err(|_| "the text is not UTF-8".to_owned())?;
-        (text, record.title.clone().unwrap_or_default(), warnings)
+        engine.suspect_text(&record.name, record.title.clone(), text)
     };
-    let query = engine.with_fingerprinter(|fp| fp.query(&text));
-    let reader = engine.reader().map_err(|e| e.to_string())?;
-    if reader.collections().is_empty() {
+    let view = engine.view().map_err(|e| e.to_string())?;
+    if view.collection_names().is_empty() {
         return Err("the index holds no collections yet; add documents first".to_owned());
     }
-    Ok(Prepared {
-        suspect: SuspectInfo::new(record.name.clone(), title, text),
-        query: Arc::new(query),
-        reader: Arc::new(reader),
-        warnings,
-    })
-}
-
-fn stem(name: &str) -> String {
-    std::path::Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    Ok(Prepared { suspect, view })
 }
 
 /// Builds the report from the answers, replays the reviewer's edits and stores both.
@@ -250,8 +232,7 @@ async fn finish(
     status: Status,
     late: Vec<String>,
 ) -> Result<(), ApiError> {
-    let mut revisions = answers.revisions.clone();
-    revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
+    let revisions = answers.revisions.clone();
     let absent: Vec<String> = answers.absent().cloned().collect();
     let failed: Vec<String> = answers.failed.iter().map(|(c, e)| format!("collection {c:?} failed: {e}")).collect();
     let done = answers.done;
@@ -260,11 +241,8 @@ async fn finish(
         .update(id, move |state, r| {
             let mut report: Report = state
                 .engine
-                .report(&prepared.reader, prepared.suspect.clone(), &revisions)
+                .report(&prepared.view, &prepared.suspect, &revisions, &absent)
                 .map_err(crate::error::engine_error)?;
-            for c in absent {
-                report.mark_missing(c);
-            }
             for edit in &r.edits {
                 edit.apply(&mut report);
             }

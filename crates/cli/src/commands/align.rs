@@ -8,8 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use rayon::prelude::*;
-use tessera_engine::search::{Block, Searcher};
-use tessera_engine::{FingerprintSettings, Fingerprinter, Fingerprinters};
+use tessera_engine::{Block, FingerprintSettings, PairAligner, SearchConfig};
 use tessera_eval::Annotation;
 
 /// Arguments of `tessera align`.
@@ -46,8 +45,8 @@ pub struct AlignSummary {
 
 pub fn run(args: &AlignArgs, quiet: bool) -> Result<ExitCode> {
     let pairs = tessera_eval::read_pairs(&args.pairs).with_context(|| format!("reading {}", args.pairs.display()))?;
-    let searcher = Searcher::new(args.search.config());
-    let summary = align_pairs(&pairs, &args.src, &args.susp, &args.out, &args.create.settings(), &searcher, quiet)?;
+    let summary =
+        align_pairs(&pairs, &args.src, &args.susp, &args.out, &args.create.settings(), args.search.config(), quiet)?;
     eprintln!(
         "aligned {} pairs in {:.1} s ({:.2} ms each), {} detections",
         summary.pairs,
@@ -67,11 +66,11 @@ pub fn align_pairs(
     susp_dir: &Path,
     out: &Path,
     settings: &FingerprintSettings,
-    searcher: &Searcher,
+    search: SearchConfig,
     quiet: bool,
 ) -> Result<AlignSummary> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let fingerprinters = Fingerprinters::new(Fingerprinter::new(settings)?);
+    let aligner = PairAligner::new(settings, search)?;
     let bar = super::progress::files_bar(quiet, "aligning pairs");
     bar.set_length(pairs.len() as u64);
     let started = Instant::now();
@@ -79,9 +78,8 @@ pub fn align_pairs(
         .par_iter()
         .map(|(susp, src)| -> Result<usize> {
             let (suspect, source) = (read_text(&susp_dir.join(susp))?, read_text(&src_dir.join(src))?);
-            let (suspect, source) = fingerprinters.with(|fp| (fp.query(&suspect), fp.query(&source)));
             let dets: Vec<Annotation> =
-                searcher.align_pair(&suspect, &source).iter().map(|b| annotation(susp, src, b)).collect();
+                aligner.align(&suspect, &source).iter().map(|b| annotation(susp, src, b)).collect();
             tessera_eval::write_detections(out, susp, src, &dets)?;
             bar.inc(1);
             Ok(dets.len())

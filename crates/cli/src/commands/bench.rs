@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 
 use super::IndexDir;
 
@@ -195,7 +194,7 @@ fn generate(args: &GenerateArgs, quiet: bool) -> Result<ExitCode> {
     });
     let bar = super::progress::files_bar(quiet, "generating");
     bar.set_length(docs);
-    let summary = engine.add_texts(&collection, texts, &|p| bar.set_position(p.done))?;
+    let summary = engine.add_texts(&collection, texts, AddMode::All, &|p| bar.set_position(p.done))?;
     bar.finish_and_clear();
     println!(
         "added {} documents ({:.1} MB of text) in {:.1} s: {:.0} documents/s",

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use rayon::prelude::*;
-use tessera_engine::near::{
+use tessera_engine::sketch::{
     LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SketchStore, SplitMix64, StoreEntry, StoreSettings,
     TableDesign, all_pairs, write_store,
 };

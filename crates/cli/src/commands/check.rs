@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::report::Report;
+use tessera_engine::{CheckedFile, Report};
 
 use super::{Format, IndexDir};
 
@@ -29,16 +29,15 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode> {
     let engine = super::open_engine(&args.dir, args.search.options())?;
-    match engine.check_path(&args.suspect) {
-        Err(tessera_engine::Error::Extract(tessera_engine::extract::Error::Archive { .. })) => {}
-        other => {
-            let report = other.with_context(|| format!("checking {}", args.suspect.display()))?;
+    let checked = engine.check_path(&args.suspect).with_context(|| format!("checking {}", args.suspect.display()))?;
+    // An archive: every member is checked and reported on its own.
+    let results = match checked {
+        CheckedFile::Document(report) => {
             write_report(&report, args.format, args.output.as_deref())?;
             return Ok(ExitCode::SUCCESS);
         }
-    }
-    // An archive: every member is checked and reported on its own.
-    let results = engine.check_documents(&args.suspect);
+        CheckedFile::Archive(results) => results,
+    };
     let failed = results.iter().filter(|(_, r)| r.is_err()).count();
     match args.format {
         Format::Json => {

@@ -8,8 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use tessera_crawl::{CrawlConfig, CrawlStats, Crawler, EngineSink, Outcome};
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::{Engine, EngineOptions};
+use tessera_engine::{CollectionConfig, CollectionKind, Engine, EngineOptions};
 
 use super::{CreateArgs, Format, IndexDir};
 

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{
+    AddMode, CheckedFile, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings,
+};
 
 use super::Format;
 
@@ -44,12 +45,14 @@ pub fn run(args: &DemoArgs, _quiet: bool) -> Result<ExitCode> {
     }
     for (name, kind) in [("library", CollectionKind::Source), ("citations", CollectionKind::Citation)] {
         let config = CollectionConfig { name: name.to_owned(), kind, keep_texts: true };
-        let summary = engine.add_paths(&config, &[out.join("sample").join(name)], &|_| {})?;
+        let summary = engine.add_paths(&config, &[out.join("sample").join(name)], AddMode::All, &|_| {})?;
         eprintln!("indexed {} documents into collection {name:?} ({kind:?})", summary.added);
     }
     let suspect = out.join("sample").join("thesis.txt");
     std::fs::write(&suspect, SUSPECT).with_context(|| format!("writing {}", suspect.display()))?;
-    let report = engine.check_path(&suspect)?;
+    let CheckedFile::Document(report) = engine.check_path(&suspect)? else {
+        anyhow::bail!("{} is one document, not an archive", suspect.display());
+    };
     super::check::write_report(&report, Format::Text, None)?;
     let html = out.join("report.html");
     super::check::write_report(&report, Format::Html, Some(&html))?;

@@ -8,8 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
-use tessera_engine::Engine;
-use tessera_engine::index::{CollectionConfig, CollectionKind};
+use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine};
 use tessera_eval::{Annotation, PanCorpus};
 
 use super::CreateArgs;
@@ -101,7 +100,7 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
             .collect::<Result<_>>()?;
         let bar = super::progress::files_bar(quiet, "indexing sources");
         bar.set_length(files.len() as u64);
-        let summary = engine.add_texts(&collection, texts, &|p| bar.set_position(p.done))?;
+        let summary = engine.add_texts(&collection, texts, AddMode::All, &|p| bar.set_position(p.done))?;
         bar.finish_and_clear();
         let secs = started.elapsed().as_secs_f64();
         eprintln!("indexed {} sources in {secs:.1} s", summary.added);
@@ -112,9 +111,9 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let mut suspects: Vec<String> = corpus.pairs.iter().map(|p| p.suspicious.clone()).collect();
     suspects.sort();
     suspects.dedup();
-    let reader = engine.reader()?;
+    let view = engine.view()?;
     let names: BTreeMap<u64, String> =
-        reader.docs().map(|d| Ok((d.0, file_name(&reader.meta(d)?.origin)))).collect::<Result<_>>()?;
+        view.docs().into_iter().map(|d| Ok((d.0, file_name(&view.meta(d)?.origin)))).collect::<Result<_>>()?;
     let det_dir = args.out.join("detections");
     if det_dir.exists() {
         std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
@@ -123,21 +122,18 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let bar = super::progress::files_bar(quiet, "checking suspects");
     bar.set_length(suspects.len() as u64);
     let started = Instant::now();
-    let only = [collection.name.clone()];
     let detections: Vec<Vec<Annotation>> = suspects
         .par_iter()
         .map(|susp| -> Result<Vec<Annotation>> {
             let path = corpus.susp_dir().join(susp);
             let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-            let query = engine.with_fingerprinter(|fp| fp.query(&text));
-            let revisions = engine.search(&reader, &query, Some(&only))?;
+            let suspect = engine.suspect_plain(susp, "", &text);
+            let revision = engine.search(&view, &suspect, &collection.name)?;
             let mut out = Vec::new();
-            for rev in &revisions {
-                for src in &rev.sources {
-                    for b in &src.blocks {
-                        let source = names.get(&src.doc.0).cloned().unwrap_or_default();
-                        out.push(super::align::annotation(susp, &source, b));
-                    }
+            for src in &revision.sources {
+                for b in &src.blocks {
+                    let source = names.get(&src.doc.0).cloned().unwrap_or_default();
+                    out.push(super::align::annotation(susp, &source, b));
                 }
             }
             bar.inc(1);
@@ -177,14 +173,13 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
         std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
     }
     let pairs: Vec<(String, String)> = corpus.pairs.iter().map(|p| (p.suspicious.clone(), p.source.clone())).collect();
-    let searcher = tessera_engine::search::Searcher::new(args.search.config());
     let summary = super::align::align_pairs(
         &pairs,
         &corpus.src_dir(),
         &corpus.susp_dir(),
         &det_dir,
         &args.create.settings(),
-        &searcher,
+        args.search.config(),
         quiet,
     )?;
     let ms = 1000.0 * summary.seconds / summary.pairs.max(1) as f64;

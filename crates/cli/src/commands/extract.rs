@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use tessera_engine::extract::{Document, Extractor};
+use tessera_engine::{Document, Extractor};
 
 /// Arguments of `tessera extract`.
 #[derive(Debug, Args)]

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::{AddProgress, Engine, EngineOptions};
+use tessera_engine::{AddMode, AddProgress, DEFAULT_MIN_CONTAINMENT, Engine, EngineOptions};
 
 use super::{CollectionArgs, CreateArgs, Format, IndexDir};
 
@@ -29,15 +29,21 @@ pub struct IndexArgs {
     /// its path is attached to that document instead.
     #[arg(long)]
     if_new: bool,
-    /// With --if-new: the share of a document's shingles another must contain.
-    #[arg(long, default_value_t = 0.9)]
+    /// With --if-new: the share of a document's shingles another must contain, in (0, 1].
+    #[arg(long, default_value_t = DEFAULT_MIN_CONTAINMENT)]
     min_containment: f64,
-    /// Files and folders to add (folders recursively).
+    /// Files and folders to add (folders recursively; archives give one document per
+    /// member).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
 pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
+    let mode = if args.if_new {
+        AddMode::if_new(Some(args.min_containment)).context("--min-containment")?
+    } else {
+        AddMode::All
+    };
     let options = EngineOptions {
         memory_budget: args.memory_mb << 20,
         extract: super::extract_config(),
@@ -50,64 +56,49 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
         bar.set_length(p.total);
         bar.set_position(p.done);
     };
-    if args.if_new {
-        return if_new(&engine, args, &progress, &bar);
-    }
     let summary = engine
-        .add_paths(&args.collection.config(), &args.paths, &progress)
+        .add_paths(&args.collection.config(), &args.paths, mode, &progress)
         .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
     bar.finish_and_clear();
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),
         _ => {
-            for (path, reason) in &summary.failed {
-                eprintln!("skipped {path}: {reason}");
+            for f in &summary.failed {
+                eprintln!("skipped {}: {}", f.origin, f.reason);
             }
-            println!(
-                "added {} documents ({:.1} MB) to collection {:?} in {:.2} s; {} failed",
-                summary.added,
-                summary.bytes as f64 / 1e6,
-                args.collection.collection,
-                summary.seconds,
-                summary.failed.len()
-            );
+            for s in &summary.seen {
+                if s.same_origin {
+                    println!("already indexed: {} is doc {}", s.origin, s.into.0);
+                } else {
+                    println!(
+                        "seen before: {} is {:.1} % contained in doc {}",
+                        s.origin,
+                        s.containment * 100.0,
+                        s.into.0
+                    );
+                }
+            }
+            if args.if_new {
+                println!(
+                    "added {} new documents to collection {:?} in {:.2} s; {} seen before, {} failed",
+                    summary.added,
+                    args.collection.collection,
+                    summary.seconds,
+                    summary.seen.len(),
+                    summary.failed.len()
+                );
+            } else {
+                println!(
+                    "added {} documents ({:.1} MB) to collection {:?} in {:.2} s; {} failed",
+                    summary.added,
+                    summary.bytes as f64 / 1e6,
+                    args.collection.collection,
+                    summary.seconds,
+                    summary.failed.len()
+                );
+            }
         }
     }
     // Some files failed but the rest were added: a distinct exit code scripts can test.
-    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
-}
-
-fn if_new(
-    engine: &Engine,
-    args: &IndexArgs,
-    progress: &(dyn Fn(AddProgress) + Sync),
-    bar: &indicatif::ProgressBar,
-) -> Result<ExitCode> {
-    if !(args.min_containment > 0.0 && args.min_containment <= 1.0) {
-        anyhow::bail!("--min-containment must be in (0, 1], got {}", args.min_containment);
-    }
-    let summary = engine
-        .add_paths_if_new(&args.collection.config(), &args.paths, args.min_containment, progress)
-        .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
-    bar.finish_and_clear();
-    match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),
-        _ => {
-            for (path, reason) in &summary.failed {
-                eprintln!("skipped {path}: {reason}");
-            }
-            for (path, doc, share) in &summary.seen {
-                println!("seen before: {path} is {:.1} % contained in doc {doc}", share * 100.0);
-            }
-            println!(
-                "added {} new documents to collection {:?} in {:.2} s; {} seen before, {} failed",
-                summary.added,
-                args.collection.collection,
-                summary.seconds,
-                summary.seen.len(),
-                summary.failed.len()
-            );
-        }
-    }
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
 }

@@ -7,8 +7,6 @@ mod bench_near;
 mod check;
 mod crawl;
 mod dedup;
-#[cfg(feature = "parquet")]
-mod dedup_parquet;
 mod demo;
 mod eval;
 mod extract;
@@ -24,9 +22,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use tessera_engine::index::{CollectionConfig, CollectionKind};
-use tessera_engine::search::{AlignConfig, SearchConfig};
-use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{
+    AlignConfig, CollectionConfig, CollectionKind, Engine, EngineOptions, ExtractConfig, FingerprintSettings,
+    SearchConfig,
+};
 
 /// Tessera finds borrowed text and near-duplicates.
 #[derive(Debug, Parser)]
@@ -238,7 +237,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Eval(cmd) => eval::run(cmd, quiet),
         Command::Bench(cmd) => bench::run(cmd, quiet),
         Command::ExtractWorker => {
-            tessera_engine::extract::worker::serve_stdio().context("extraction worker")?;
+            tessera_engine::serve_extract_worker().context("extraction worker")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Dedup(args) => dedup::run(&args, quiet),
@@ -251,8 +250,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 
 /// Extraction settings: native parsers (PDF) run isolated in worker processes, this
 /// executable's hidden `__extract-worker` command.
-pub fn extract_config() -> tessera_engine::extract::ExtractConfig {
-    use tessera_engine::extract::{ExtractConfig, WorkerCommand};
+pub fn extract_config() -> ExtractConfig {
+    use tessera_engine::WorkerCommand;
     let isolation = std::env::current_exe().ok().map(|exe| WorkerCommand::new(exe, vec!["__extract-worker".into()]));
     ExtractConfig { isolation, ..ExtractConfig::default() }
 }
@@ -266,8 +265,8 @@ fn open_engine(dir: &IndexDir, options: EngineOptions) -> Result<Engine> {
 }
 
 /// Renders a report in a format.
-pub fn render(report: &tessera_engine::report::Report, format: Format, color: bool, out: &mut Vec<u8>) -> Result<()> {
-    use tessera_engine::report::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
+pub fn render(report: &tessera_engine::Report, format: Format, color: bool, out: &mut Vec<u8>) -> Result<()> {
+    use tessera_engine::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
     let renderer: Box<dyn Render> = match format {
         Format::Text => Box::new(TextRenderer { color, ..TextRenderer::default() }),
         Format::Json => Box::new(JsonRenderer::pretty()),

@@ -6,8 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::EngineOptions;
-use tessera_engine::index::DocId;
+use tessera_engine::{DocId, EngineOptions};
 
 use super::{Format, IndexDir};
 
@@ -41,16 +40,18 @@ pub struct DeleteArgs {
 }
 
 pub fn run(args: &NearArgs) -> Result<ExitCode> {
-    let engine = super::open_engine(&args.dir, EngineOptions::default())?;
-    let extracted = tessera_engine::extract::extract_path(&args.document, &engine.options().extract)?;
-    let store =
-        engine.sketch_store().with_context(|| format!("updating the sketch store of {}", args.dir.dir.display()))?;
-    let hits = engine.near_text(&store, &extracted.text, args.top, args.exhaustive)?;
+    let engine =
+        super::open_engine(&args.dir, EngineOptions { extract: super::extract_config(), ..EngineOptions::default() })?;
+    let extracted = engine.extract_path(&args.document)?;
+    let answer = engine
+        .near_text(&extracted.text, args.top, args.exhaustive)
+        .with_context(|| format!("searching the sketch store of {}", args.dir.dir.display()))?;
+    let hits = answer.hits;
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&hits)?),
         _ => {
             if hits.is_empty() {
-                println!("no near-duplicate of {} among {} documents", args.document.display(), store.len());
+                println!("no near-duplicate of {} among {} documents", args.document.display(), answer.searched);
             }
             for (rank, h) in hits.iter().enumerate() {
                 println!(

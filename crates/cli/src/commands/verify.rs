@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::index::Index;
 
 use super::{Format, IndexDir};
 
@@ -22,8 +21,7 @@ pub struct VerifyArgs {
 /// postings bucket and every record. Fails (exit 1) naming the first damaged file.
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let dir = &args.dir.dir;
-    let index = Index::open(dir).with_context(|| format!("opening the index at {}", dir.display()))?;
-    let report = index.verify().with_context(|| format!("verifying the index at {}", dir.display()))?;
+    let report = tessera_engine::verify(dir).with_context(|| format!("verifying the index at {}", dir.display()))?;
     if args.format == Format::Json {
         let json = serde_json::json!({
             "index": dir.display().to_string(),

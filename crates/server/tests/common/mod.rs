@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tessera_engine::index::{CollectionConfig, CollectionKind};
+use tessera_engine::{AddMode, CollectionConfig, CollectionKind};
 use tessera_engine::{Engine, EngineOptions, FingerprintSettings};
 use tessera_server::{Server, ServerConfig};
 
@@ -23,10 +23,10 @@ pub fn demo_index(dir: &Path) {
     let engine = Engine::open_or_create(dir, &FingerprintSettings::default(), EngineOptions::default()).unwrap();
     let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
     for (name, text) in LIBRARY {
-        engine.add_text(&lib, name, name, text).unwrap();
+        engine.add_text(&lib, name, name, text, AddMode::All).unwrap();
     }
     let cit = CollectionConfig { name: "citations".into(), kind: CollectionKind::Citation, keep_texts: false };
-    engine.add_text(&cit, "common-expressions.txt", "Common expressions", COMMON).unwrap();
+    engine.add_text(&cit, "common-expressions.txt", "Common expressions", COMMON, AddMode::All).unwrap();
 }
 
 /// A running server; stopped on drop.

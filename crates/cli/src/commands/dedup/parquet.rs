@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
-use super::dedup::Record;
+use super::records::Record;
 
 /// Reads the rows of a Parquet file in order and calls `sink` with each row's record,
 /// or with the row's name and the reason it has none. `text_field` must be a string
@@ -67,5 +67,5 @@ fn record(
         (Some(f), Some(_)) => return Err(format!("column {f:?} is not a string or integer")),
         (Some(f), None) => return Err(format!("no column {f:?}")),
     };
-    Ok(Record::Text { id, text })
+    Ok(Record { id, text })
 }

@@ -1,0 +1,528 @@
+//! The one add path: files, texts and crawled pages go into a collection through an
+//! [`AddSession`], which applies the add-only-if-new rule when asked to.
+//!
+//! Every surface (`tessera index [--if-new]`, the server's `POST /api/documents`, the
+//! crawler) adds through here, so the rule, its default threshold and its valid range
+//! exist once.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use tessera_extract::Extracted;
+use tessera_index::{CollectionConfig, DocId, DocMeta, IndexReader, IndexWriter, NewDocument, WriterOptions};
+
+use crate::{Engine, Error, Fingerprint, Result};
+
+/// The share of a document's distinct shingle hashes that one indexed document must
+/// contain for the document not to be new (seed 000: "90 % of its shingles").
+pub const DEFAULT_MIN_CONTAINMENT: f64 = 0.9;
+
+/// How an add treats documents the collection already holds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum AddMode {
+    /// Every document is added.
+    #[default]
+    All,
+    /// Only new documents are added: a document whose distinct shingle hashes are at
+    /// least `min_containment` contained in one live document of the collection (or one
+    /// added earlier in the same session) is not added, and its origin is attached to
+    /// that document (the one containing the most, then the lowest id). Containment is
+    /// exact: postings name the candidates, snapshots confirm them.
+    IfNew {
+        /// The containment that makes a document not new, in `(0, 1]`.
+        min_containment: f64,
+    },
+}
+
+impl AddMode {
+    /// The add-only-if-new mode with `min_containment` (default
+    /// [`DEFAULT_MIN_CONTAINMENT`]), which must lie in `(0, 1]`.
+    pub fn if_new(min_containment: Option<f64>) -> Result<Self> {
+        let min = min_containment.unwrap_or(DEFAULT_MIN_CONTAINMENT);
+        if !(min > 0.0 && min <= 1.0) {
+            return Err(Error::Settings(format!("the if-new containment must be in (0, 1], got {min}")));
+        }
+        Ok(Self::IfNew { min_containment: min })
+    }
+}
+
+/// One document ready to be added: extracted and fingerprinted.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Where it came from (path, `archive!/member` or URL).
+    pub origin: String,
+    /// Extracted text and title.
+    pub extracted: Extracted,
+    /// Its fingerprints.
+    pub fingerprint: Fingerprint,
+}
+
+/// What became of one document offered to an [`AddSession`].
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum AddOutcome {
+    /// Added under this id (durable at the session's next commit).
+    Added {
+        /// The new document.
+        doc: DocId,
+    },
+    /// Not new: `into` holds `containment` of its distinct shingle hashes, and the
+    /// document's origin is attached to it (at the next commit).
+    Seen {
+        /// The containing document.
+        into: DocId,
+        /// The share of the document's distinct shingle hashes `into` holds.
+        containment: f64,
+    },
+    /// Not new, and the containing document was added from this very origin before (a
+    /// folder indexed again, or a page offered again after a crash): nothing to do.
+    AlreadyIndexed {
+        /// The document.
+        doc: DocId,
+        /// The share of the document's distinct shingle hashes it holds.
+        containment: f64,
+    },
+}
+
+/// A document left out by the add-only-if-new rule.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SeenDocument {
+    /// Where it came from.
+    pub origin: String,
+    /// The indexed document that contains it.
+    pub into: DocId,
+    /// The share of its distinct shingle hashes `into` holds, in `[0, 1]`.
+    pub containment: f64,
+    /// Whether `into` was added from this very origin (nothing was attached).
+    pub same_origin: bool,
+}
+
+/// A file or member that could not be added.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FailedDocument {
+    /// The file, `archive!/member` or URL.
+    pub origin: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What an add did.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct AddSummary {
+    /// Documents added.
+    pub added: u64,
+    /// Bytes of text added.
+    pub bytes: u64,
+    /// Documents not added because they are not new (only with [`AddMode::IfNew`]).
+    pub seen: Vec<SeenDocument>,
+    /// Files and members that failed (the rest were still added).
+    pub failed: Vec<FailedDocument>,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// Progress of a long add, for progress bars.
+#[derive(Debug, Clone, Copy)]
+pub struct AddProgress {
+    /// Files (or texts) done so far (added, seen or failed).
+    pub done: u64,
+    /// Files in all (0 when unknown).
+    pub total: u64,
+}
+
+/// A document added in this session and not committed yet, as the if-new rule sees it.
+#[derive(Debug)]
+struct Fresh {
+    doc: DocId,
+    origin: String,
+    distinct: Vec<u64>,
+}
+
+/// Adds documents to one collection, one at a time, under one [`AddMode`].
+///
+/// The index writer (one per index at a time) is taken when the first document or
+/// attachment needs it and released by [`commit`](Self::commit), so another writer (the
+/// server, a second `tessera index`) is only locked out while a batch is being written.
+/// Under [`AddMode::IfNew`] a session commits by itself once `batch_size` documents await
+/// a commit, which bounds the memory the rule keeps per uncommitted document.
+pub struct AddSession<'e> {
+    engine: &'e Engine,
+    collection: CollectionConfig,
+    mode: AddMode,
+    writer: Option<IndexWriter>,
+    reader: IndexReader,
+    fresh: Vec<Fresh>,
+    /// Origins to attach to documents of `fresh` once they are committed.
+    attach_later: Vec<(DocId, String)>,
+    /// Documents added since the last call of [`commit`](Self::commit).
+    added: Vec<(String, DocId)>,
+    /// Documents committed (by an automatic commit) and not yet returned by `commit`.
+    committed: Vec<(String, DocId)>,
+}
+
+impl std::fmt::Debug for AddSession<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AddSession")
+            .field("collection", &self.collection.name)
+            .field("mode", &self.mode)
+            .field("pending", &self.added.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'e> AddSession<'e> {
+    pub(crate) fn new(engine: &'e Engine, collection: CollectionConfig, mode: AddMode) -> Result<Self> {
+        if let AddMode::IfNew { min_containment } = mode {
+            AddMode::if_new(Some(min_containment))?;
+        }
+        let reader = engine.reader()?;
+        match reader.collection(&collection.name) {
+            Some(existing) => check_compatible(existing.config(), &collection)?,
+            None if !tessera_index::valid_collection_name(&collection.name) => {
+                return Err(tessera_index::Error::InvalidName(collection.name).into());
+            }
+            None => {}
+        }
+        Ok(Self {
+            engine,
+            collection,
+            mode,
+            writer: None,
+            reader,
+            fresh: Vec::new(),
+            attach_later: Vec::new(),
+            added: Vec::new(),
+            committed: Vec::new(),
+        })
+    }
+
+    /// The collection this session adds to.
+    pub fn collection(&self) -> &CollectionConfig {
+        &self.collection
+    }
+
+    /// Documents added and not committed yet.
+    pub fn pending(&self) -> usize {
+        self.added.len()
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter> {
+        if self.writer.is_none() {
+            let mut writer =
+                self.engine.index().writer(WriterOptions { memory_budget: self.engine.options().memory_budget })?;
+            writer.ensure_collection(self.collection.clone())?;
+            self.writer = Some(writer);
+        }
+        Ok(self.writer.as_mut().expect("opened just above"))
+    }
+
+    /// Adds one prepared document, or (under [`AddMode::IfNew`]) attaches its origin to
+    /// the document that contains it.
+    pub fn add(&mut self, doc: &Prepared) -> Result<AddOutcome> {
+        let AddMode::IfNew { min_containment } = self.mode else {
+            let id = self.write(doc)?;
+            return Ok(AddOutcome::Added { doc: id });
+        };
+        let distinct = tessera_near::shingle_set(&doc.fingerprint.hashes);
+        match self.container(&distinct, min_containment)? {
+            Some(Container { doc: into, containment, committed: true }) => {
+                if self.reader.meta(into)?.origin == doc.origin {
+                    return Ok(AddOutcome::AlreadyIndexed { doc: into, containment });
+                }
+                self.writer()?.attach_origin(into, &doc.origin)?;
+                Ok(AddOutcome::Seen { into, containment })
+            }
+            Some(Container { doc: into, containment, committed: false }) => {
+                if self.fresh.iter().any(|f| f.doc == into && f.origin == doc.origin) {
+                    return Ok(AddOutcome::AlreadyIndexed { doc: into, containment });
+                }
+                self.attach_later.push((into, doc.origin.clone()));
+                Ok(AddOutcome::Seen { into, containment })
+            }
+            None => {
+                let id = self.write(doc)?;
+                self.fresh.push(Fresh { doc: id, origin: doc.origin.clone(), distinct });
+                if self.fresh.len() >= self.engine.options().batch_size.max(1) {
+                    let committed = self.commit()?;
+                    self.committed.extend(committed);
+                }
+                Ok(AddOutcome::Added { doc: id })
+            }
+        }
+    }
+
+    fn write(&mut self, doc: &Prepared) -> Result<DocId> {
+        let collection = self.collection.clone();
+        let id = add_prepared(self.writer()?, &collection, doc)?;
+        self.added.push((doc.origin.clone(), id));
+        Ok(id)
+    }
+
+    /// Makes everything of this session durable and visible (one commit, then the
+    /// attachments to documents of the same batch), releases the writer, and returns the
+    /// documents committed since the last call, in the order they were added.
+    pub fn commit(&mut self) -> Result<Vec<(String, DocId)>> {
+        if let Some(mut writer) = self.writer.take() {
+            writer.commit()?;
+            if !self.attach_later.is_empty() {
+                for (into, origin) in self.attach_later.drain(..) {
+                    writer.attach_origin(into, &origin)?;
+                }
+                writer.commit()?;
+            }
+            self.reader = self.engine.reader()?;
+        }
+        self.fresh.clear();
+        let mut out = std::mem::take(&mut self.committed);
+        out.append(&mut self.added);
+        Ok(out)
+    }
+
+    /// The live document of the collection (committed, or added in this session)
+    /// containing at least `min` of `set` (sorted, distinct): the highest containment,
+    /// then the lowest id.
+    fn container(&self, set: &[u64], min: f64) -> Result<Option<Container>> {
+        if set.is_empty() {
+            return Ok(None);
+        }
+        let len = set.len() as f64;
+        let need = (min * len).ceil().max(1.0) as usize;
+        let mut best: Option<Container> = None;
+        let mut consider = |doc: DocId, containment: f64, committed: bool| {
+            if containment >= min
+                && best.is_none_or(|b| containment > b.containment || (containment == b.containment && doc < b.doc))
+            {
+                best = Some(Container { doc, containment, committed });
+            }
+        };
+        if let Some(c) = self.reader.collection(&self.collection.name) {
+            let mut counts: BTreeMap<DocId, usize> = BTreeMap::new();
+            c.lookup_sorted(set, |_, d| *counts.entry(d).or_insert(0) += 1)?;
+            // Postings keys are truncated, so a count may be too high but never too low:
+            // candidates are confirmed on their snapshots' full hashes, most shared first,
+            // until no remaining count could beat the best containment found.
+            let mut candidates: Vec<(usize, DocId)> =
+                counts.into_iter().filter(|&(_, n)| n >= need).map(|(d, n)| (n, d)).collect();
+            candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut best_committed = 0.0f64;
+            for (n, doc) in candidates {
+                if (n as f64) / len < best_committed {
+                    break;
+                }
+                let other = tessera_near::shingle_set(&self.reader.snapshot(doc)?.hashes);
+                let containment = tessera_near::containment(set, &other);
+                best_committed = best_committed.max(containment);
+                consider(doc, containment, true);
+            }
+        }
+        for f in &self.fresh {
+            consider(f.doc, tessera_near::containment(set, &f.distinct), false);
+        }
+        Ok(best)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Container {
+    doc: DocId,
+    containment: f64,
+    committed: bool,
+}
+
+/// An existing collection keeps its kind and its choice of keeping texts; an add that asks
+/// otherwise is refused before any work, naming the setting that would make it work.
+fn check_compatible(existing: &CollectionConfig, wanted: &CollectionConfig) -> Result<()> {
+    if existing.keep_texts != wanted.keep_texts {
+        let (has, fix) = if existing.keep_texts {
+            ("keeps its documents' texts", "add with --keep-texts (keep_texts: true)")
+        } else {
+            ("keeps digital snapshots only", "add without --keep-texts (keep_texts: false)")
+        };
+        return Err(Error::Settings(format!("collection {:?} {has}: {fix} to add to it", existing.name)));
+    }
+    if existing.kind != wanted.kind {
+        let kind = match existing.kind {
+            tessera_index::CollectionKind::Citation => "citation",
+            _ => "source",
+        };
+        return Err(Error::Settings(format!(
+            "collection {:?} is of kind {kind}: add with --kind {kind} (kind: \"{kind}\") to add to it",
+            existing.name
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn add_prepared(writer: &mut IndexWriter, collection: &CollectionConfig, doc: &Prepared) -> Result<DocId> {
+    let text = &doc.extracted.text;
+    let title = doc.extracted.title.clone().unwrap_or_else(|| file_title(Path::new(&doc.origin)));
+    let meta = DocMeta {
+        title,
+        origin: doc.origin.clone(),
+        added_at: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+        byte_len: text.len() as u64,
+        char_len: text.chars().count() as u64,
+    };
+    let snapshot = crate::fingerprinter::snapshot(&doc.fingerprint);
+    let new = NewDocument { meta, snapshot: &snapshot, text: collection.keep_texts.then_some(text.as_str()) };
+    Ok(writer.add(&collection.name, new)?)
+}
+
+/// A title from a file name when the document has none.
+pub(crate) fn file_title(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+impl Engine {
+    /// A session adding documents to `collection` (created at the first commit if
+    /// needed) under `mode`.
+    pub fn add_session(&self, collection: &CollectionConfig, mode: AddMode) -> Result<AddSession<'_>> {
+        AddSession::new(self, collection.clone(), mode)
+    }
+
+    /// Extracts and fingerprints every document in a file: the file itself, or each
+    /// member of an archive (named `archive.zip!/member`), each with its own result.
+    pub fn prepare_documents(&self, path: &Path) -> Vec<(String, Result<Prepared>)> {
+        let extractor = tessera_extract::Extractor::new(self.options().extract.clone());
+        extractor
+            .extract_path_documents(path)
+            .into_iter()
+            .map(|doc| {
+                let prepared =
+                    doc.result.map_err(Error::from).map(|extracted| self.prepare(doc.name.clone(), extracted));
+                (doc.name, prepared)
+            })
+            .collect()
+    }
+
+    /// Fingerprints an extracted document for an add.
+    pub fn prepare(&self, origin: String, extracted: Extracted) -> Prepared {
+        let fingerprint = self.with_fingerprinter(|fp| fp.fingerprint(&extracted.text));
+        Prepared { origin, extracted, fingerprint }
+    }
+
+    /// Adds files and folders (recursively, in sorted order; archives give one document
+    /// per member) to a collection under `mode`. Extraction and fingerprinting run in
+    /// parallel batches; files that fail are listed in the summary and skipped. Under
+    /// [`AddMode::All`] the add is one commit at the end (an index error stops it and
+    /// nothing of it is committed); under [`AddMode::IfNew`] each batch is committed.
+    pub fn add_paths(
+        &self,
+        collection: &CollectionConfig,
+        paths: &[PathBuf],
+        mode: AddMode,
+        progress: &(dyn Fn(AddProgress) + Sync),
+    ) -> Result<AddSummary> {
+        let started = Instant::now();
+        let files = crate::list_files(paths)?;
+        let total = files.len() as u64;
+        let mut session = self.add_session(collection, mode)?;
+        let mut summary = AddSummary::default();
+        let mut done = 0u64;
+        for chunk in files.chunks(self.options().batch_size.max(1)) {
+            let prepared: Vec<Vec<(String, Result<Prepared>)>> =
+                chunk.par_iter().map(|path| self.prepare_documents(path)).collect();
+            for documents in prepared {
+                done += 1;
+                for (origin, result) in documents {
+                    match result {
+                        Ok(doc) => summary.record(&doc, session.add(&doc)?),
+                        Err(e) => summary.failed.push(FailedDocument { origin, reason: e.to_string() }),
+                    }
+                }
+            }
+            if matches!(mode, AddMode::IfNew { .. }) {
+                session.commit()?;
+            }
+            progress(AddProgress { done, total });
+        }
+        session.commit()?;
+        summary.seconds = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    /// Adds texts `(origin, title, text)` to a collection under `mode`, fingerprinting
+    /// them in parallel batches (one batch in memory at a time) and committing at the end
+    /// (under [`AddMode::IfNew`], each batch).
+    pub fn add_texts<I>(
+        &self,
+        collection: &CollectionConfig,
+        texts: I,
+        mode: AddMode,
+        progress: &(dyn Fn(AddProgress) + Sync),
+    ) -> Result<AddSummary>
+    where
+        I: IntoIterator<Item = (String, String, String)>,
+    {
+        let started = Instant::now();
+        let mut session = self.add_session(collection, mode)?;
+        let mut summary = AddSummary::default();
+        let mut iter = texts.into_iter().peekable();
+        let mut done = 0u64;
+        while iter.peek().is_some() {
+            let batch: Vec<(String, String, String)> = iter.by_ref().take(self.options().batch_size.max(1)).collect();
+            let prepared: Vec<Prepared> = batch
+                .into_par_iter()
+                .map(|(origin, title, text)| self.prepare(origin, Extracted::from_text(text, Some(title))))
+                .collect();
+            for doc in &prepared {
+                done += 1;
+                summary.record(doc, session.add(doc)?);
+            }
+            if matches!(mode, AddMode::IfNew { .. }) {
+                session.commit()?;
+            }
+            progress(AddProgress { done, total: 0 });
+        }
+        session.commit()?;
+        summary.seconds = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    /// Adds one text to a collection under `mode` and commits.
+    pub fn add_text(
+        &self,
+        collection: &CollectionConfig,
+        origin: &str,
+        title: &str,
+        text: &str,
+        mode: AddMode,
+    ) -> Result<AddOutcome> {
+        let mut session = self.add_session(collection, mode)?;
+        let doc = self.prepare(origin.to_owned(), Extracted::from_text(text.to_owned(), Some(title.to_owned())));
+        let outcome = session.add(&doc)?;
+        session.commit()?;
+        Ok(outcome)
+    }
+
+    /// Deletes documents by id (one commit). Returns how many were live before.
+    pub fn delete(&self, docs: &[DocId]) -> Result<u64> {
+        let mut writer = self.index().writer(WriterOptions { memory_budget: self.options().memory_budget })?;
+        let mut n = 0;
+        for &d in docs {
+            n += u64::from(writer.delete(d)?);
+        }
+        writer.commit()?;
+        Ok(n)
+    }
+}
+
+impl AddSummary {
+    fn record(&mut self, doc: &Prepared, outcome: AddOutcome) {
+        match outcome {
+            AddOutcome::Added { .. } => {
+                self.added += 1;
+                self.bytes += doc.extracted.text.len() as u64;
+            }
+            AddOutcome::Seen { into, containment } => {
+                self.seen.push(SeenDocument { origin: doc.origin.clone(), into, containment, same_origin: false })
+            }
+            AddOutcome::AlreadyIndexed { doc: into, containment } => {
+                self.seen.push(SeenDocument { origin: doc.origin.clone(), into, containment, same_origin: true });
+            }
+        }
+    }
+}

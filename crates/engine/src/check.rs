@@ -1,0 +1,239 @@
+//! The one check path: a suspect is prepared once (its text, title, extraction's
+//! notices and its fingerprints), each collection of a fixed view of the index is
+//! searched, and the report is built from the revisions.
+//!
+//! `tessera check` runs it at once ([`Engine::check`]); the server runs the same steps
+//! itself to schedule them (one search per collection, each with a timeout, a partial
+//! report while some are late), so both give the same report for the same document.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use tessera_extract::Extracted;
+use tessera_index::{CollectionInfo, DocId, DocMeta, IndexReader};
+use tessera_report::{Report, SourceInfo, SuspectInfo};
+use tessera_search::{Query, Revision};
+
+use crate::add::file_title;
+use crate::{Engine, Error, Result};
+
+/// A suspect ready to be searched: what the report shows of it (name, title, text,
+/// extraction's notices) and its fingerprints.
+#[derive(Debug, Clone)]
+pub struct Suspect {
+    info: SuspectInfo,
+    query: Arc<Query>,
+}
+
+impl Suspect {
+    /// Name, title, text and notices, as the report shows them.
+    pub fn info(&self) -> &SuspectInfo {
+        &self.info
+    }
+
+    /// Extraction's notices as sentences for a person (bypass attempts, pages without
+    /// text, invalid bytes), in order.
+    pub fn warnings(&self) -> Vec<String> {
+        self.info.warnings.iter().map(|n| n.message.clone()).collect()
+    }
+}
+
+/// A fixed view of the index (the last commit when it was taken): every search of one
+/// check runs on the same view, whatever is committed meanwhile. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct IndexView {
+    reader: Arc<IndexReader>,
+}
+
+impl IndexView {
+    /// Collections with their sizes, sorted by name.
+    pub fn collections(&self) -> Vec<CollectionInfo> {
+        self.reader.collections()
+    }
+
+    /// The names of the collections, sorted.
+    pub fn collection_names(&self) -> Vec<String> {
+        self.reader.collections().into_iter().map(|c| c.config.name).collect()
+    }
+
+    /// A document's metadata (title, origin, sizes).
+    pub fn meta(&self, doc: DocId) -> Result<DocMeta> {
+        Ok(self.reader.meta(doc)?)
+    }
+
+    /// Every place a document was seen at: where it was added from, then the origins
+    /// attached to it by the add-only-if-new rule.
+    pub fn seen_at(&self, doc: DocId) -> Result<Vec<String>> {
+        Ok(self.reader.seen_at(doc)?)
+    }
+
+    /// Every document (deleted ones too), in id order.
+    pub fn docs(&self) -> Vec<DocId> {
+        self.reader.docs().collect()
+    }
+}
+
+/// Every document of a file checked: one report, or one per member of an archive.
+#[derive(Debug)]
+pub enum CheckedFile {
+    /// A document.
+    Document(Box<Report>),
+    /// An archive: each member (`archive.zip!/member`) with its report or error.
+    Archive(Vec<(String, Result<Report>)>),
+}
+
+impl Engine {
+    /// A suspect from an extracted document, with its title (or `title`, or one made
+    /// from `name`) and extraction's warnings as notices (locations in characters).
+    pub fn suspect_extracted(&self, name: &str, title: Option<String>, extracted: &Extracted) -> Suspect {
+        let title = title.or_else(|| extracted.title.clone()).unwrap_or_else(|| file_title(Path::new(name)));
+        let info =
+            SuspectInfo::new(name, title, extracted.text.as_str()).with_warnings(crate::notices::notices(extracted));
+        self.suspect_info(info)
+    }
+
+    /// A suspect from a file's bytes (an upload), extracted with this engine's settings;
+    /// the format is recognised by content, `name` breaks ties.
+    pub fn suspect_bytes(&self, name: &str, title: Option<String>, bytes: &[u8]) -> Result<Suspect> {
+        let extracted = self.extract_bytes(name, bytes)?;
+        Ok(self.suspect_extracted(name, title, &extracted))
+    }
+
+    /// A suspect from a text used as given (pasted, or an archive member extracted
+    /// earlier): extraction only looks for bypass tricks in it. Its notices keep their
+    /// locations when extraction leaves the text as it is.
+    pub fn suspect_text(&self, name: &str, title: Option<String>, text: String) -> Suspect {
+        let notices = match self.extract_bytes("pasted.txt", text.as_bytes()) {
+            Ok(extracted) if extracted.text == text => crate::notices::notices(&extracted),
+            Ok(extracted) => crate::notices::notices(&extracted)
+                .into_iter()
+                .map(|mut n| {
+                    n.locations.clear();
+                    n
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let info = SuspectInfo::new(name, title.unwrap_or_default(), text).with_warnings(notices);
+        self.suspect_info(info)
+    }
+
+    /// A suspect from a text alone: no extraction, no notices (benchmarks, evaluation).
+    pub fn suspect_plain(&self, name: &str, title: &str, text: &str) -> Suspect {
+        self.suspect_info(SuspectInfo::new(name, title, text))
+    }
+
+    fn suspect_info(&self, info: SuspectInfo) -> Suspect {
+        let query = self.with_fingerprinter(|fp| crate::fingerprinter::query(fp, &info.text));
+        Suspect { info, query: Arc::new(query) }
+    }
+
+    /// A fixed view of the last commit, for one check.
+    pub fn view(&self) -> Result<IndexView> {
+        Ok(IndexView { reader: Arc::new(self.reader()?) })
+    }
+
+    /// Searches one collection of `view` for `suspect`: one revision.
+    pub fn search(&self, view: &IndexView, suspect: &Suspect, collection: &str) -> Result<Revision> {
+        let reader = &*view.reader;
+        let Some(c) = reader.collection(collection) else {
+            return Err(Error::UnknownCollection(collection.to_owned()));
+        };
+        // Snapshots carry terms and sentences (segment format 2); for older segments a
+        // collection that keeps its texts gives alignment the sources' terms and sentences
+        // from the text.
+        if !c.config().keep_texts {
+            return Ok(self.searcher().search(reader, collection, &suspect.query)?);
+        }
+        let mut fp = self.fingerprinter();
+        let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
+            Ok(reader.text(doc)?.map(|text| crate::fingerprinter::query(&mut fp, &text)))
+        };
+        Ok(self.searcher().search_with(reader, collection, &suspect.query, &mut source_text)?)
+    }
+
+    /// Searches every collection of `view` concurrently: revisions sorted by collection.
+    pub fn search_all(&self, view: &IndexView, suspect: &Suspect) -> Result<Vec<Revision>> {
+        let names = view.collection_names();
+        if names.is_empty() {
+            return Err(Error::EmptyIndex(self.dir().to_path_buf()));
+        }
+        names.par_iter().map(|name| self.search(view, suspect, name)).collect()
+    }
+
+    /// The report of `suspect` from the revisions found in `view` (some collections may
+    /// be `missing`: not answered yet, or failed; the report says so).
+    pub fn report(
+        &self,
+        view: &IndexView,
+        suspect: &Suspect,
+        revisions: &[Revision],
+        missing: &[String],
+    ) -> Result<Report> {
+        let mut revisions = revisions.to_vec();
+        revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
+        let sources = source_infos(&view.reader, &revisions)?;
+        let mut report = Report::build(suspect.info.clone(), &revisions, &sources, &self.options().report);
+        for c in missing {
+            report.mark_missing(c.clone());
+        }
+        Ok(report)
+    }
+
+    /// Checks a suspect against every collection of the last commit.
+    pub fn check(&self, suspect: &Suspect) -> Result<Report> {
+        let view = self.view()?;
+        let revisions = self.search_all(&view, suspect)?;
+        self.report(&view, suspect, &revisions, &[])
+    }
+
+    /// Checks a file: one report, or one per member of an archive.
+    pub fn check_path(&self, path: &Path) -> Result<CheckedFile> {
+        let extractor = tessera_extract::Extractor::new(self.options().extract.clone());
+        let mut documents = extractor.extract_path_documents(path);
+        let name = path.display().to_string();
+        if documents.len() == 1 && documents[0].name == name {
+            let doc = documents.pop().expect("one document");
+            let extracted = doc.result?;
+            return Ok(CheckedFile::Document(Box::new(self.check(&self.suspect_extracted(&name, None, &extracted))?)));
+        }
+        Ok(CheckedFile::Archive(
+            documents
+                .into_iter()
+                .map(|doc| {
+                    let report = doc
+                        .result
+                        .map_err(Error::from)
+                        .and_then(|extracted| self.check(&self.suspect_extracted(&doc.name, None, &extracted)));
+                    (doc.name, report)
+                })
+                .collect(),
+        ))
+    }
+
+    /// Checks a text against every collection (no extraction, no notices).
+    pub fn check_text(&self, name: &str, title: &str, text: &str) -> Result<Report> {
+        self.check(&self.suspect_plain(name, title, text))
+    }
+}
+
+fn source_infos(reader: &IndexReader, revisions: &[Revision]) -> Result<Vec<SourceInfo>> {
+    let mut out = Vec::new();
+    for rev in revisions {
+        for s in &rev.sources {
+            let meta = reader.meta(s.doc)?;
+            out.push(SourceInfo {
+                doc: s.doc,
+                collection: rev.collection.clone(),
+                kind: rev.kind,
+                title: meta.title,
+                origin: meta.origin,
+                // The first place is the origin itself.
+                seen_at: reader.seen_at(s.doc)?.into_iter().skip(1).collect(),
+                text: reader.text(s.doc)?,
+            });
+        }
+    }
+    Ok(out)
+}

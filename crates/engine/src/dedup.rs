@@ -1,0 +1,390 @@
+//! Collection dedup: near-duplicate clusters of a set of documents, with no index.
+//!
+//! The [`Deduplicator`] holds every rule (settings and their valid ranges, how a text is
+//! sketched, the LSH bands, SimHash weights, verification and clustering) so that
+//! `tessera dedup`, the Python package and the Spark job give the same answer for the
+//! same input. Surfaces only read their inputs and write the [`DedupLine`]s.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use tessera_extract::ExtractConfig;
+use tessera_near::{Clustering, Idf, LshParams, MinHashConfig, MinHasher, Signature};
+
+use crate::{Error, FingerprintSettings, Fingerprinter, Fingerprinters, Result, SketchInput};
+
+/// How documents are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DedupMethod {
+    /// MinHash signatures, LSH bands, Jaccard similarity of shingle sets.
+    #[default]
+    Minhash,
+    /// 64-bit SimHash with tf-idf weights, permuted tables, Hamming distance.
+    Simhash,
+}
+
+/// Settings of a dedup run (plain data; checked by [`Deduplicator::new`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct DedupConfig {
+    /// How documents are compared.
+    pub method: DedupMethod,
+    /// MinHash: the Jaccard similarity of the shingle sets at which two documents are
+    /// near-duplicates, strictly between 0 and 1.
+    pub threshold: f64,
+    /// SimHash: the largest Hamming distance between near-duplicates (at most 8).
+    pub max_distance: u32,
+    /// MinHash: hash functions per signature.
+    pub num_perm: usize,
+    /// MinHash: seed of the hash functions.
+    pub seed: u64,
+    /// MinHash: verify candidates with the exact Jaccard similarity of the shingle sets
+    /// (kept in memory) instead of the signatures' estimate.
+    pub exact: bool,
+    /// Texts with fewer terms than this are shingled cyclically (seed 004).
+    pub short_words: usize,
+    /// How texts become terms and shingles.
+    pub fingerprint: FingerprintSettings,
+}
+
+impl Default for DedupConfig {
+    fn default() -> Self {
+        Self {
+            method: DedupMethod::Minhash,
+            threshold: 0.8,
+            max_distance: 3,
+            num_perm: 128,
+            seed: 1,
+            exact: false,
+            short_words: 10,
+            fingerprint: FingerprintSettings::default(),
+        }
+    }
+}
+
+/// One document's answer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DedupLine {
+    /// The document's id.
+    pub id: String,
+    /// The id of the document its cluster keeps.
+    pub cluster: String,
+    /// Whether this is the kept document.
+    pub kept: bool,
+    /// Its similarity to the kept document (1 for the kept one), rounded to 4 digits.
+    pub similarity: f64,
+}
+
+/// What a dedup run found.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DedupSummary {
+    /// Documents sketched.
+    pub documents: usize,
+    /// Clusters (a document alone is a cluster).
+    pub clusters: usize,
+    /// Documents not kept.
+    pub duplicates_removed: usize,
+    /// Documents that could not be read.
+    pub failed: usize,
+    /// The method.
+    pub method: DedupMethod,
+    /// MinHash: LSH bands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bands: Option<usize>,
+    /// MinHash: rows per band.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<usize>,
+}
+
+/// The answer of a dedup run: one line per document, in input order.
+#[derive(Debug, Clone)]
+pub struct DedupResult {
+    /// One line per document sketched, in the order they were given.
+    pub lines: Vec<DedupLine>,
+    /// Inputs that failed, with the reason.
+    pub failed: Vec<(String, String)>,
+    /// The totals.
+    pub summary: DedupSummary,
+}
+
+/// What is kept of a document between sketching and clustering.
+#[derive(Debug, Clone)]
+enum Sketch {
+    MinHash { signature: Signature, set: Vec<u64> },
+    SimHash { tf: Vec<(u64, u32)> },
+}
+
+/// Near-duplicate clusters of documents given in batches (texts or files); memory holds
+/// one sketch per document, not the texts.
+#[derive(Debug)]
+pub struct Deduplicator {
+    config: DedupConfig,
+    extract: ExtractConfig,
+    fingerprinters: Fingerprinters,
+    hasher: Option<MinHasher>,
+    params: Option<LshParams>,
+    ids: Vec<String>,
+    sketches: Vec<Sketch>,
+    failed: Vec<(String, String)>,
+}
+
+impl Deduplicator {
+    /// Checks the settings once; files are extracted with `extract`.
+    pub fn new(config: DedupConfig, extract: ExtractConfig) -> Result<Self> {
+        let near = |e: tessera_near::Error| Error::Settings(e.to_string());
+        let (hasher, params) = match config.method {
+            DedupMethod::Minhash => {
+                if !(config.threshold > 0.0 && config.threshold < 1.0) {
+                    return Err(Error::Settings(format!(
+                        "threshold must be strictly between 0 and 1, got {}",
+                        config.threshold
+                    )));
+                }
+                let hasher =
+                    MinHasher::new(MinHashConfig { num_perm: config.num_perm, seed: config.seed }).map_err(near)?;
+                let params = LshParams::optimal(config.threshold, config.num_perm, 0.5, 0.5).map_err(near)?;
+                (Some(hasher), Some(params))
+            }
+            DedupMethod::Simhash => {
+                if config.max_distance > tessera_near::MAX_DISTANCE {
+                    return Err(Error::Settings(format!(
+                        "max_distance (SimHash) must be at most {}, got {}",
+                        tessera_near::MAX_DISTANCE,
+                        config.max_distance
+                    )));
+                }
+                (None, None)
+            }
+        };
+        let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
+        Ok(Self {
+            config,
+            extract,
+            fingerprinters,
+            hasher,
+            params,
+            ids: Vec::new(),
+            sketches: Vec::new(),
+            failed: Vec::new(),
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &DedupConfig {
+        &self.config
+    }
+
+    /// The LSH bands and rows (MinHash).
+    pub fn lsh(&self) -> Option<(usize, usize)> {
+        self.params.map(|p| (p.bands, p.rows))
+    }
+
+    /// Documents sketched so far.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no document was sketched yet.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    fn sketch(&self, fp: &mut Fingerprinter, text: &str) -> Sketch {
+        let SketchInput { terms, shingles } = fp.sketch_input(text, self.config.short_words);
+        match &self.hasher {
+            Some(h) => Sketch::MinHash {
+                signature: h.sign(&shingles),
+                set: if self.config.exact { tessera_near::shingle_set(&shingles) } else { Vec::new() },
+            },
+            None => Sketch::SimHash { tf: tessera_near::term_frequencies(&terms) },
+        }
+    }
+
+    /// Sketches a batch of `(id, text)` in parallel, in order.
+    pub fn add_texts(&mut self, batch: &[(String, String)]) {
+        let sketches: Vec<Sketch> =
+            batch.par_iter().map(|(_, text)| self.fingerprinters.with(|fp| self.sketch(fp, text))).collect();
+        for ((id, _), s) in batch.iter().zip(sketches) {
+            self.ids.push(id.clone());
+            self.sketches.push(s);
+        }
+    }
+
+    /// Extracts and sketches a batch of files in parallel, in order (the id is the path);
+    /// a file that cannot be read is listed with the reason, by name.
+    pub fn add_files(&mut self, batch: &[impl AsRef<Path> + Sync]) {
+        let done: Vec<Result<Sketch>> = batch
+            .par_iter()
+            .map(|path| {
+                let extracted = tessera_extract::extract_path(path.as_ref(), &self.extract)?;
+                Ok(self.fingerprinters.with(|fp| self.sketch(fp, &extracted.text)))
+            })
+            .collect();
+        for (path, result) in batch.iter().zip(done) {
+            let id = path.as_ref().display().to_string();
+            match result {
+                Ok(s) => {
+                    self.ids.push(id);
+                    self.sketches.push(s);
+                }
+                Err(e) => self.failed.push((id, e.to_string())),
+            }
+        }
+    }
+
+    /// Records an input that could not be read (a bad record of a JSONL file).
+    pub fn add_failure(&mut self, name: String, reason: String) {
+        self.failed.push((name, reason));
+    }
+
+    /// Clusters everything sketched: each document is checked against its cluster's
+    /// kept document (no chaining), so the answer does not depend on thread count.
+    pub fn finish(self) -> Result<DedupResult> {
+        let near = |e: tessera_near::Error| Error::Settings(e.to_string());
+        let clustering = match self.params {
+            Some(params) => self.cluster_minhash(params).map_err(near)?,
+            None => self.cluster_simhash().map_err(near)?,
+        };
+        let lines = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let kept = clustering.kept[i] as usize;
+                DedupLine {
+                    id: id.clone(),
+                    cluster: self.ids[kept].clone(),
+                    kept: kept == i,
+                    similarity: (clustering.similarity[i] * 1e4).round() / 1e4,
+                }
+            })
+            .collect();
+        let summary = DedupSummary {
+            documents: self.ids.len(),
+            clusters: clustering.clusters(),
+            duplicates_removed: clustering.duplicates(),
+            failed: self.failed.len(),
+            method: self.config.method,
+            bands: self.params.map(|p| p.bands),
+            rows: self.params.map(|p| p.rows),
+        };
+        Ok(DedupResult { lines, failed: self.failed, summary })
+    }
+
+    fn cluster_minhash(&self, params: LshParams) -> std::result::Result<Clustering, tessera_near::Error> {
+        let mut signatures = Vec::with_capacity(self.sketches.len());
+        let mut sets = Vec::with_capacity(self.sketches.len());
+        for s in &self.sketches {
+            if let Sketch::MinHash { signature, set } = s {
+                signatures.push(signature.clone());
+                sets.push(set);
+            }
+        }
+        if !self.config.exact {
+            return tessera_near::cluster_minhash(&signatures, params, self.config.threshold);
+        }
+        let pairs = tessera_near::candidate_pairs(&signatures, params);
+        let t = self.config.threshold;
+        Ok(tessera_near::cluster(signatures.len(), &pairs, |a, b| {
+            let s = tessera_near::jaccard(sets[a as usize], sets[b as usize]);
+            (s >= t).then_some(s)
+        }))
+    }
+
+    fn cluster_simhash(&self) -> std::result::Result<Clustering, tessera_near::Error> {
+        let tfs: Vec<&[(u64, u32)]> = self
+            .sketches
+            .iter()
+            .filter_map(|s| match s {
+                Sketch::SimHash { tf } => Some(tf.as_slice()),
+                Sketch::MinHash { .. } => None,
+            })
+            .collect();
+        let idf = tfs
+            .par_iter()
+            .fold(Idf::new, |mut idf, tf| {
+                idf.add_document(&tf.iter().map(|t| t.0).collect::<Vec<_>>());
+                idf
+            })
+            .reduce(Idf::new, |mut a, b| {
+                a.merge(b);
+                a
+            });
+        let fps: Vec<Option<u64>> = tfs
+            .par_iter()
+            .map(|tf| {
+                (!tf.is_empty()).then(|| {
+                    let weighted: Vec<(u64, f64)> = tf.iter().map(|&(f, n)| (f, f64::from(n) * idf.idf(f))).collect();
+                    tessera_near::simhash_weighted(&weighted)
+                })
+            })
+            .collect();
+        tessera_near::cluster_simhash(&fps, self.config.max_distance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(seed: u64, n: usize) -> String {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let len = 3 + (x % 6) as usize;
+                (0..len).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn copies_cluster_and_the_first_is_kept_in_both_methods() {
+        let a = text(1, 300);
+        let b = text(2, 300);
+        let batch =
+            [("a".to_owned(), a.clone()), ("b".to_owned(), b), ("a2".to_owned(), format!("{a} extra words here"))];
+        for method in [DedupMethod::Minhash, DedupMethod::Simhash] {
+            for exact in [false, true] {
+                let config = DedupConfig { method, exact, threshold: 0.7, ..DedupConfig::default() };
+                let mut d = Deduplicator::new(config, ExtractConfig::default()).unwrap();
+                d.add_texts(&batch[..1]);
+                d.add_texts(&batch[1..]);
+                let result = d.finish().unwrap();
+                let clusters: Vec<(&str, &str, bool)> =
+                    result.lines.iter().map(|l| (l.id.as_str(), l.cluster.as_str(), l.kept)).collect();
+                assert_eq!(clusters, [("a", "a", true), ("b", "b", true), ("a2", "a", false)], "{method:?} {exact}");
+                assert_eq!(result.summary.duplicates_removed, 1);
+                assert!(result.lines[2].similarity > 0.7 || method == DedupMethod::Simhash);
+            }
+        }
+    }
+
+    #[test]
+    fn settings_out_of_range_are_refused() {
+        for threshold in [0.0, 1.0, -0.5, f64::NAN] {
+            let config = DedupConfig { threshold, ..DedupConfig::default() };
+            assert!(Deduplicator::new(config, ExtractConfig::default()).is_err(), "{threshold}");
+        }
+        let config = DedupConfig { method: DedupMethod::Simhash, max_distance: 9, ..DedupConfig::default() };
+        assert!(Deduplicator::new(config, ExtractConfig::default()).is_err());
+    }
+
+    #[test]
+    fn unreadable_files_are_listed_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.txt");
+        std::fs::write(&good, text(3, 100)).unwrap();
+        let missing = dir.path().join("missing.txt");
+        let mut d = Deduplicator::new(DedupConfig::default(), ExtractConfig::default()).unwrap();
+        d.add_files(&[good.clone(), missing.clone()]);
+        let result = d.finish().unwrap();
+        assert_eq!(result.lines.len(), 1);
+        assert_eq!(result.failed.len(), 1);
+        assert_eq!(result.failed[0].0, missing.display().to_string());
+    }
+}

@@ -1,0 +1,190 @@
+//! Near-duplicates against an index: the sketch store next to it and the nearest
+//! documents of a text.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use tessera_index::{DocId, IndexReader};
+use tessera_near::{
+    CharProfile, Idf, LshParams, MinHashConfig, MinHasher, SketchStore, StoreEntry, StoreSettings, TableDesign,
+    containment, hamming, jaccard, shingle_set, simhash, write_store,
+};
+
+use crate::{Engine, Error, FingerprintSettings, Result};
+
+/// The sketch store's file name inside an index directory.
+pub const SKETCH_FILE: &str = "NEAR";
+/// The Jaccard threshold the store's LSH bands are tuned for: low, so that `near`
+/// ranks documents well below the usual duplicate threshold too.
+pub const SKETCH_LSH_THRESHOLD: f64 = 0.5;
+/// Characters per window of the character-shingle profiles `near` compares.
+const CHAR_SHINGLE: usize = 5;
+/// The Hamming distance the store's SimHash tables serve.
+pub const SKETCH_SIMHASH_DISTANCE: u32 = 3;
+
+/// A document near a query text, with every similarity.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NearHit {
+    /// The document.
+    pub doc: u64,
+    /// Its collection.
+    pub collection: String,
+    /// Its title.
+    pub title: String,
+    /// Every place it was seen at (the first is where it was added from).
+    pub seen_at: Vec<String>,
+    /// Jaccard similarity estimated from the MinHash signatures.
+    pub estimated_jaccard: f64,
+    /// Exact Jaccard similarity of the shingle sets.
+    pub jaccard: f64,
+    /// Share of the query's shingles found in the document.
+    pub query_in_doc: f64,
+    /// Share of the document's shingles found in the query.
+    pub doc_in_query: f64,
+    /// Hamming distance of the SimHashes (shingles weighted by their count).
+    pub simhash_distance: u32,
+    /// Cosine of the character 5-gram profiles (seed 003), when the document's collection
+    /// keeps texts (`None` otherwise).
+    pub char_cosine: Option<f64>,
+}
+
+/// The nearest documents of a text.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NearAnswer {
+    /// The nearest documents, most similar first.
+    pub hits: Vec<NearHit>,
+    /// Live documents the sketch store holds.
+    pub searched: usize,
+}
+
+fn settings_hash(settings: &FingerprintSettings) -> u64 {
+    let json = serde_json::to_vec(settings).unwrap_or_default();
+    xxhash_rust::xxh3::xxh3_64(&json)
+}
+
+fn store_settings(hash: u64, docs: usize) -> Result<StoreSettings> {
+    let minhash = MinHashConfig::default();
+    let near = |e: tessera_near::Error| Error::Settings(e.to_string());
+    Ok(StoreSettings {
+        minhash,
+        lsh: LshParams::optimal(SKETCH_LSH_THRESHOLD, minhash.num_perm, 0.5, 0.5).map_err(near)?,
+        simhash: TableDesign::choose(SKETCH_SIMHASH_DISTANCE, docs as u64).map_err(near)?,
+        settings_hash: hash,
+    })
+}
+
+fn sketch_entry(hasher: &MinHasher, doc: u64, hashes: &[u64]) -> StoreEntry {
+    StoreEntry { doc, signature: hasher.sign(hashes), simhash: simhash(hashes, &Idf::new()) }
+}
+
+fn near_err(path: PathBuf) -> impl Fn(tessera_near::Error) -> Error {
+    move |e| Error::Io { path: path.clone(), source: std::io::Error::other(e.to_string()) }
+}
+
+impl Engine {
+    /// The sketch store of the last commit (`<index>/NEAR`): opened as it is when it
+    /// covers exactly the live documents with this index's settings, otherwise brought
+    /// up to date first (documents it lacks are sketched from their snapshots, deleted
+    /// ones dropped; a damaged store is rebuilt) and rewritten atomically. It is derived
+    /// data: deleting it only costs a rebuild.
+    pub(crate) fn sketch_store(&self) -> Result<SketchStore> {
+        let reader = self.reader()?;
+        let path = self.dir().join(SKETCH_FILE);
+        let live: Vec<u64> = reader.live_docs().map(|d| d.0).collect();
+        let hash = settings_hash(self.settings());
+        let existing = SketchStore::open(&path)
+            .ok()
+            .filter(|s| s.settings().settings_hash == hash && s.settings().minhash == MinHashConfig::default());
+        let wanted = store_settings(hash, live.len())?;
+        let current = existing.as_ref().is_some_and(|store| {
+            store.len() == live.len()
+                && live.iter().enumerate().all(|(i, &d)| store.doc(i) == d)
+                && store.settings() == &wanted
+        });
+        if current {
+            return Ok(existing.expect("checked just above"));
+        }
+        let known: BTreeMap<u64, StoreEntry> =
+            existing.map(|s| s.entries().into_iter().map(|e| (e.doc, e)).collect()).unwrap_or_default();
+        let hasher = MinHasher::new(MinHashConfig::default()).map_err(|e| Error::Settings(e.to_string()))?;
+        let entries: Vec<StoreEntry> = live
+            .par_iter()
+            .map(|&d| match known.get(&d) {
+                Some(e) => Ok(e.clone()),
+                None => Ok(sketch_entry(&hasher, d, &reader.snapshot(DocId(d))?.hashes)),
+            })
+            .collect::<Result<_>>()?;
+        write_store(&path, &wanted, &entries).map_err(near_err(path.clone()))?;
+        SketchStore::open(&path).map_err(near_err(path))
+    }
+
+    /// The `top` documents nearest to `text`: candidates share an LSH band (tuned for
+    /// Jaccard [`SKETCH_LSH_THRESHOLD`]) or are within SimHash distance
+    /// [`SKETCH_SIMHASH_DISTANCE`] (with `exhaustive`, every live document is one);
+    /// they are ranked by exact Jaccard similarity, then the estimate, then id.
+    pub fn near_text(&self, text: &str, top: usize, exhaustive: bool) -> Result<NearAnswer> {
+        let store = &self.sketch_store()?;
+        let reader = self.reader()?;
+        let hashes = self.with_fingerprinter(|fp| fp.fingerprint(text).hashes);
+        let hasher = MinHasher::new(store.settings().minhash).map_err(|e| Error::Settings(e.to_string()))?;
+        let query = sketch_entry(&hasher, 0, &hashes);
+        let set = shingle_set(&hashes);
+        let profile = CharProfile::new(text, CHAR_SHINGLE);
+        let mut ordinals =
+            if exhaustive { (0..store.len() as u32).collect() } else { store.lsh_candidates(&query.signature) };
+        ordinals.extend(store.simhash_candidates(query.simhash));
+        ordinals.sort_unstable();
+        ordinals.dedup();
+        let mut hits = Vec::with_capacity(ordinals.len());
+        for i in ordinals {
+            let i = i as usize;
+            let doc = DocId(store.doc(i));
+            if reader.is_deleted(doc) || reader.collection_of(doc).is_none() {
+                continue;
+            }
+            let other = shingle_set(&reader.snapshot(doc)?.hashes);
+            let mut hit = self.hit(
+                &reader,
+                doc,
+                &set,
+                &other,
+                query.signature.jaccard(&store.signature(i)),
+                hamming(query.simhash, store.simhash(i)),
+            )?;
+            hit.char_cosine = reader.text(doc)?.map(|t| profile.cosine(&CharProfile::new(&t, CHAR_SHINGLE)));
+            hits.push(hit);
+        }
+        hits.sort_by(|a, b| {
+            b.jaccard
+                .total_cmp(&a.jaccard)
+                .then(b.estimated_jaccard.total_cmp(&a.estimated_jaccard))
+                .then(a.doc.cmp(&b.doc))
+        });
+        hits.truncate(top);
+        Ok(NearAnswer { hits, searched: store.len() })
+    }
+
+    fn hit(
+        &self,
+        reader: &IndexReader,
+        doc: DocId,
+        set: &[u64],
+        other: &[u64],
+        est: f64,
+        distance: u32,
+    ) -> Result<NearHit> {
+        Ok(NearHit {
+            doc: doc.0,
+            collection: reader.collection_of(doc).unwrap_or_default().to_string(),
+            title: reader.meta(doc)?.title,
+            seen_at: reader.seen_at(doc)?,
+            estimated_jaccard: est,
+            jaccard: jaccard(set, other),
+            query_in_doc: containment(set, other),
+            doc_in_query: containment(other, set),
+            simhash_distance: distance,
+            char_cosine: None,
+        })
+    }
+}
