@@ -21,10 +21,10 @@ def esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def run(text, bold=False, italic=False):
-    props = ""
-    if bold or italic:
-        props = "<w:rPr>" + ("<w:b/>" if bold else "") + ("<w:i/>" if italic else "") + "</w:rPr>"
+def run(text, bold=False, italic=False, hidden=False, white=False):
+    props = ("<w:b/>" if bold else "") + ("<w:i/>" if italic else "") + ("<w:vanish/>" if hidden else "")
+    props += '<w:color w:val="FFFFFF"/>' if white else ""
+    props = f"<w:rPr>{props}</w:rPr>" if props else ""
     return f'<w:r>{props}<w:t xml:space="preserve">{esc(text)}</w:t></w:r>'
 
 
@@ -67,14 +67,37 @@ RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>
 </Relationships>"""
 
-DOCUMENT = ("""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>"""
-            + "".join(DOCX_PARAGRAPHS) + "</w:body></w:document>")
 
-write_zip("essay.docx", [
-    ("[Content_Types].xml", CONTENT_TYPES),
-    ("_rels/.rels", RELS),
-    ("word/document.xml", DOCUMENT),
+
+
+def write_docx(path, paragraphs):
+    document = ("""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>"""
+                + "".join(paragraphs) + "</w:body></w:document>")
+    write_zip(path, [
+        ("[Content_Types].xml", CONTENT_TYPES),
+        ("_rels/.rels", RELS),
+        ("word/document.xml", document),
+    ])
+
+
+write_docx("essay.docx", DOCX_PARAGRAPHS)
+
+# hidden.docx: the last paragraph of demo/library/honey-bees.txt (line breaks turned
+# into spaces) with words slipped between its own, in hidden (w:vanish) and in white
+# runs, to break up the word sequence a reader of the text sees.
+write_docx("hidden.docx", [
+    para([run("Honey Stores")], style="Title"),
+    para([
+        run("Nectar is carried home in a special stomach, "),
+        run("quietly lemonade fortnight ", hidden=True),
+        run("passed from bee to bee and spread in thin layers in the cells, where the warm air "),
+        run("granite elbow pistachio ", white=True),
+        run("of the hive evaporates most of its water. When the honey is ripe the workers seal "
+            "each cell with a cap of fresh wax, and the colony lives on these stores through "
+            "the winter."),
+    ]),
+    para([run("A strong colony may store far more honey than it needs.")]),
 ])
 
 # essays.zip: two suspects in one archive, one borrowing the last paragraph of
