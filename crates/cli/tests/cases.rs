@@ -116,21 +116,21 @@ fn dedup(case: &Case) -> Vec<String> {
     let d = case.dedup.as_ref().unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("input.jsonl"), &d.jsonl).unwrap();
-    let threshold = d.threshold.map(|t| t.to_string());
-    let mut args = vec!["dedup", "input.jsonl", "--method", &d.method];
-    if let Some(t) = &threshold {
-        args.extend(["--threshold", t]);
+    let mut errors = Vec::new();
+    for run in &d.runs {
+        let flags = run.flags();
+        let mut args = vec!["dedup", "input.jsonl", "--id-field", &d.id_field];
+        args.extend(flags.iter().map(String::as_str));
+        let out = tessera(dir.path(), &args);
+        if !out.status.success() {
+            errors.push(format!("tessera {args:?}: {}", String::from_utf8_lossy(&out.stderr)));
+            continue;
+        }
+        let lines: Vec<Value> =
+            String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        errors.extend(suite::check_dedup(d, run, &lines).into_iter().map(|e| format!("{flags:?}: {e}")));
     }
-    if let Some(f) = &d.id_field {
-        args.extend(["--id-field", f]);
-    }
-    let out = tessera(dir.path(), &args);
-    if !out.status.success() {
-        return vec![format!("tessera {args:?}: {}", String::from_utf8_lossy(&out.stderr))];
-    }
-    let lines: Vec<Value> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    suite::check_dedup(d, &lines)
+    errors
 }
 
 #[test]

@@ -226,21 +226,51 @@ pub struct ExpectedNotice {
     pub locations: Vec<[usize; 2]>,
 }
 
-/// A clustering of JSONL documents.
+/// Clusterings of one JSONL collection.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dedup {
     /// One JSON object per line.
     pub jsonl: String,
+    /// The field holding the id.
+    pub id_field: String,
+    /// One clustering per method and settings.
+    pub runs: Vec<DedupRun>,
+}
+
+/// One clustering.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupRun {
     /// `minhash` or `simhash`.
     pub method: String,
-    /// MinHash threshold, when given.
+    /// MinHash: the Jaccard threshold, when given.
     pub threshold: Option<f64>,
-    /// The field holding the id, when given.
-    pub id_field: Option<String>,
+    /// MinHash: verify with the exact Jaccard similarity.
+    #[serde(default)]
+    pub exact: bool,
+    /// SimHash: the largest Hamming distance, when given.
+    pub max_distance: Option<u32>,
     /// The expected clusters of two or more, the kept document first; every other
     /// document is alone.
     pub clusters: Vec<Vec<String>>,
+}
+
+impl DedupRun {
+    /// The `tessera dedup` flags of this run.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = vec!["--method".to_owned(), self.method.clone()];
+        if let Some(t) = self.threshold {
+            flags.extend(["--threshold".to_owned(), t.to_string()]);
+        }
+        if self.exact {
+            flags.push("--exact".to_owned());
+        }
+        if let Some(d) = self.max_distance {
+            flags.extend(["--max-distance".to_owned(), d.to_string()]);
+        }
+        flags
+    }
 }
 
 /// Every case, sorted by name. Panics on a malformed case: the suite itself is tested.
@@ -484,7 +514,7 @@ pub fn check_messages(expect: &Expect, messages: &Value) -> Vec<String> {
 
 /// The output lines of a dedup run (`{"id", "cluster", "kept", "similarity"}`) against
 /// the expected clusters.
-pub fn check_dedup(dedup: &Dedup, lines: &[Value]) -> Vec<String> {
+pub fn check_dedup(dedup: &Dedup, run: &DedupRun, lines: &[Value]) -> Vec<String> {
     let ids: Vec<String> =
         dedup.jsonl.lines().filter(|l| !l.trim().is_empty()).map(|l| jsonl_id(dedup, l)).collect::<Vec<_>>();
     let mut errors = Vec::new();
@@ -512,7 +542,7 @@ pub fn check_dedup(dedup: &Dedup, lines: &[Value]) -> Vec<String> {
         }
     }
     let want: BTreeSet<(String, BTreeSet<String>)> =
-        dedup.clusters.iter().map(|c| (c[0].clone(), c.iter().cloned().collect())).collect();
+        run.clusters.iter().map(|c| (c[0].clone(), c.iter().cloned().collect())).collect();
     if got != want {
         errors.push(format!("clusters (kept, members) {got:?}, expected {want:?}"));
     }
@@ -521,8 +551,7 @@ pub fn check_dedup(dedup: &Dedup, lines: &[Value]) -> Vec<String> {
 
 fn jsonl_id(dedup: &Dedup, line: &str) -> String {
     let v: Value = serde_json::from_str(line).unwrap();
-    let field = dedup.id_field.as_deref().expect("the suite's JSONL names its ids");
-    match &v[field] {
+    match &v[&dedup.id_field] {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
