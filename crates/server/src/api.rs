@@ -303,7 +303,8 @@ async fn create_check(
             for doc in members {
                 match doc.result {
                     Ok(extracted) => {
-                        let title = extracted.title.clone();
+                        // As `tessera check` titles a member: its own title, or its file stem.
+                        let title = extracted.title.clone().or_else(|| Some(stem_of(&doc.name)));
                         jobs.push((clean_member_name(&doc.name), title, extracted.text.into_bytes(), false));
                     }
                     Err(e) => skipped.push(SkippedMember { name: clean_member_name(&doc.name), error: e.to_string() }),
