@@ -1,0 +1,299 @@
+//! `POST /api/checks` (upload a document or send a text) and `GET /api/checks/{id}`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use tessera_engine::{Document, Report, Sniffed};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::{ApiError, ErrorBody, engine_error};
+use crate::state::{AppState, blocking};
+use crate::store::{CheckRecord, Edit, Progress, Stage, Status, new_id};
+
+use super::{authorize, clean_member_name, clean_name, multipart_error, stem_of};
+
+/// A text to check, sent as JSON.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TextCheck {
+    /// The text.
+    pub text: String,
+    /// A name for the report (default `text`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A title for the report.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// A check was accepted and stored; it will complete even across a restart.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Accepted {
+    /// The check id.
+    pub id: String,
+    /// `queued`.
+    pub status: Status,
+    /// Where to follow it.
+    pub url: String,
+    /// For an archive: one check per member document (`id` is the first); empty otherwise.
+    pub members: Vec<AcceptedMember>,
+    /// For an archive: members that could not be extracted, with the reason.
+    pub skipped: Vec<SkippedMember>,
+}
+
+/// One member of an uploaded archive, checked on its own.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AcceptedMember {
+    /// The check id.
+    pub id: String,
+    /// `archive!/member`.
+    pub name: String,
+    /// Where to follow it.
+    pub url: String,
+}
+
+/// A member of an uploaded archive that was not checked.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SkippedMember {
+    /// `archive!/member`.
+    pub name: String,
+    /// Why (damaged, encrypted, a size or ratio limit, an unsupported format).
+    pub error: String,
+}
+
+/// One document out of a request: name, optional title and bytes.
+struct Upload {
+    name: String,
+    title: Option<String>,
+    bytes: Vec<u8>,
+    is_file: bool,
+    /// Set for an archive: its member documents, extracted.
+    members: Option<Vec<Document>>,
+}
+
+async fn read_check_request(state: &AppState, request: Request) -> Result<Upload, ApiError> {
+    let content_type =
+        request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    if content_type.starts_with("multipart/form-data") {
+        let mut multipart =
+            Multipart::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
+        let mut upload: Option<Upload> = None;
+        let mut title = None;
+        while let Some(field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
+            if field.file_name().is_some() || field.name() == Some("file") {
+                if upload.is_some() {
+                    return Err(ApiError::bad_request("send one file per check"));
+                }
+                let name = clean_name(field.file_name().unwrap_or("document"));
+                let bytes = field.bytes().await.map_err(|e| multipart_error(&e))?.to_vec();
+                upload = Some(Upload { name, title: None, bytes, is_file: true, members: None });
+            } else if field.name() == Some("title") {
+                title = Some(field.text().await.map_err(|e| multipart_error(&e))?);
+            }
+        }
+        let mut upload = upload.ok_or_else(|| ApiError::bad_request("the form has no file field"))?;
+        upload.title = title.filter(|t| !t.trim().is_empty());
+        if upload.bytes.len() as u64 > state.config.max_upload_bytes {
+            return Err(too_large(state));
+        }
+        // Refuse what no extractor reads now, not after the queue.
+        let head = &upload.bytes[..upload.bytes.len().min(64 * 1024)];
+        match state.engine.sniff(&upload.name, head).map_err(engine_error)? {
+            Sniffed::Document => {}
+            // An archive: every member is a document of its own, checked on its own.
+            // Unpacking is bounded by the extractor's size, ratio and depth limits.
+            Sniffed::Archive => {
+                let name = upload.name.clone();
+                let bytes = std::mem::take(&mut upload.bytes);
+                let engine = Arc::clone(&state.engine);
+                upload.members = Some(blocking(move || Ok(engine.extract_documents(&name, &bytes))).await?);
+            }
+        }
+        Ok(upload)
+    } else if content_type.starts_with("application/json") {
+        let Json(body) =
+            Json::<TextCheck>::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
+        if body.text.len() as u64 > state.config.max_upload_bytes {
+            return Err(too_large(state));
+        }
+        if body.text.trim().is_empty() {
+            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "empty", "the text is empty"));
+        }
+        let name = clean_name(body.name.as_deref().unwrap_or("text"));
+        Ok(Upload { name, title: body.title, bytes: body.text.into_bytes(), is_file: false, members: None })
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send multipart/form-data with a file field, or application/json {\"text\": ...}",
+        ))
+    }
+}
+
+fn too_large(state: &AppState) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        format!("uploads are limited to {} bytes", state.config.max_upload_bytes),
+    )
+}
+
+/// Upload a document (multipart field `file`, optional `title`) or send a text
+/// (`{"text": ...}`) to check against every collection.
+#[utoipa::path(post, path = "/api/checks", request_body(content = TextCheck, description = "JSON text, or multipart/form-data with a `file` field"),
+    responses((status = 202, body = Accepted), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
+pub(super) async fn create_check(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Response, ApiError> {
+    authorize(&state, &headers)?;
+    let mut upload = read_check_request(&state, request).await?;
+    let mut accepted = Vec::new();
+    let mut skipped = Vec::new();
+    // (name, title, bytes, is_file) of every check to accept.
+    let mut jobs = Vec::new();
+    let is_archive = upload.members.is_some();
+    match upload.members.take() {
+        None => jobs.push((upload.name, upload.title, upload.bytes, upload.is_file)),
+        Some(members) => {
+            for doc in members {
+                match doc.result {
+                    Ok(extracted) => {
+                        // As `tessera check` titles a member: its own title, or its file stem.
+                        let title = extracted.title.clone().or_else(|| Some(stem_of(&doc.name)));
+                        jobs.push((clean_member_name(&doc.name), title, extracted.text.into_bytes(), false));
+                    }
+                    Err(e) => skipped.push(SkippedMember { name: clean_member_name(&doc.name), error: e.to_string() }),
+                }
+            }
+            if jobs.is_empty() {
+                let reasons: Vec<String> = skipped.iter().map(|m| format!("{}: {}", m.name, m.error)).collect();
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "unreadable_document",
+                    format!("no document in the archive could be extracted ({})", reasons.join("; ")),
+                ));
+            }
+        }
+    }
+    for (name, title, bytes, is_file) in jobs {
+        let id = new_id()?;
+        let seq = state.seq.fetch_add(1, Ordering::SeqCst);
+        let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
+        let st = Arc::clone(&state);
+        blocking(move || Ok(st.store.accept(&record, &bytes)?)).await?;
+        state.queue.push(id.clone());
+        accepted.push(AcceptedMember { url: format!("/api/checks/{id}"), id, name });
+    }
+    let (id, url) = (accepted[0].id.clone(), accepted[0].url.clone());
+    let members = if is_archive { accepted } else { Vec::new() };
+    let body = Accepted { id, status: Status::Queued, url: url.clone(), members, skipped };
+    let mut response = (StatusCode::ACCEPTED, Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(&url) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(response)
+}
+
+/// A check as the API shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckView {
+    /// The check id.
+    pub id: String,
+    /// Where it is.
+    pub status: Status,
+    /// What the worker is doing.
+    pub stage: Stage,
+    /// Document name.
+    pub name: String,
+    /// Bytes uploaded.
+    pub upload_bytes: u64,
+    /// Accepted at (Unix milliseconds).
+    pub created_ms: u64,
+    /// Last change (Unix milliseconds).
+    pub updated_ms: u64,
+    /// Checks ahead of this one in the queue (while queued).
+    pub queue_position: Option<usize>,
+    /// Collections searched so far.
+    pub progress: Progress,
+    /// Rough completion in percent, for a progress bar.
+    pub percent: u32,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Warnings for the reader (extraction, failed collections).
+    pub warnings: Vec<String>,
+    /// Collections that missed their timeout and answered later.
+    pub late_collections: Vec<String>,
+    /// Times a worker started it.
+    pub attempts: u32,
+    /// The reviewer's edits.
+    pub edits: Vec<Edit>,
+    /// The report (schema: crates/report/SCHEMA.md), once there is one, unless
+    /// `?report=false`.
+    #[schema(value_type = Option<Object>)]
+    pub report: Option<Report>,
+}
+
+fn percent(r: &CheckRecord) -> u32 {
+    match r.stage {
+        Stage::Queued => 0,
+        Stage::Extracting => 5,
+        Stage::Searching => 10 + 85 * r.progress.collections_done / r.progress.collections_total.max(1),
+        Stage::Waiting => 95,
+        Stage::Finished => 100,
+    }
+}
+
+/// Whether to include the report.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ViewParams {
+    /// `false` leaves the report out (for polling).
+    report: Option<bool>,
+}
+
+/// Status, progress and, when ready, the report.
+#[utoipa::path(get, path = "/api/checks/{id}", params(("id" = String, Path, description = "Check id"), ViewParams),
+    responses((status = 200, body = CheckView), (status = 404, body = ErrorBody)))]
+pub(super) async fn get_check(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(params): Query<ViewParams>,
+) -> Result<Json<CheckView>, ApiError> {
+    let with_report = params.report.unwrap_or(true);
+    let st = Arc::clone(&state);
+    let lookup = id.clone();
+    let (record, report) = blocking(move || {
+        let record =
+            st.store.load(&lookup)?.ok_or_else(|| ApiError::not_found(format!("no check with id {lookup}")))?;
+        let report = if with_report && matches!(record.status, Status::Partial | Status::Done) {
+            st.store.load_report(&lookup)?
+        } else {
+            None
+        };
+        Ok((record, report))
+    })
+    .await?;
+    Ok(Json(CheckView {
+        queue_position: if record.status == Status::Queued { state.queue.position(&id) } else { None },
+        percent: percent(&record),
+        id: record.id,
+        status: record.status,
+        stage: record.stage,
+        name: record.name,
+        upload_bytes: record.upload_bytes,
+        created_ms: record.created_ms,
+        updated_ms: record.updated_ms,
+        progress: record.progress,
+        error: record.error,
+        warnings: record.warnings,
+        late_collections: record.late_collections,
+        attempts: record.attempts,
+        edits: record.edits,
+        report,
+    }))
+}

@@ -1,0 +1,186 @@
+//! The HTTP API: the router, the OpenAPI description, and what every resource shares
+//! (authorization, upload names, JSON errors). One module per resource: `checks` (upload and
+//! follow a check), `reports` (read and edit a check's report), `documents` (add to and delete
+//! from the index), `collections`, `health`.
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+use axum::{Json, Router};
+use utoipa::OpenApi;
+
+use crate::assets;
+use crate::error::{ApiError, ErrorBody};
+use crate::state::AppState;
+use crate::store::{Edit, Progress, Stage, Status};
+
+mod checks;
+mod collections;
+mod documents;
+mod health;
+mod reports;
+
+pub use checks::{Accepted, AcceptedMember, CheckView, SkippedMember, TextCheck};
+pub use collections::CollectionView;
+pub use documents::{AddDocuments, AddedDocument, AddedDocuments, Deleted, NewText, SkippedDocument};
+pub use health::Health;
+pub use reports::{BlockEdit, EditRequest, SourceEdit};
+
+/// The OpenAPI description served at `/openapi.json`.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Tessera",
+        description = "Find borrowed text: upload a document, follow the check, read and edit the report. The report object is described field by field in crates/report/SCHEMA.md."
+    ),
+    paths(
+        checks::create_check,
+        checks::get_check,
+        reports::edit_report,
+        reports::report_json,
+        reports::report_html,
+        documents::add_documents,
+        documents::delete_document,
+        collections::collections,
+        health::health
+    ),
+    components(schemas(
+        ErrorBody,
+        TextCheck,
+        Accepted,
+        AcceptedMember,
+        SkippedMember,
+        Deleted,
+        CheckView,
+        Status,
+        Stage,
+        Progress,
+        Edit,
+        EditRequest,
+        SourceEdit,
+        BlockEdit,
+        AddDocuments,
+        NewText,
+        AddedDocuments,
+        AddedDocument,
+        SkippedDocument,
+        CollectionView,
+        Health
+    ))
+)]
+pub struct ApiDoc;
+
+pub(crate) fn router(state: Arc<AppState>) -> Router {
+    let limit = usize::try_from(state.config.max_upload_bytes).unwrap_or(usize::MAX).saturating_add(64 * 1024);
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/assets/{file}", get(assets::asset))
+        .route("/openapi.json", get(openapi))
+        .route("/api/health", get(health::health))
+        .route("/api/collections", get(collections::collections))
+        .route("/api/checks", post(checks::create_check))
+        .route("/api/checks/{id}", get(checks::get_check))
+        .route("/api/checks/{id}/report", patch(reports::edit_report))
+        .route("/api/checks/{id}/report.json", get(reports::report_json))
+        .route("/api/checks/{id}/report.html", get(reports::report_html))
+        .route("/api/documents", post(documents::add_documents))
+        .route("/api/documents/{id}", delete(documents::delete_document))
+        .fallback(|| async { ApiError::not_found("no such endpoint") })
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::map_response(json_errors))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Layers below the handlers (the body limit) answer in plain text; every error of this
+/// API is JSON.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let code = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        s if s.is_server_error() => "internal",
+        _ => "bad_request",
+    };
+    let body = axum::body::to_bytes(response.into_body(), 64 * 1024).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&body).trim().to_owned();
+    let message = if text.is_empty() { status.canonical_reason().unwrap_or("error").to_owned() } else { text };
+    ApiError::new(status, code, message).into_response()
+}
+
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+/// Writes need `Authorization: Bearer TOKEN` when the server has a token.
+fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(token) = &state.config.token else { return Ok(()) };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    // Compare every byte whatever the first difference, so timing tells nothing.
+    let same =
+        given.len() == token.len() && given.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+    if same {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "this write needs the header Authorization: Bearer TOKEN",
+        ))
+    }
+}
+
+/// The name shown for an upload: the last path component, no control characters, at
+/// most 200 characters. It is never used as a path on disk.
+pub(crate) fn clean_name(raw: &str) -> String {
+    let last = raw.rsplit(['/', '\\']).next().unwrap_or("");
+    let cleaned: String = last.chars().filter(|c| !c.is_control()).take(200).collect();
+    let cleaned = cleaned.trim().trim_start_matches('.').to_owned();
+    if cleaned.is_empty() { "document".to_owned() } else { cleaned }
+}
+
+/// A member's display name: `archive!/dir/member` with every part cleaned like an
+/// upload name.
+fn clean_member_name(raw: &str) -> String {
+    raw.split("!/").map(clean_name).collect::<Vec<_>>().join("!/")
+}
+
+fn multipart_error(e: &axum::extract::multipart::MultipartError) -> ApiError {
+    let status = e.status();
+    let code = if status == StatusCode::PAYLOAD_TOO_LARGE { "too_large" } else { "bad_request" };
+    ApiError::new(status, code, e.body_text())
+}
+
+fn stem_of(name: &str) -> String {
+    let stem = std::path::Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if stem.is_empty() { "document".to_owned() } else { stem }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upload_names_lose_their_directories() {
+        assert_eq!(clean_name("../../etc/passwd"), "passwd");
+        assert_eq!(clean_name("C:\\Users\\x\\thesis.docx"), "thesis.docx");
+        assert_eq!(clean_name(".."), "document");
+        assert_eq!(clean_name("a/b/"), "document");
+        assert_eq!(clean_name("..hidden"), "hidden");
+        assert_eq!(clean_name("bad\u{0}name\n.txt"), "badname.txt");
+    }
+}

@@ -1,0 +1,146 @@
+//! A check's report: `PATCH /api/checks/{id}/report` (reviewer's edits) and the downloads
+//! `report.json` and `report.html`.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use tessera_engine::{BlockId, BlockKind, HtmlRenderer, JsonRenderer, Render, Report};
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ErrorBody};
+use crate::state::{AppState, blocking};
+use crate::store::{Edit, Status};
+
+use super::{authorize, stem_of};
+
+/// Reviewer's edits to a report.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditRequest {
+    /// Sources to switch on or off.
+    #[serde(default)]
+    pub sources: Vec<SourceEdit>,
+    /// Blocks to reclassify.
+    #[serde(default)]
+    pub blocks: Vec<BlockEdit>,
+}
+
+/// Switch a source on or off.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct SourceEdit {
+    /// Source document id (`sources[].id`).
+    pub id: u64,
+    /// Whether it counts.
+    pub enabled: bool,
+}
+
+/// Reclassify a block.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct BlockEdit {
+    /// Block id (`blocks[].id`).
+    pub id: u32,
+    /// `borrowing` or `citation`.
+    #[schema(value_type = String, example = "citation")]
+    pub kind: BlockKind,
+}
+
+/// Disable or enable sources, reclassify blocks; answers the recomputed report. Edits
+/// are stored with the check and survive a restart.
+#[utoipa::path(patch, path = "/api/checks/{id}/report", request_body = EditRequest, params(("id" = String, Path, description = "Check id")),
+    responses((status = 200, description = "The recomputed report (crates/report/SCHEMA.md)", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub(super) async fn edit_report(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Result<Json<EditRequest>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<Report>, ApiError> {
+    authorize(&state, &headers)?;
+    let Json(edits) = body.map_err(|e| ApiError::new(e.status(), "bad_request", e.body_text()))?;
+    let (_, report) = state
+        .update(&id, move |state, record| {
+            if !matches!(record.status, Status::Partial | Status::Done) {
+                return Err(ApiError::new(StatusCode::CONFLICT, "not_ready", "the report is not ready yet"));
+            }
+            let mut report = state.store.load_report(&record.id)?.ok_or_else(|| ApiError::not_found("no report"))?;
+            for e in &edits.sources {
+                let edit = Edit::Source { source: e.id, enabled: e.enabled };
+                if !edit.apply(&mut report) {
+                    return Err(unknown(format!("the report has no source {}", e.id)));
+                }
+                record.push_edit(edit);
+            }
+            for e in &edits.blocks {
+                let block =
+                    report.block(BlockId(e.id)).ok_or_else(|| unknown(format!("the report has no block {}", e.id)))?;
+                let edit = Edit::Block {
+                    source: block.source.0,
+                    start: block.suspect_span.chars.start as u64,
+                    end: block.suspect_span.chars.end as u64,
+                    kind: e.kind,
+                };
+                edit.apply(&mut report);
+                record.push_edit(edit);
+            }
+            state.store.save_report(&record.id, &report)?;
+            Ok(report)
+        })
+        .await?;
+    Ok(Json(report))
+}
+
+fn unknown(message: String) -> ApiError {
+    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown_target", message)
+}
+
+async fn stored_report(state: &Arc<AppState>, id: String) -> Result<(String, Report), ApiError> {
+    let st = Arc::clone(state);
+    blocking(move || {
+        let record = st.store.load(&id)?.ok_or_else(|| ApiError::not_found(format!("no check with id {id}")))?;
+        let report = st.store.load_report(&id)?.ok_or_else(|| {
+            ApiError::new(StatusCode::CONFLICT, "not_ready", format!("the check is {:?}: no report yet", record.status))
+        })?;
+        Ok((record.name, report))
+    })
+    .await
+}
+
+fn download(bytes: Vec<u8>, content_type: &'static str, file_name: &str) -> Response {
+    let safe: String =
+        file_name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let disposition = format!("attachment; filename=\"{safe}\"");
+    let mut response = ([(header::CONTENT_TYPE, content_type)], bytes).into_response();
+    if let Ok(v) = HeaderValue::from_str(&disposition) {
+        response.headers_mut().insert(header::CONTENT_DISPOSITION, v);
+    }
+    response
+}
+
+/// The report as JSON (crates/report/SCHEMA.md), as a download.
+#[utoipa::path(get, path = "/api/checks/{id}/report.json", params(("id" = String, Path, description = "Check id")),
+    responses((status = 200, description = "The report", content_type = "application/json", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn report_json(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let (name, report) = stored_report(&state, id).await?;
+    let mut out = Vec::new();
+    JsonRenderer::pretty().render(&report, &mut out)?;
+    Ok(download(out, "application/json", &format!("{}.report.json", stem_of(&name))))
+}
+
+/// The report as one self-contained HTML page, as a download.
+#[utoipa::path(get, path = "/api/checks/{id}/report.html", params(("id" = String, Path, description = "Check id")),
+    responses((status = 200, description = "The report page", content_type = "text/html"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn report_html(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let (name, report) = stored_report(&state, id).await?;
+    let mut out = Vec::new();
+    HtmlRenderer.render(&report, &mut out)?;
+    Ok(download(out, "text/html; charset=utf-8", &format!("{}.report.html", stem_of(&name))))
+}
