@@ -64,7 +64,7 @@ impl TextRenderer {
         }
         for notice in &s.warnings {
             let label = if notice.bypass { "Bypass:" } else { "Warning:" };
-            let mut line = notice.message.clone();
+            let mut line = notice.explain(&s.text);
             if let Some(first) = notice.locations.first() {
                 line.push_str(&format!(" [at char {}", first.span.chars.start));
                 if let Some(page) = first.page {
@@ -118,7 +118,7 @@ impl TextRenderer {
             writeln!(
                 out,
                 "{:>4} {in_report} {:>8} {:>7}  {label}",
-                source.rank,
+                source.number,
                 fmt_percent(source.share_in_text),
                 source.blocks,
             )?;
@@ -150,10 +150,10 @@ impl TextRenderer {
             if !enabled {
                 notes.push_str(" (source disabled)");
             }
-            let rank = source.map_or_else(|| "?".to_owned(), |s| s.rank.to_string());
+            let number = source.map_or_else(|| "?".to_owned(), |s| s.number.to_string());
             writeln!(
                 out,
-                "  #{:<4} {kind} chars {}-{}  from source {rank}, chars {}-{}{notes}",
+                "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}{notes}",
                 block.id.0,
                 block.suspect_span.chars.start,
                 block.suspect_span.chars.end,
