@@ -72,9 +72,12 @@ impl TextRenderer {
                 }
                 line.push(']');
             }
-            let line = shorten(&line, self.width().saturating_sub(14));
+            // Wrapped, not shortened: the explanation is a sentence to read whole.
             let style = if notice.bypass { RED } else { BOLD };
-            writeln!(out, "{label:<13} {}", self.paint(style, &line))?;
+            for (i, part) in wrap(&line, self.width().saturating_sub(14)).iter().enumerate() {
+                let label = if i == 0 { label } else { "" };
+                writeln!(out, "{label:<13} {}", self.paint(style, part))?;
+            }
         }
         writeln!(out)?;
         let rows = [
@@ -183,6 +186,32 @@ impl TextRenderer {
     }
 }
 
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word gets
+/// a line of its own); whitespace runs become one space.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    for word in text.split_whitespace() {
+        let n = word.chars().count();
+        if len > 0 && len + 1 + n > width {
+            lines.push(std::mem::take(&mut line));
+            len = 0;
+        }
+        if len > 0 {
+            line.push(' ');
+            len += 1;
+        }
+        line.push_str(word);
+        len += n;
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// `Title — origin [collection]`, with `(disabled)` when the reviewer disabled it.
 fn describe_source(source: &Source) -> String {
     let mut label = source_label(&source.title, &source.origin, source.id.0);
@@ -204,5 +233,18 @@ impl Render for TextRenderer {
         self.write_summary(report, out)?;
         self.write_sources(report, out)?;
         self.write_blocks(report, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        assert_eq!(wrap("один два три четыре", 9), vec!["один два", "три", "четыре"]);
+        assert_eq!(wrap("  a   b ", 10), vec!["a b"]);
+        assert_eq!(wrap("", 10), vec![""]);
+        assert_eq!(wrap("длинноеслово x", 4), vec!["длинноеслово", "x"]);
     }
 }
