@@ -257,6 +257,63 @@ fn word_differences(d: &Driver, shots: Option<&Path>) {
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
 }
 
+/// Printed (or saved as PDF), the report is a document to file: no bar, buttons or
+/// switches, the whole text with its colours and numbered markers, the source list.
+fn print_layout(d: &Driver, shots: Option<&Path>) {
+    let media = |m: &str| {
+        d.call("POST", "/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": m}}));
+    };
+    media("print");
+    let v = d.script(
+        "const cs = (sel, pseudo) => getComputedStyle(document.querySelector(sel), pseudo);
+         const mark = document.querySelector('#document mark.first');
+         return [cs('.topbar').display, cs('.actions').display, cs('.src-controls').display,
+           cs('#document').overflowY, getComputedStyle(mark).backgroundColor,
+           getComputedStyle(mark, '::before').content, cs('#sources .num-badge').display,
+           cs('#print-date').display];",
+    );
+    assert_eq!(v[0], json!("none"), "no top bar in print: {v}");
+    assert_eq!(v[1], json!("none"), "no buttons in print: {v}");
+    assert_eq!(v[2], json!("none"), "no switches in print: {v}");
+    assert_eq!(v[3], json!("visible"), "the whole text, not a scrolling box: {v}");
+    assert_ne!(v[4], json!("rgba(0, 0, 0, 0)"), "passages keep their colour: {v}");
+    assert_ne!(v[5], json!("none"), "markers are printed: {v}");
+    assert_ne!(v[6], json!("none"), "source numbers are printed: {v}");
+    assert_eq!(v[7], json!("block"), "the print says when it was made: {v}");
+    d.script("window.scrollTo(0, 0);");
+    d.screenshot(shots, "page-print.png");
+    media("");
+    // A real PDF, as the browser's "Save as PDF" makes it.
+    let pdf = d.call("POST", "/print", json!({"background": true, "orientation": "portrait"}));
+    let pdf = base64_decode(pdf.as_str().unwrap());
+    assert!(pdf.starts_with(b"%PDF") && pdf.len() > 10_000, "{} bytes", pdf.len());
+    let _ = std::fs::write(std::env::temp_dir().join("tessera-page-print.pdf"), &pdf);
+}
+
+/// The upload page lists past checks, newest first, when the server has the list
+/// (`GET /api/checks`); without it (404/405) the card stays hidden.
+fn past_checks(d: &Driver, base: &str) {
+    let listed =
+        agent().get(format!("{base}/api/checks?offset=0&limit=10")).call().is_ok_and(|r| r.status().is_success());
+    let id = d.script("return state.checkId;");
+    d.call("POST", &format!("/element/{}/click", d.find("#new-check")), json!({}));
+    d.wait_for("return !document.getElementById('upload-view').hidden;");
+    if listed {
+        let first = d.wait_for(
+            "const row = document.querySelector('#checks-list .check-row');
+             return !document.getElementById('checks-card').hidden && row && row.textContent;",
+        );
+        assert!(first.as_str().unwrap().contains("thesis"), "{first}");
+        let row = d.find("#checks-list .check-link");
+        d.call("POST", &format!("/element/{row}/click"), json!({}));
+    } else {
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(d.script("return document.getElementById('checks-card').hidden;"), json!(true));
+        d.call("POST", "/url", json!({"url": format!("{base}/?check={}", id.as_str().unwrap())}));
+    }
+    d.wait_for("return !document.getElementById('report-view').hidden && document.querySelectorAll('#document mark').length > 0;");
+}
+
 fn totals(d: &Driver) -> (f64, f64, f64) {
     let v = d.script(
         "return ['total-borrowings','total-citations','total-originality'].map(id => parseFloat(document.getElementById(id).textContent));",
@@ -300,6 +357,8 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     numbered_sorted_and_isolated(&d);
     notice_at_its_place(&d, shots.as_deref());
     word_differences(&d, shots.as_deref());
+    print_layout(&d, shots.as_deref());
+    past_checks(&d, &server.base);
 
     // Compare a borrowed passage with its source.
     let mark = d.find("#document mark.borrowing");
