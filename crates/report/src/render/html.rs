@@ -120,7 +120,9 @@ body{background:#fff;font-size:10.5pt}
 .page{max-width:none;padding:0}
 header.summary,section{border:none;border-radius:0;padding:0;margin-bottom:1.25rem}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-.note,tr{break-inside:avoid}
+tr,.note-head,blockquote{break-inside:avoid}
+.note-head{break-after:avoid}
+.pair{grid-template-columns:1fr 1fr}
 .note:target,tr:target td,.text mark.trick:target{background:none}
 .isolate{display:none}
 a{color:inherit;text-decoration:none}
@@ -678,6 +680,23 @@ mod tests {
             escape(r#"<script>alert('x' & "y")</script>"#),
             "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;"
         );
+    }
+
+    #[test]
+    fn sources_past_the_palette_keep_the_hue_with_a_pattern() {
+        let (strong1, fill1) = source_colours(1);
+        let (strong13, fill13) = source_colours(13);
+        let (strong25, fill25) = source_colours(25);
+        assert_eq!((strong1, strong13, strong25), (PALETTE[0].0, PALETTE[0].0, PALETTE[0].0));
+        assert_eq!(fill1, PALETTE[0].1);
+        assert!(fill13.starts_with("repeating-linear-gradient(") && fill13.contains(PALETTE[0].1));
+        assert!(fill25.starts_with("radial-gradient(") && fill25.contains(PALETTE[0].1));
+        // Twelve distinct hues, and number 0 (a report without numbers) does not panic.
+        let mut strong: Vec<&str> = PALETTE.iter().map(|p| p.0).collect();
+        strong.sort_unstable();
+        strong.dedup();
+        assert_eq!(strong.len(), 12);
+        assert_eq!(source_colours(0).0, PALETTE[0].0);
     }
 
     #[test]
