@@ -13,8 +13,10 @@ use tessera_search::TextSpan;
 use crate::model::{ChangeKind, WordChange};
 
 /// Passages with more words than this on either side get no diff: Myers' algorithm
-/// costs `O((n + m) d)`, and a reviewer reads such a passage side by side anyway.
-pub(crate) const MAX_DIFF_WORDS: usize = 20_000;
+/// costs `O((n + m) d)`. Measured (release, one core): 5,000 words against 5,000
+/// unrelated ones take 0.38 s, 20,000 against 20,000 take 7 s; near-copies of 20,000
+/// words take 12 ms, but an aligned block is not guaranteed to be one.
+pub(crate) const MAX_DIFF_WORDS: usize = 5_000;
 
 /// Compares words as matching does, but keeps every word: no stemming (a changed
 /// ending is a change a reviewer wants to see), no stop words, numbers kept.
