@@ -1,6 +1,8 @@
 //! End to end in headless Chromium, driven through chromedriver's WebDriver HTTP API:
-//! upload the demo thesis on the page, wait for the report, read the totals, switch a
-//! source off and see the totals change.
+//! upload the demo thesis on the page, wait for the report, read the totals, check the
+//! numbered and coloured sources (largest share first, a click isolates one), the word
+//! differences of the comparison, the bypass notice at its place, then switch a source
+//! off and see the totals change.
 //!
 //! Runs when `TESSERA_E2E=1` (`.ci/run` sets it and installs chromium and
 //! chromium-driver); skips with a message otherwise or when they are absent. With
@@ -119,6 +121,199 @@ fn base64_decode(s: &str) -> Vec<u8> {
     out
 }
 
+/// The demo thesis with two things the page must show: Cyrillic look-alike letters in
+/// an English word (a bypass notice, marked at its place) and a Russian passage of the
+/// library rewritten in a few words, just before the paragraph the thesis already took
+/// from the same page (word differences in the comparison).
+fn thesis_with_tricks() -> String {
+    let thesis = THESIS.replacen("remarkable speed", "r\u{435}m\u{430}rk\u{430}bl\u{435} speed", 1);
+    assert_ne!(thesis, THESIS, "the demo thesis changed: pick another word");
+    let rewritten = "Енисей считают границей между Западной и Восточной Сибирью. Левый берег реки низкий и \
+         болотистый, правый поднимается к Среднесибирскому плоскогорью. На Енисее построены крупные \
+         гидроэлектростанции, которые снабжают энергией заводы и города края.\n\n";
+    let at = thesis.find("Реки всегда").expect("the demo thesis has the Russian paragraph");
+    format!("{}{rewritten}{}", &thesis[..at], &thesis[at..])
+}
+
+/// Sources carry numbers 1..n in order with distinct colours, largest share first; the
+/// text's passages carry the same numbers; a click on a number shows only that source's
+/// passages and a second click shows all again.
+fn numbered_sorted_and_isolated(d: &Driver) {
+    let v = d.script(
+        "const rows = [...document.querySelectorAll('#sources .src-row[data-source]')];
+         return rows.map(r => [Number(r.querySelector('.num-badge').textContent),
+           getComputedStyle(r.querySelector('.num-badge')).backgroundColor,
+           parseFloat(r.querySelector('.report-share').textContent) || 0, Number(r.dataset.source)]);",
+    );
+    let rows = v.as_array().unwrap();
+    assert!(rows.len() >= 3, "{v}");
+    let numbers: Vec<u64> = rows.iter().map(|r| r[0].as_u64().unwrap()).collect();
+    assert_eq!(numbers, (1..=rows.len() as u64).collect::<Vec<_>>(), "numbered in order: {v}");
+    let mut colours: Vec<&str> = rows.iter().map(|r| r[1].as_str().unwrap()).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert_eq!(colours.len(), rows.len(), "one colour per source: {v}");
+    let shares: Vec<f64> = rows.iter().map(|r| r[2].as_f64().unwrap()).collect();
+    assert!(shares.windows(2).all(|w| w[0] >= w[1]), "largest share first: {shares:?}");
+
+    // Passages: a numbered marker where a run of a source starts, in its colour.
+    let marker = d.script(
+        "const m = document.querySelector('#document mark.first');
+         return [m.dataset.n, getComputedStyle(m, '::before').content, getComputedStyle(m).backgroundColor];",
+    );
+    assert_eq!(marker[1].as_str().unwrap(), format!("\"{}\"", marker[0].as_str().unwrap()), "{marker}");
+    assert_ne!(marker[2], json!("rgba(0, 0, 0, 0)"), "passages are filled: {marker}");
+
+    // Click-to-isolate on the second source.
+    let id = rows[1][3].as_u64().unwrap();
+    let badge = d.find(&format!("#sources .src-row[data-source='{id}'] .num-badge"));
+    d.call("POST", &format!("/element/{badge}/click"), json!({}));
+    let isolated = d.wait_for(&format!(
+        "const doc = document.getElementById('document');
+         if (!doc.classList.contains('isolating')) return false;
+         const marks = [...doc.querySelectorAll('mark')];
+         const sel = marks.filter(m => m.classList.contains('sel'));
+         const other = marks.find(m => !m.classList.contains('sel'));
+         // The fill fades out (a CSS transition): wait for its end.
+         if (other && getComputedStyle(other).backgroundColor !== 'rgba(0, 0, 0, 0)') return false;
+         return [sel.length, marks.length, sel.every(m => m.dataset.source === '{id}'),
+           other ? getComputedStyle(other).backgroundColor : null, !document.getElementById('show-all').hidden];"
+    ));
+    let n = isolated[0].as_u64().unwrap();
+    assert!(n > 0 && n < isolated[1].as_u64().unwrap(), "{isolated}");
+    assert_eq!(isolated[2], json!(true), "{isolated}");
+    assert_eq!(isolated[3], json!("rgba(0, 0, 0, 0)"), "other passages lose their fill: {isolated}");
+    assert_eq!(isolated[4], json!(true), "a show-all button: {isolated}");
+    d.call("POST", &format!("/element/{badge}/click"), json!({}));
+    d.wait_for("return !document.getElementById('document').classList.contains('isolating');");
+}
+
+/// The look-alike letters are explained in plain words, and a click on the place in the
+/// warning brings the marked word into view.
+fn notice_at_its_place(d: &Driver, shots: Option<&Path>) {
+    // Until the server passes extraction notices into the report (the engine's
+    // check path does: `SuspectInfo::with_warnings`), give the page the notice the
+    // extractor reports for this word, at its place, so the page is tested either way.
+    let carried = d.script(
+        "const w = state.report.suspect.warnings || [];
+         if (w.length) return true;
+         const word = 'r\u{435}m\u{430}rk\u{430}bl\u{435}';
+         const at = Array.from(state.report.suspect.text.slice(0, state.report.suspect.text.indexOf(word))).length;
+         state.report.suspect.warnings = [{ kind: 'homoglyphs', bypass: true, count: 1,
+           message: (state.check.warnings || [])[0] || 'look-alike letters of another script inside words: 1',
+           locations: [{ span: { bytes: { start: 0, end: 0 }, chars: { start: at, end: at + word.length } } }] }];
+         renderReport(state.report);
+         return false;",
+    );
+    eprintln!("notices carried by the server: {carried}");
+    let text = d.wait_for(
+        "const li = document.querySelector('#warnings li.notice.bypass[data-kind=homoglyphs]'); return li && li.textContent;",
+    );
+    assert!(text.as_str().unwrap().contains("1 word uses Cyrillic letters that look like Latin ones"), "{text}");
+    let link = d.find("#warnings .trick-link");
+    d.call("POST", &format!("/element/{link}/click"), json!({}));
+    let at = d.wait_for(
+        "const t = document.getElementById('trick-0-0');
+         if (!t || !t.classList.contains('flash')) return false;
+         const r = t.getBoundingClientRect();
+         return [t.textContent, r.top >= 0 && r.bottom <= innerHeight, !!t.closest('#document')];",
+    );
+    assert_eq!(at, json!(["r\u{435}m\u{430}rk\u{430}bl\u{435}", true, true]), "the notice's word is marked and shown");
+    // For the picture: the warning at the top of the window, the word near the top of
+    // the text box.
+    d.script(
+        "document.getElementById('warnings').scrollIntoView();
+         const doc = document.getElementById('document'), t = document.getElementById('trick-0-0');
+         doc.scrollTop += t.getBoundingClientRect().top - doc.getBoundingClientRect().top - 80;",
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    d.screenshot(shots, "page-notices.png");
+}
+
+/// The comparison marks changed Russian words on both sides.
+fn word_differences(d: &Driver, shots: Option<&Path>) {
+    let block = d.script(
+        "const b = state.report.blocks.find(b => (b.diff || []).some(c => c.kind === 'changed')
+           && /Енисей/.test(b.suspect_excerpt));
+         return b ? b.id : null;",
+    );
+    let id = block.as_u64().unwrap_or_else(|| panic!("no block of the Russian passage with a changed word"));
+    d.script(&format!(
+        "document.querySelector('#document mark[data-block=\"{id}\"]').scrollIntoView({{block: 'center'}});"
+    ));
+    let mark = d.find(&format!("#document mark[data-block='{id}']"));
+    d.call("POST", &format!("/element/{mark}/click"), json!({}));
+    let marks = d.wait_for(
+        "if (document.getElementById('compare').hidden) return false;
+         const t = (sel) => [...document.querySelectorAll(sel)].map(e => e.textContent);
+         return [t('#compare-suspect .chg'), t('#compare-source .chg'),
+           t('#compare-suspect ins'), t('#compare-source del')];",
+    );
+    let suspect: Vec<&str> = marks[0].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let source: Vec<&str> = marks[1].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(suspect.contains(&"считают") && source.contains(&"считается"), "{marks}");
+    assert!(suspect.contains(&"низкий") && source.contains(&"низменный"), "{marks}");
+    d.screenshot(shots, "page-compare.png");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+}
+
+/// Printed (or saved as PDF), the report is a document to file: no bar, buttons or
+/// switches, the whole text with its colours and numbered markers, the source list.
+fn print_layout(d: &Driver, shots: Option<&Path>) {
+    let media = |m: &str| {
+        d.call("POST", "/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": m}}));
+    };
+    media("print");
+    let v = d.script(
+        "const cs = (sel, pseudo) => getComputedStyle(document.querySelector(sel), pseudo);
+         const mark = document.querySelector('#document mark.first');
+         return [cs('.topbar').display, cs('.actions').display, cs('.src-controls').display,
+           cs('#document').overflowY, getComputedStyle(mark).backgroundColor,
+           getComputedStyle(mark, '::before').content, cs('#sources .num-badge').display,
+           cs('#print-date').display];",
+    );
+    assert_eq!(v[0], json!("none"), "no top bar in print: {v}");
+    assert_eq!(v[1], json!("none"), "no buttons in print: {v}");
+    assert_eq!(v[2], json!("none"), "no switches in print: {v}");
+    assert_eq!(v[3], json!("visible"), "the whole text, not a scrolling box: {v}");
+    assert_ne!(v[4], json!("rgba(0, 0, 0, 0)"), "passages keep their colour: {v}");
+    assert_ne!(v[5], json!("none"), "markers are printed: {v}");
+    assert_ne!(v[6], json!("none"), "source numbers are printed: {v}");
+    assert_eq!(v[7], json!("block"), "the print says when it was made: {v}");
+    d.script("window.scrollTo(0, 0);");
+    d.screenshot(shots, "page-print.png");
+    media("");
+    // A real PDF, as the browser's "Save as PDF" makes it.
+    let pdf = d.call("POST", "/print", json!({"background": true, "orientation": "portrait"}));
+    let pdf = base64_decode(pdf.as_str().unwrap());
+    assert!(pdf.starts_with(b"%PDF") && pdf.len() > 10_000, "{} bytes", pdf.len());
+    let _ = std::fs::write(std::env::temp_dir().join("tessera-page-print.pdf"), &pdf);
+}
+
+/// The upload page lists past checks, newest first, when the server has the list
+/// (`GET /api/checks`); without it (404/405) the card stays hidden.
+fn past_checks(d: &Driver, base: &str) {
+    let listed =
+        agent().get(format!("{base}/api/checks?offset=0&limit=10")).call().is_ok_and(|r| r.status().is_success());
+    let id = d.script("return state.checkId;");
+    d.call("POST", &format!("/element/{}/click", d.find("#new-check")), json!({}));
+    d.wait_for("return !document.getElementById('upload-view').hidden;");
+    if listed {
+        let first = d.wait_for(
+            "const row = document.querySelector('#checks-list .check-row');
+             return !document.getElementById('checks-card').hidden && row && row.textContent;",
+        );
+        assert!(first.as_str().unwrap().contains("thesis"), "{first}");
+        let row = d.find("#checks-list .check-link");
+        d.call("POST", &format!("/element/{row}/click"), json!({}));
+    } else {
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(d.script("return document.getElementById('checks-card').hidden;"), json!(true));
+        d.call("POST", "/url", json!({"url": format!("{base}/?check={}", id.as_str().unwrap())}));
+    }
+    d.wait_for("return !document.getElementById('report-view').hidden && document.querySelectorAll('#document mark').length > 0;");
+}
+
 fn totals(d: &Driver) -> (f64, f64, f64) {
     let v = d.script(
         "return ['total-borrowings','total-citations','total-originality'].map(id => parseFloat(document.getElementById(id).textContent));",
@@ -144,7 +339,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     let index = demo_index(dir.path());
     let server = ServeProcess::start(&index, &[]);
     let upload = dir.path().join("thesis.txt");
-    std::fs::write(&upload, THESIS).unwrap();
+    std::fs::write(&upload, thesis_with_tricks()).unwrap();
 
     let d = Driver::start(&chromium, &chromedriver, &dir.path().join("profile"));
     d.call("POST", "/url", json!({"url": format!("{}/", server.base)}));
@@ -159,6 +354,12 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     assert!((b0 + c0 + o0 - 100.0).abs() < 0.5);
     d.screenshot(shots.as_deref(), "page-report.png");
 
+    numbered_sorted_and_isolated(&d);
+    notice_at_its_place(&d, shots.as_deref());
+    word_differences(&d, shots.as_deref());
+    print_layout(&d, shots.as_deref());
+    past_checks(&d, &server.base);
+
     // Compare a borrowed passage with its source.
     let mark = d.find("#document mark.borrowing");
     d.call("POST", &format!("/element/{mark}/click"), json!({}));
@@ -166,7 +367,6 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
         "return !document.getElementById('compare').hidden && document.getElementById('compare-source').textContent;",
     );
     assert!(excerpt.as_str().unwrap().contains("fifteenth century"), "{excerpt}");
-    d.screenshot(shots.as_deref(), "page-compare.png");
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
 
     // Switch the first borrowing source off: borrowings fall, originality rises.
@@ -176,6 +376,10 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     let (b1, _, o1) = totals(&d);
     assert!(b1 < b0 && o1 > o0, "borrowings {b0} -> {b1}, originality {o0} -> {o1}");
     assert_eq!(d.script("return document.querySelectorAll('.src-row.disabled').length;"), json!(1));
+    // The pointer leaves the source list, so its hover outline is not in the picture.
+    let away = json!({"actions": [{"type": "pointer", "id": "mouse", "actions": [
+        {"type": "pointerMove", "x": 5, "y": 5, "origin": "viewport"}]}]});
+    d.call("POST", "/actions", away);
     d.screenshot(shots.as_deref(), "page-edited.png");
 
     // The edit is stored: a reload shows the same totals.

@@ -149,7 +149,7 @@ fn index_state(dir: &Path, index: &str) -> (String, String) {
 fn html_outline(html: &str) -> String {
     let mut out = Vec::new();
     for line in html.lines() {
-        let structural = ["<title>", "<h1>", "<p class=\"meta\">", "<div class=\"total ", "<tr id=\"source-"]
+        let structural = ["<title>", "<h1>", "<p class=\"meta\">", "<div class=\"total ", "<tr id=\"src-"]
             .iter()
             .any(|p| line.starts_with(p))
             || line.contains("class=\"note-head\"");
@@ -252,7 +252,8 @@ fn check_json_report_is_deterministic() {
     assert_eq!(parsed["totals"]["total_chars"], 1397);
     let titles: Vec<&str> =
         parsed["sources"].as_array().unwrap().iter().map(|s| s["title"].as_str().unwrap()).collect();
-    assert_eq!(titles, ["common-expressions", "printing-press", "honey-bees", "siberian-rivers"]);
+    // Largest share first (SCHEMA.md `number`), not in the order the collections answered.
+    assert_eq!(titles, ["printing-press", "honey-bees", "siberian-rivers", "common-expressions"]);
     assert_snapshot!("check_json", report);
 
     // The same check again, and against an index built again from the same files: the
@@ -297,8 +298,8 @@ fn check_html_report() {
     let html = fs::read_to_string(tmp.path().join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.trim_end().ends_with("</html>"));
-    assert_eq!(html.matches("<a class=\"m borrowing\"").count(), 3);
-    assert_eq!(html.matches("<a class=\"m citation\"").count(), 1);
+    assert_eq!(html.matches("<a class=\"m borrowing ").count(), 3);
+    assert_eq!(html.matches("<a class=\"m citation ").count(), 1);
     assert!(html.contains(">Реки всегда были дорогами освоения Сибири."), "the Russian passage is highlighted");
     assert!(!html.contains(&tmp.path().display().to_string()), "no absolute paths");
     assert_snapshot!("check_html_outline", html_outline(&html));
@@ -747,8 +748,8 @@ fn index_and_check_archives_member_by_member() {
     // Bypass attempts are named in every report format.
     fs::write(tmp.path().join("tricks.txt"), "Книгопечатание и распpостpанение знаний. p l a g i a r i s m\n").unwrap();
     let text = tessera(tmp.path(), &["check", "--index", "lib", "tricks.txt"]).ok();
-    assert!(text.contains("Bypass:       look-alike letters of another script inside words: 1"), "{text}");
-    assert!(text.contains("Bypass:       letters separated by spaces: 1"), "{text}");
+    assert!(text.contains("Bypass:       1 word uses Latin letters that look like Cyrillic ones"), "{text}");
+    assert!(text.contains("Bypass:       1 word is spelled with spaces or other characters between the"), "{text}");
     let report = json(&tessera(tmp.path(), &["check", "--index", "lib", "--format", "json", "tricks.txt"]).ok());
     assert_eq!(report["suspect"]["warnings"][0]["kind"], "homoglyphs");
     assert_eq!(report["suspect"]["warnings"][0]["locations"][0]["span"]["chars"]["start"], 17);

@@ -8,6 +8,7 @@ use tessera_normalize::Span;
 use tessera_search::{Revision, TextSpan};
 
 use crate::citations::{self, Detect};
+use crate::diff::WordDiffer;
 use crate::model::{
     Block, BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect, SuspectInfo, Totals,
 };
@@ -26,6 +27,10 @@ impl Report {
     /// [`INSIDE_PERCENT`](crate::INSIDE_PERCENT) percent of its letters and digits lie
     /// in quoted passages with a reference next to them or in the bibliography section
     /// of the suspect: then it is a citation too. [`Block::reason`] says why.
+    ///
+    /// Sources get their [`number`](crate::Source::number) from their shares (1 is the
+    /// largest share in report) and `sources` is ordered by it. Blocks whose source text
+    /// is known get their word-level [`diff`](Block::diff).
     ///
     /// Input never panics: spans are clamped to the texts, empty blocks and blocks
     /// shorter than [`ReportOptions::min_block_chars`] are dropped, a document met twice
@@ -47,6 +52,7 @@ impl Report {
         let mut report_sources: Vec<Source> = Vec::new();
         let mut source_texts: BTreeMap<DocId, Option<CharIndex<'_>>> = BTreeMap::new();
         let mut blocks: Vec<Block> = Vec::new();
+        let mut differ = WordDiffer::new();
         for revision in revisions {
             let detected_kind = BlockKind::from_collection(revision.kind);
             let reason = (detected_kind == BlockKind::Citation)
@@ -73,6 +79,10 @@ impl Report {
                             Some((st, span)) => (span, Some(st.slice(&span))),
                             None => (block.source, None),
                         };
+                    let suspect_excerpt = suspect_index.slice(&suspect_span);
+                    let diff = source_excerpt.as_deref().map_or_else(Vec::new, |excerpt| {
+                        differ.diff(excerpt, source_span, &suspect_excerpt, suspect_span)
+                    });
                     blocks.push(Block {
                         id: BlockId(0),
                         source: found.doc,
@@ -82,8 +92,9 @@ impl Report {
                         suspect_span,
                         source_span,
                         matched_shingles: block.matched_shingles,
-                        suspect_excerpt: suspect_index.slice(&suspect_span),
+                        suspect_excerpt,
                         source_excerpt,
+                        diff,
                     });
                 }
             }
@@ -149,6 +160,7 @@ fn new_source(doc: DocId, rank: u32, revision: &Revision, info: Option<&SourceIn
     Source {
         id: doc,
         rank,
+        number: 0,
         collection: info.map_or_else(|| revision.collection.clone(), |i| i.collection.clone()),
         kind: revision.kind,
         title: info.map(|i| i.title.clone()).unwrap_or_default(),

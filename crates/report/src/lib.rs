@@ -91,6 +91,8 @@
 
 mod build;
 mod citations;
+mod diff;
+mod explain;
 mod model;
 mod render;
 mod shares;
@@ -99,8 +101,8 @@ pub use citations::{
     INSIDE_PERCENT, MAX_QUOTE_CHARS, Quotation, Reference, ReferenceKind, find_bibliography, find_quotations,
 };
 pub use model::{
-    Block, BlockId, BlockKind, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo,
-    Suspect, SuspectInfo, Totals,
+    Block, BlockId, BlockKind, ChangeKind, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION, Source,
+    SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
 };
 pub use render::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
 pub use shares::Segment;

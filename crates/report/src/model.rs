@@ -203,6 +203,13 @@ pub struct Source {
     /// then greedy order inside a revision). A character covered by several sources is
     /// counted for the one with the smallest rank.
     pub rank: u32,
+    /// 1-based number the reader sees (and the colour follows): 1 is the largest share
+    /// in report when the report was built (ties: larger share in text, then smaller
+    /// rank). `sources` is ordered by it. Edits keep numbers, so a source keeps its
+    /// number and colour while a reviewer works; reports written without numbers (`0`)
+    /// get them on [`recompute`](crate::Report::recompute).
+    #[serde(default)]
+    pub number: u32,
     /// Collection name.
     pub collection: String,
     /// Collection kind.
@@ -260,6 +267,50 @@ pub struct Block {
     pub suspect_excerpt: String,
     /// The source's text of the block, when known.
     pub source_excerpt: Option<String>,
+    /// Word-level differences between `source_excerpt` and `suspect_excerpt`, in text
+    /// order; empty when the words are the same (up to case, look-alike letters and
+    /// punctuation) or the source's text is not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diff: Vec<WordChange>,
+}
+
+/// What happened to words between a source passage and the suspect's passage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// Words only in the suspect (the writer added them); the source span is empty.
+    Inserted,
+    /// Words only in the source (the writer left them out); the suspect span is empty.
+    Deleted,
+    /// Words of the source replaced by other words in the suspect; both spans are set.
+    Changed,
+}
+
+impl ChangeKind {
+    /// Lower-case name, as in the JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Inserted => "inserted",
+            Self::Deleted => "deleted",
+            Self::Changed => "changed",
+        }
+    }
+}
+
+/// One run of differing words inside a block ([`Block::diff`]).
+///
+/// Spans point into the same texts as the block's spans (the suspect's text and the
+/// source's text), from the first differing word's first character to the last one's
+/// last character; an empty span marks where words were inserted or deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordChange {
+    /// Inserted, deleted or changed.
+    pub kind: ChangeKind,
+    /// The words in the suspect's text (empty for [`ChangeKind::Deleted`]).
+    pub suspect: TextSpan,
+    /// The words in the source's text (empty for [`ChangeKind::Inserted`]).
+    pub source: TextSpan,
 }
 
 /// A whole report: the suspect, the totals, the sources and the blocks.
@@ -277,7 +328,7 @@ pub struct Report {
     pub suspect: Suspect,
     /// Borrowings, citations, originality.
     pub totals: Totals,
-    /// Sources in rank order.
+    /// Sources by [`Source::number`] (largest share first).
     pub sources: Vec<Source>,
     /// Blocks sorted by suspect start, then source id, then suspect end, then source start.
     pub blocks: Vec<Block>,

@@ -35,7 +35,7 @@ pub struct Segment {
 struct Counted {
     span: TextSpan,
     kind: BlockKind,
-    /// Position of the source in `Report::sources` (its priority).
+    /// Place of the source in rank order (smaller wins).
     priority: usize,
     id: BlockId,
     source: DocId,
@@ -111,15 +111,12 @@ impl Report {
                 spans[at].push((start, end));
             }
         }
-        for (priority, (source, (spans, count))) in
-            self.sources.iter_mut().zip(spans.iter_mut().zip(counts)).enumerate()
-        {
+        for (source, (spans, count)) in self.sources.iter_mut().zip(spans.iter_mut().zip(counts)) {
             spans.sort_unstable();
             source.blocks = count;
             source.text_chars = union_len(spans);
             source.share_in_text = percent(source.text_chars, total);
             source.report_chars = 0;
-            source.rank = u32::try_from(priority + 1).unwrap_or(u32::MAX);
         }
 
         let mut borrowed = 0u64;
@@ -137,6 +134,8 @@ impl Report {
         for source in &mut self.sources {
             source.share_in_report = percent(source.report_chars, total);
         }
+
+        self.number_sources();
 
         let original = total.saturating_sub(borrowed + cited);
         self.totals.borrowed_chars = borrowed;
@@ -157,18 +156,60 @@ impl Report {
         positions
     }
 
+    /// Priority of the source at each position of `sources`: its place in rank order
+    /// (position breaks ties between equal ranks, which only a hand-edited report has).
+    fn priorities(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.sources.len()).collect();
+        order.sort_by_key(|&at| (self.sources[at].rank, at));
+        let mut priorities = vec![0; order.len()];
+        for (priority, &at) in order.iter().enumerate() {
+            priorities[at] = priority;
+        }
+        priorities
+    }
+
+    /// Keeps the sources' numbers when they are exactly `1..=n` (numbers survive
+    /// edits); otherwise (a new report, or one written without numbers) numbers them
+    /// by share in report, largest first, then share in text, then rank. Then orders
+    /// `sources` by number.
+    fn number_sources(&mut self) {
+        let n = self.sources.len();
+        let mut seen = vec![false; n];
+        let valid = self.sources.iter().all(|s| {
+            let at = (s.number as usize).wrapping_sub(1);
+            at < n && !std::mem::replace(&mut seen[at], true)
+        });
+        if !valid {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| {
+                let (x, y) = (&self.sources[a], &self.sources[b]);
+                y.report_chars
+                    .cmp(&x.report_chars)
+                    .then(y.text_chars.cmp(&x.text_chars))
+                    .then(x.rank.cmp(&y.rank))
+                    .then(a.cmp(&b))
+            });
+            for (number, &at) in order.iter().enumerate() {
+                self.sources[at].number = u32::try_from(number + 1).unwrap_or(u32::MAX);
+            }
+        }
+        self.sources.sort_by_key(|s| s.number);
+    }
+
     /// The blocks that count, with citations wholly inside a borrowing block dropped.
     fn counted_blocks(&self) -> Vec<Counted> {
         let limit = usize::try_from(self.suspect.char_len).unwrap_or(usize::MAX);
         let positions = self.positions();
+        let priorities = self.priorities();
         let mut counted: Vec<Counted> = self
             .blocks
             .iter()
             .filter_map(|b| {
-                let priority = *positions.get(&b.source)?;
-                if !self.sources[priority].enabled {
+                let at = *positions.get(&b.source)?;
+                if !self.sources[at].enabled {
                     return None;
                 }
+                let priority = priorities[at];
                 let mut span = b.suspect_span;
                 span.chars.start = span.chars.start.min(limit);
                 span.chars.end = span.chars.end.min(limit);

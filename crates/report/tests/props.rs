@@ -53,7 +53,8 @@ fn build(text: &str, raw: &RawRevisions) -> Report {
 /// Per character: (kind, owner source) by the documented rules, one character at a time.
 fn model(report: &Report) -> Vec<Option<(BlockKind, DocId)>> {
     let n = report.suspect.char_len as usize;
-    let priority = |doc: DocId| report.sources.iter().position(|s| s.id == doc && s.enabled);
+    // Priority is the rank (SCHEMA.md rule 4), not the position: sources are listed by number.
+    let priority = |doc: DocId| report.sources.iter().find(|s| s.id == doc && s.enabled).map(|s| s.rank);
     let counted: Vec<_> = report.blocks.iter().filter_map(|b| priority(b.source).map(|p| (b, p))).collect();
     let inside_borrowing = |s: usize, e: usize| {
         counted.iter().any(|(b, _)| {
@@ -122,7 +123,14 @@ fn check(report: &Report) -> Result<(), TestCaseError> {
 proptest! {
     #[test]
     fn totals_stay_in_range_and_add_up(text in text_strategy(), raw in revisions_strategy()) {
-        check(&build(&text, &raw))?;
+        let report = build(&text, &raw);
+        check(&report)?;
+        // Numbered 1..=n in list order, largest share in report first.
+        let numbers: Vec<u32> = report.sources.iter().map(|s| s.number).collect();
+        prop_assert_eq!(numbers, (1..=report.sources.len() as u32).collect::<Vec<_>>());
+        for pair in report.sources.windows(2) {
+            prop_assert!(pair[0].report_chars >= pair[1].report_chars);
+        }
     }
 
     #[test]
@@ -133,6 +141,7 @@ proptest! {
     ) {
         let mut report = build(&text, &raw);
         let text_shares: Vec<f64> = report.sources.iter().map(|s| s.share_in_text).collect();
+        let numbers: Vec<(DocId, u32)> = report.sources.iter().map(|s| (s.id, s.number)).collect();
         for (toggle, doc, block, flag) in edits {
             if toggle {
                 report.set_source_enabled(DocId(doc), flag);
@@ -145,5 +154,8 @@ proptest! {
         // Shares in text never change with edits.
         let after: Vec<f64> = report.sources.iter().map(|s| s.share_in_text).collect();
         prop_assert_eq!(text_shares, after);
+        // Edits keep every source's number (and so its colour).
+        let after: Vec<(DocId, u32)> = report.sources.iter().map(|s| (s.id, s.number)).collect();
+        prop_assert_eq!(numbers, after);
     }
 }

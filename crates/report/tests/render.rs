@@ -111,7 +111,7 @@ fn html_highlights_each_counted_run_once() {
     let html = HtmlRenderer.render_to_string(&report).unwrap();
     // Four segments: source 10, citation 20, source 11, source 12.
     assert_eq!(html.matches("<a class=\"m ").count(), 4);
-    assert_eq!(html.matches("<a class=\"m citation\"").count(), 1);
+    assert_eq!(html.matches("<a class=\"m citation ").count(), 1);
     // Every block has a note, hidden blocks included.
     for block in &report.blocks {
         assert!(html.contains(&format!("id=\"block-{}\"", block.id.0)));

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use tessera_index::{CollectionKind, DocId};
-use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, SuspectInfo};
+use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SuspectInfo};
 
 fn pct(part: u64, whole: u64) -> f64 {
     part as f64 * 100.0 / whole as f64
@@ -15,9 +15,15 @@ fn assert_close(actual: f64, expected: f64) {
     assert!((actual - expected).abs() < 1e-9, "{actual} != {expected}");
 }
 
+fn by_id(report: &Report, id: u64) -> &Source {
+    report.source(DocId(id)).unwrap()
+}
+
 /// (text_chars, report_chars) of every source, in rank order.
 fn chars_of(report: &Report) -> Vec<(u64, u64, u64)> {
-    report.sources.iter().map(|s| (s.id.0, s.text_chars, s.report_chars)).collect()
+    let mut by_rank: Vec<_> = report.sources.iter().collect();
+    by_rank.sort_by_key(|s| s.rank);
+    by_rank.iter().map(|s| (s.id.0, s.text_chars, s.report_chars)).collect()
 }
 
 #[test]
@@ -59,12 +65,13 @@ fn overlapping_sources_share_the_report_in_rank_order() {
     // Text shares: each source's own coverage. Report shares: 2 loses [0, 41) to 1,
     // 3 loses [92, 122) to 1.
     assert_eq!(chars_of(&report), vec![(1, 41 + 30, 41 + 30), (2, 90, 90 - 41), (3, 109, 109 - 30)]);
-    assert_close(report.sources[0].share_in_text, pct(71, 257));
-    assert_close(report.sources[1].share_in_text, pct(90, 257));
-    assert_close(report.sources[1].share_in_report, pct(49, 257));
-    assert_close(report.sources[2].share_in_report, pct(79, 257));
-    let ranks: Vec<u32> = report.sources.iter().map(|s| s.rank).collect();
-    assert_eq!(ranks, vec![1, 2, 3]);
+    assert_close(by_id(&report, 1).share_in_text, pct(71, 257));
+    assert_close(by_id(&report, 2).share_in_text, pct(90, 257));
+    assert_close(by_id(&report, 2).share_in_report, pct(49, 257));
+    assert_close(by_id(&report, 3).share_in_report, pct(79, 257));
+    // Listed by number, largest share in report first; ranks keep the priority order.
+    let listed: Vec<(u64, u32, u32)> = report.sources.iter().map(|s| (s.id.0, s.rank, s.number)).collect();
+    assert_eq!(listed, vec![(3, 3, 1), (1, 1, 2), (2, 2, 3)]);
 
     // Union: [0, 90) and [92, 201).
     let t = report.totals;
@@ -84,9 +91,9 @@ fn disabling_a_source_hands_its_chars_to_the_next_and_keeps_its_text_share() {
     assert!(report.set_source_enabled(DocId(1), false));
     assert_eq!(chars_of(&report), vec![(1, 71, 0), (2, 90, 90), (3, 109, 109)]);
     assert_eq!(report.totals.borrowed_chars, 199);
-    assert!(!report.sources[0].enabled);
-    assert_close(report.sources[0].share_in_report, 0.0);
-    assert_close(report.sources[0].share_in_text, pct(71, 257));
+    assert!(!by_id(&report, 1).enabled);
+    assert_close(by_id(&report, 1).share_in_report, 0.0);
+    assert_close(by_id(&report, 1).share_in_text, pct(71, 257));
 
     // Without source 3 only [92, 122) of the second sentence stays, from source 1... which
     // is disabled too: the totals fall to the first sentence.
@@ -184,8 +191,8 @@ fn a_borrowing_only_partly_covering_a_citation_loses_the_overlap() {
     let report = Report::build(SuspectInfo::new("a", "", EN), &revisions, &[], &ReportOptions::default());
     assert_eq!(chars_of(&report), vec![(1, 60, 40), (2, 60, 60)]);
     // Unknown sources keep their revision's collection name.
-    assert_eq!(report.sources[1].collection, "law");
-    assert_eq!(report.sources[1].title, "");
+    assert_eq!(by_id(&report, 2).collection, "law");
+    assert_eq!(by_id(&report, 2).title, "");
 }
 
 #[test]
@@ -238,7 +245,7 @@ fn empty_document_is_wholly_original() {
 #[test]
 fn source_excerpts_can_be_switched_off() {
     let report = russian_with(&ReportOptions { source_excerpts: false, ..ReportOptions::default() });
-    assert!(!report.sources[0].text_kept);
+    assert!(!by_id(&report, 1).text_kept);
     assert!(report.blocks.iter().all(|b| b.source_excerpt.is_none()));
     // The spans are still there, and the numbers do not change.
     assert_eq!(report.blocks[0].source_span.chars.start, 29);

@@ -3,10 +3,8 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const PALETTE = ["#1f77b4", "#9467bd", "#d62728", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#7f7f7f",
-  "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#31a354", "#756bb1"];
 
-const state = { health: null, checkId: null, report: null, pollTimer: null, chars: null };
+const state = { health: null, checkId: null, report: null, pollTimer: null, chars: null, isolated: null };
 
 // ---------- API ----------
 
@@ -93,6 +91,7 @@ function showUpload(message) {
   show("upload-view");
   $("upload-error").hidden = !message;
   $("upload-error").textContent = message || "";
+  loadChecks(0);
 }
 
 function setProgress(fraction, text) {
@@ -135,6 +134,7 @@ async function startText(text, title) {
 
 function follow(id) {
   state.checkId = id;
+  state.isolated = null;
   history.replaceState(null, "", "/?check=" + id);
   show("progress-view");
   poll();
@@ -190,13 +190,47 @@ async function pollPartial() {
 
 // ---------- Report ----------
 
-function sourceColor(rank) {
-  return PALETTE[(rank - 1) % PALETTE.length];
+// The source colours, the same twelve as the HTML report (crates/report/src/render/html.rs,
+// PALETTE): a strong colour for number badges and underlines (white text on it >= 4.5:1)
+// and a light fill behind the text (dark text on it >= 9:1). Source 13 and on repeat
+// them with stripes, 25 and on with dots; the number on each block tells them apart.
+const PALETTE = [["#c2410c", "#ffd8a8"], ["#1864ab", "#a5d8ff"], ["#a61e4d", "#fcc2d7"], ["#5f3dc4", "#d0bfff"],
+  ["#0b7285", "#99e9f2"], ["#8a5a00", "#ffe066"], ["#862e9c", "#eebefa"], ["#4d7c0f", "#d8f5a2"],
+  ["#c92a2a", "#ffc9c9"], ["#364fc7", "#bac8ff"], ["#7c4a2d", "#ecd5c0"], ["#495057", "#dee2e6"]];
+
+function sourceColours(number) {
+  const at = Math.max(1, number) - 1;
+  const [strong, light] = PALETTE[at % PALETTE.length];
+  const round = Math.floor(at / PALETTE.length) % 3;
+  const fill = round === 0 ? light
+    : round === 1 ? "repeating-linear-gradient(135deg," + light + " 0 6px,#fff 6px 8px)"
+    : "radial-gradient(circle,#fff 1.2px,transparent 1.6px) 0 0/6px 6px," + light;
+  return { strong, fill };
+}
+
+function sourceStyle(number) {
+  const c = sourceColours(number);
+  return "--c:" + c.strong + ";--f:" + c.fill;
+}
+
+// Reports written before numbers existed get them here, as Tessera gives them
+// (SCHEMA.md): largest share in report first, then share in text, then rank.
+function numberSources(report) {
+  const n = report.sources.length;
+  const seen = new Set(report.sources.map((s) => s.number));
+  const valid = seen.size === n && report.sources.every((s) => Number.isInteger(s.number) && s.number >= 1 && s.number <= n);
+  if (!valid) {
+    const order = report.sources.slice().sort((a, b) =>
+      (b.report_chars - a.report_chars) || (b.text_chars - a.text_chars) || (a.rank - b.rank));
+    order.forEach((s, i) => { s.number = i + 1; });
+  }
+  report.sources.sort((a, b) => a.number - b.number);
 }
 
 // Which block decides each stretch of text, following the counting rules of the report
 // (SCHEMA.md): enabled sources count; a citation wholly inside one counting borrowing is
-// ignored; citation wins over borrowing; the smallest rank wins among the rest.
+// ignored; citation wins over borrowing; the smallest rank wins among the rest. Stretches
+// are also cut where a notice location starts or ends, so it can be marked inside.
 function segments(report) {
   const sources = new Map(report.sources.map((s) => [s.id, s]));
   const blocks = report.blocks;
@@ -209,7 +243,8 @@ function segments(report) {
   }
   const cuts = new Set([0, report.suspect.char_len]);
   for (const b of blocks) { cuts.add(b.suspect_span.chars.start); cuts.add(b.suspect_span.chars.end); }
-  const points = [...cuts].sort((a, b) => a - b);
+  for (const t of tricks(report)) { cuts.add(t.start); cuts.add(t.end); }
+  const points = [...cuts].filter((p) => p >= 0 && p <= report.suspect.char_len).sort((a, b) => a - b);
   const out = [];
   for (let i = 0; i + 1 < points.length; i++) {
     const start = points[i], end = points[i + 1];
@@ -224,22 +259,55 @@ function segments(report) {
   return out;
 }
 
+// Every location of every notice: { start, end, notice index, location index, id }.
+function tricks(report) {
+  const out = [];
+  (report.suspect.warnings || []).forEach((w, n) => {
+    (w.locations || []).forEach((l, i) => {
+      const s = l.span.chars;
+      out.push({ start: s.start, end: Math.max(s.start, s.end), n, i, id: "trick-" + n + "-" + i, notice: w });
+    });
+  });
+  return out;
+}
+
+function trickLabel(notice) {
+  return (notice.bypass ? "Trick to hide copied text: " : "") + explainNotice(notice, state.chars || []);
+}
+
 function renderDocument(report) {
   const chars = state.chars;
   const doc = $("document");
   doc.textContent = "";
   const frag = document.createDocumentFragment();
   const sources = new Map(report.sources.map((s) => [s.id, s]));
+  const all = tricks(report);
+  const placed = new Set();
+  const gapMark = (t) => el("span", { class: "trick gap", id: t.id, "data-notice": t.n, title: trickLabel(t.notice), "aria-label": "hidden text was left out here" });
+  let last = null; // { source, end } of the last highlighted stretch
   for (const seg of segments(report)) {
-    const text = chars.slice(seg.start, seg.end).join("");
-    if (!seg.covering.length) { frag.append(text); continue; }
+    for (const t of all) {
+      if (t.start === seg.start && t.end === t.start && !placed.has(t.id)) { placed.add(t.id); frag.append(gapMark(t)); }
+    }
+    let content = chars.slice(seg.start, seg.end).join("");
+    const trick = all.find((t) => t.start <= seg.start && seg.end <= t.end && t.start < t.end);
+    if (trick) {
+      const attrs = { class: "trick", "data-notice": trick.n, title: trickLabel(trick.notice) };
+      if (!placed.has(trick.id)) { attrs.id = trick.id; placed.add(trick.id); }
+      content = el("span", attrs, content);
+    }
+    if (!seg.covering.length) { frag.append(content); last = null; continue; }
     const b = seg.decider || seg.covering[0];
     const src = sources.get(b.source);
-    const cls = seg.decider ? b.kind : "off";
-    const mark = el("mark", { class: cls, "data-block": b.id, "data-source": b.source, title: (src.title || src.origin) + " — " + b.kind, style: "--src:" + sourceColor(src.rank) }, text);
-    frag.append(mark);
+    const first = !last || last.source !== src.id || last.end !== seg.start;
+    last = { source: src.id, end: seg.end };
+    const cls = (seg.decider ? b.kind : "off") + (first ? " first" : "");
+    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted");
+    frag.append(el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content));
   }
+  for (const t of all) if (!placed.has(t.id)) frag.append(gapMark(t));
   doc.append(frag);
+  applyIsolation();
 }
 
 function renderTotals(report) {
@@ -263,14 +331,20 @@ function renderSources(report) {
     list.append(el("li", { class: "src-row" }, el("span"), el("span", { class: "muted", text: "No borrowed passages were found." })));
   }
   for (const s of report.sources) {
-    const isUrl = /^https?:\/\//.test(s.origin);
-    const toggle = el("input", { type: "checkbox", class: "source-toggle", "data-source": s.id, "aria-label": "Count " + (s.title || s.origin) });
+    const isUrl = /^https?:\/\//i.test(s.origin);
+    const title = s.title || s.origin || "Document " + s.id;
+    const toggle = el("input", { type: "checkbox", class: "source-toggle", "data-source": s.id, "aria-label": "Count source " + s.number });
     toggle.checked = s.enabled;
     toggle.addEventListener("change", () => editReport({ sources: [{ id: s.id, enabled: toggle.checked }] }));
-    const li = el("li", { class: "src-row" + (s.enabled ? "" : " disabled"), "data-source": s.id, style: "--src:" + sourceColor(s.rank) },
-      el("span", { class: "dot" }),
-      el("div", {},
-        el("div", { class: "src-title", text: s.title || s.origin || "Document " + s.id }),
+    const origin = !s.title || !s.origin ? null
+      : isUrl ? el("a", { class: "src-origin", href: s.origin, target: "_blank", rel: "noopener noreferrer", text: s.origin })
+      : el("div", { class: "src-origin", text: s.origin });
+    const badge = el("button", { type: "button", class: "num-badge", "data-n": s.number, title: "Show only the passages of source " + s.number, "aria-pressed": "false" }, String(s.number));
+    const li = el("li", { class: "src-row" + (s.enabled ? "" : " disabled"), "data-source": s.id, "data-n": s.number, style: sourceStyle(s.number) },
+      badge,
+      el("div", { class: "src-main" },
+        el("div", { class: "src-title", text: title }),
+        origin,
         el("div", { class: "src-meta" },
           el("span", { class: "kind " + s.kind, text: s.kind === "citation" ? "citation" : "source" }),
           " · " + s.collection + " · " + s.blocks + (s.blocks === 1 ? " passage" : " passages")),
@@ -279,27 +353,121 @@ function renderSources(report) {
         el("div", { class: "report-share", title: "Share in report", text: pct(s.share_in_report) }),
         el("div", { class: "text-share", title: "Share in text", text: pct(s.share_in_text) })),
       el("div", { class: "src-controls" },
-        isUrl ? el("a", { class: "src-link", href: s.origin, target: "_blank", rel: "noopener noreferrer", text: "open source" })
-              : el("span", { class: "src-meta", text: s.origin }),
         el("label", { class: "switch" }, s.enabled ? "counted" : "switched off", toggle)));
+    badge.addEventListener("click", () => isolate(s.id));
+    li.querySelector(".src-title").addEventListener("click", () => isolate(s.id));
     li.addEventListener("mouseenter", () => highlight(s.id, true));
     li.addEventListener("mouseleave", () => highlight(s.id, false));
     list.append(li);
   }
+  applyIsolation();
 }
 
 function highlight(sourceId, on) {
   for (const m of document.querySelectorAll('#document mark[data-source="' + sourceId + '"]')) m.classList.toggle("hl", on);
 }
 
+// A click on a source shows only its passages; a second click, or "show all", shows all.
+function isolate(sourceId) {
+  state.isolated = state.isolated === sourceId ? null : sourceId;
+  applyIsolation();
+  if (state.isolated != null) {
+    const first = document.querySelector('#document mark[data-source="' + sourceId + '"]');
+    if (first) first.scrollIntoView({ block: "center", behavior: "smooth" });
+  }
+}
+
+function applyIsolation() {
+  const id = state.isolated;
+  const known = id != null && state.report && state.report.sources.some((s) => s.id === id);
+  if (!known) state.isolated = null;
+  $("document").classList.toggle("isolating", known);
+  $("show-all").hidden = !known;
+  for (const m of document.querySelectorAll("#document mark")) m.classList.toggle("sel", known && Number(m.dataset.source) === id);
+  for (const li of document.querySelectorAll("#sources .src-row[data-source]")) {
+    const on = known && Number(li.dataset.source) === id;
+    li.classList.toggle("selected", on);
+    const b = li.querySelector(".num-badge");
+    if (b) b.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+}
+
+// What a notice means, in words a reviewer understands: the same wording as the report
+// crate's Notice::explain (crates/report/src/explain.rs).
+function explainNotice(w, chars) {
+  const n = w.count;
+  const plural = (one, many) => n + " " + (n === 1 ? one : many);
+  switch (w.kind) {
+    case "homoglyphs": {
+      let latinInCyr = 0, cyrInLatin = 0;
+      for (const l of w.locations || []) {
+        const word = chars.slice(l.span.chars.start, l.span.chars.end);
+        const latin = word.filter((c) => /[A-Za-z]/.test(c)).length;
+        const cyr = word.filter((c) => /[\u0400-\u052F]/.test(c)).length;
+        if (!latin || !cyr) continue;
+        if (latin < cyr) latinInCyr++; else if (cyr < latin) cyrInLatin++;
+      }
+      const letters = latinInCyr && !cyrInLatin ? "Latin letters that look like Cyrillic ones"
+        : cyrInLatin && !latinInCyr ? "Cyrillic letters that look like Latin ones"
+        : "letters of another alphabet that look the same";
+      return plural("word uses", "words use") + " " + letters + " (a common trick to hide copied text from a checker). Tessera read them as the letters they imitate.";
+    }
+    case "invisible_characters":
+      return plural("word contains", "words contain") + " invisible characters (such as zero-width spaces) that cut words apart for a checker but not for a reader. Tessera ignored them.";
+    case "white_text":
+      return plural("character", "characters") + " of white text, invisible on the page, were found (a trick to add words only a checker sees). Tessera left them out of the checked text.";
+    case "tiny_text":
+      return plural("character", "characters") + " of text too small to read (2 pt or less) were found (a trick to add words only a checker sees). Tessera left them out of the checked text.";
+    case "hidden_text":
+      return plural("character", "characters") + " of text marked hidden were found (a trick to add words only a checker sees). Tessera left them out of the checked text.";
+    case "spaced_letters":
+      return plural("word is", "words are") + " spelled with spaces or other characters between the letters (\u201cp l a g i a r i s m\u201d), a trick to hide words from a checker. Tessera read them as whole words.";
+    case "space_substitutes":
+      return plural("space was", "spaces were") + " between words replaced by other characters (a trick to glue words together for a checker). Tessera read them as spaces.";
+    default:
+      return w.message;
+  }
+}
+
+function showTrick(id) {
+  const target = document.getElementById(id);
+  if (!target) return;
+  for (const t of document.querySelectorAll("#document .trick.flash")) t.classList.remove("flash");
+  target.classList.add("flash");
+  // Nearest: the warning the reviewer clicked stays in view when it can.
+  target.scrollIntoView({ block: "nearest" });
+}
+
 function renderWarnings(report, check) {
-  const items = [];
-  if (report.suspect.partial) items.push("Partial report: no answer yet from " + report.suspect.missing_collections.join(", ") + ". Shares may be understated.");
-  for (const w of (check && check.warnings) || []) items.push(w);
   const box = $("warnings");
   box.textContent = "";
+  const notices = report.suspect.warnings || [];
+  const messages = new Set(notices.map((w) => w.message));
+  const items = [];
+  if (report.suspect.partial) items.push(el("li", { text: "Partial report: no answer yet from " + report.suspect.missing_collections.join(", ") + ". Shares may be understated." }));
+  notices.forEach((w, n) => {
+    const li = el("li", { class: "notice" + (w.bypass ? " bypass" : ""), "data-kind": w.kind },
+      el("strong", { text: w.bypass ? "Attempt to hide copied text: " : "Note: " }), explainNotice(w, state.chars));
+    const locs = w.locations || [];
+    if (locs.length) {
+      const places = el("span", { class: "places" }, " Marked in the text at ");
+      locs.slice(0, 8).forEach((l, i) => {
+        const where = l.page ? "page " + l.page : l.paragraph ? "paragraph " + l.paragraph : "character " + l.span.chars.start;
+        const a = el("a", { href: "#trick-" + n + "-" + i, class: "trick-link", "data-target": "trick-" + n + "-" + i, text: where });
+        a.addEventListener("click", (e) => { e.preventDefault(); showTrick("trick-" + n + "-" + i); });
+        places.append(i ? ", " : "", a);
+      });
+      if (locs.length > 8) places.append(" and " + (locs.length - 8) + " more");
+      places.append(".");
+      li.append(places);
+    }
+    li.append(el("div", { class: "tech", text: w.message }));
+    items.push(li);
+  });
+  // Warnings of the check that are not notices of the report (a failed collection, ...).
+  for (const w of (check && check.warnings) || []) if (!messages.has(w)) items.push(el("li", { text: w }));
   box.hidden = !items.length;
-  if (items.length) box.append(el("strong", { text: "Warnings" }), el("ul", {}, ...items.map((t) => el("li", { text: t }))));
+  if (items.length) box.append(el("strong", { text: "Warnings" }), el("ul", {}, ...items));
 }
 
 function renderMembers() {
@@ -321,9 +489,12 @@ function renderMembers() {
 function renderReport(report) {
   state.report = report;
   state.chars = Array.from(report.suspect.text);
+  numberSources(report);
   const s = report.suspect;
   $("doc-title").textContent = s.title || s.name;
-  $("doc-meta").textContent = s.name + " · " + s.char_len.toLocaleString("en") + " characters · " + report.blocks.length + " highlighted passages";
+  $("doc-origin").textContent = s.title && s.name && s.title !== s.name ? s.name : "";
+  $("doc-meta").textContent = s.char_len.toLocaleString("en") + " characters · " + report.blocks.length + " highlighted passages · " + report.sources.length + " sources";
+  $("print-date").textContent = "Checked " + (state.check && state.check.created_ms ? new Date(state.check.created_ms).toLocaleString("en-GB") : "") + " · printed " + new Date().toLocaleString("en-GB");
   $("download-json").href = "/api/checks/" + state.checkId + "/report.json";
   $("download-html").href = "/api/checks/" + state.checkId + "/report.html";
   renderTotals(report);
@@ -347,6 +518,31 @@ async function editReport(edits) {
 
 // ---------- Compare dialog ----------
 
+// An excerpt with the word changes of its block marked (spans in the JSON are absolute
+// char offsets into the suspect's or the source's text; the excerpt starts at `offset`).
+function markedExcerpt(excerpt, offset, diff, side) {
+  const chars = Array.from(excerpt);
+  const frag = document.createDocumentFragment();
+  let at = 0;
+  for (const c of diff) {
+    const span = c[side].chars;
+    const start = Math.max(at, span.start - offset), end = Math.min(chars.length, span.end - offset);
+    if (start > at) frag.append(chars.slice(at, start).join(""));
+    at = Math.max(at, start);
+    if (end <= start) {
+      if (span.start - offset >= 0 && span.start - offset <= chars.length) frag.append(el("span", { class: "caret", title: side === "suspect" ? "words of the source left out here" : "words added here in the document" }));
+      continue;
+    }
+    const text = chars.slice(start, end).join("");
+    const tag = c.kind === "changed" ? "span" : (c.kind === "inserted" && side === "suspect") ? "ins" : (c.kind === "deleted" && side === "source") ? "del" : "span";
+    const cls = c.kind === "changed" ? "chg" : "diff-" + c.kind;
+    frag.append(el(tag, { class: cls, title: c.kind === "changed" ? "changed word" : c.kind === "inserted" ? "added in the document" : "left out of the source" }, text));
+    at = end;
+  }
+  if (at < chars.length) frag.append(chars.slice(at).join(""));
+  return frag;
+}
+
 function openCompare(blockId) {
   const report = state.report;
   const b = report.blocks[blockId];
@@ -354,21 +550,33 @@ function openCompare(blockId) {
   const src = report.sources.find((s) => s.id === b.source);
   const dialog = $("compare");
   dialog.classList.toggle("citation-mode", b.kind === "citation");
-  $("compare-kind").textContent = b.kind === "citation" ? "Citation" : "Borrowing";
+  dialog.setAttribute("style", sourceStyle(src.number));
+  $("compare-kind").textContent = (b.kind === "citation" ? "Citation" : "Borrowing") + " · source " + src.number;
   $("compare-title").textContent = src.title || src.origin || "Document " + src.id;
-  $("compare-meta").textContent = [src.collection, src.origin, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document"].filter(Boolean).join(" · ");
-  $("compare-suspect").textContent = b.suspect_excerpt;
+  $("compare-meta").textContent = [src.title ? src.origin : "", src.collection, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document"].filter(Boolean).join(" · ");
+  const diff = b.diff || [];
+  const suspect = $("compare-suspect");
+  suspect.textContent = "";
+  suspect.append(markedExcerpt(b.suspect_excerpt, b.suspect_span.chars.start, diff, "suspect"));
   const source = $("compare-source");
+  source.textContent = "";
   if (b.source_excerpt != null) {
     source.className = "";
-    source.textContent = b.source_excerpt;
+    source.append(markedExcerpt(b.source_excerpt, b.source_span.chars.start, diff, "source"));
     $("compare-source-head").textContent = "Source";
+    const words = diff.length;
+    $("compare-diff").textContent = words
+      ? words + (words === 1 ? " difference" : " differences") + " in wording are marked: "
+      : "The wording is the same (up to case, punctuation and look-alike letters).";
+    $("compare-legend").hidden = !words;
   } else {
     source.className = "location";
     $("compare-source-head").textContent = "Location in the source";
     source.textContent = "The collection \u201c" + src.collection + "\u201d keeps fingerprints, not texts.\n\n" +
       "Document: " + (src.title || "untitled") + "\n" + (src.origin ? "Origin: " + src.origin + "\n" : "") +
       "Characters " + b.source_span.chars.start + "–" + b.source_span.chars.end + " of the source.";
+    $("compare-diff").textContent = "";
+    $("compare-legend").hidden = true;
   }
   $("compare-reason").textContent = b.reason ? "Detected as citation: " + b.reason : (b.kind !== b.detected_kind ? "Reclassified by a reviewer" : "");
   const other = b.kind === "borrowing" ? "citation" : "borrowing";
@@ -384,6 +592,42 @@ function openCompare(blockId) {
 function closeCompare() {
   $("compare").hidden = true;
 }
+
+// ---------- Past checks ----------
+
+// GET /api/checks?offset=&limit= answers {checks: [{id, name, title, status, created_ms,
+// totals}], total, offset, limit}, newest first. A server without the list (404/405)
+// hides the card.
+async function loadChecks(offset) {
+  const card = $("checks-card");
+  let page;
+  try {
+    const res = await fetch("/api/checks?offset=" + offset + "&limit=" + CHECKS_PAGE, { headers: authHeaders() });
+    if (!res.ok) { card.hidden = true; return; }
+    page = await res.json();
+  } catch (_) { card.hidden = true; return; }
+  const list = $("checks-list");
+  list.textContent = "";
+  const checks = (page && Array.isArray(page.checks)) ? page.checks : [];
+  card.hidden = !checks.length && !offset;
+  for (const c of checks) {
+    const a = el("a", { href: "/?check=" + encodeURIComponent(c.id), class: "check-link" },
+      el("span", { class: "check-title", text: c.title || c.name }),
+      c.title && c.name && c.title !== c.name ? el("span", { class: "check-name muted small", text: c.name }) : null);
+    a.addEventListener("click", (e) => { e.preventDefault(); follow(c.id); });
+    const when = c.created_ms ? new Date(c.created_ms).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "";
+    const score = c.totals ? el("span", { class: "check-score", title: "Borrowings", text: pct(c.totals.borrowings) }) : el("span", { class: "check-status muted small", text: c.status });
+    list.append(el("li", { class: "check-row", "data-check": c.id }, a, el("span", { class: "muted small", text: when }), score));
+  }
+  const total = typeof page.total === "number" ? page.total : offset + checks.length;
+  $("checks-newer").hidden = offset <= 0;
+  $("checks-older").hidden = offset + checks.length >= total;
+  $("checks-newer").onclick = () => loadChecks(Math.max(0, offset - CHECKS_PAGE));
+  $("checks-older").onclick = () => loadChecks(offset + CHECKS_PAGE);
+  $("checks-range").textContent = checks.length ? (offset + 1) + "–" + (offset + checks.length) + " of " + total : "";
+}
+
+const CHECKS_PAGE = 10;
 
 // ---------- Start ----------
 
@@ -425,12 +669,14 @@ function init() {
     const mark = e.target.closest("mark");
     if (mark) openCompare(Number(mark.dataset.block));
   });
+  $("show-all").addEventListener("click", () => { state.isolated = null; applyIsolation(); });
+  $("print-report").addEventListener("click", () => { closeCompare(); window.print(); });
   $("compare-close").addEventListener("click", closeCompare);
   $("compare").addEventListener("click", (e) => { if (e.target === $("compare")) closeCompare(); });
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeCompare(); });
   loadServerInfo();
   const id = new URLSearchParams(location.search).get("check");
-  if (id) follow(id); else show("upload-view");
+  if (id) follow(id); else { show("upload-view"); loadChecks(0); }
 }
 
 init();

@@ -5,20 +5,25 @@ use std::io::Write;
 
 use tessera_index::DocId;
 
-use crate::model::{Block, BlockKind, Report, Source};
+use tessera_search::TextSpan;
+
+use crate::model::{Block, BlockKind, ChangeKind, Report, Source};
 use crate::render::{Render, fmt_percent, shorten, source_label};
 
 /// Renders the report as one self-contained HTML page.
 ///
-/// The page has a header with the totals, the source list with colour swatches and
-/// both shares, the suspect's text with every counted run highlighted in its owner's
-/// colour (borrowings in the orange family, citations in the green family, one hue per
-/// source), and a note per block with the source passage (or, when the source text is
-/// not kept, the source's title, origin and character range) and, for a citation, why
-/// it is one (a reference, the bibliography, a citation collection). Each highlight carries
-/// a tooltip and links to its note. Reading needs no JavaScript; there is none. All
-/// text is escaped. A print style drops the colours of the chrome but keeps the
-/// highlights.
+/// The page has a header with the totals and the extraction notices (in plain words,
+/// each location a link to its place in the text), the source list by number (largest
+/// share first) with both shares, title and origin, the suspect's text with every
+/// counted run filled with its source's colour and a numbered marker where a run of a
+/// source starts (borrowings underlined in the source's colour, citations dashed green),
+/// the places of bypass tricks underlined in red, and a note per block with the
+/// suspect's passage and the source's side by side, word changes marked on both (or,
+/// when the source text is not kept, the source's title, origin and character range)
+/// and, for a citation, why it is one. A click on a source's number shows only its
+/// blocks (CSS `:target`, no script; "show all" restores them). Each highlight carries
+/// a tooltip and links to its note. All text is escaped. A print style keeps the
+/// colours, markers and the source list, so printing to PDF gives a document to file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HtmlRenderer;
 
@@ -27,7 +32,7 @@ const TOOLTIP_CHARS: usize = 400;
 
 const CSS: &str = r#"
 :root{--ink:#1f2328;--muted:#656d76;--line:#d8dee4;--paper:#fff;--wash:#f6f8fa;
---orange:#f08c00;--green:#2f9e44;--grey:#adb5bd}
+--orange:#c2410c;--green:#2f9e44;--grey:#adb5bd;--alert:#e03131}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--wash);color:var(--ink);
@@ -40,18 +45,20 @@ h2{font-size:1.05rem;margin:0 0 .75rem;font-weight:650;letter-spacing:.01em}
 .meta{color:var(--muted);margin:0;font-size:.9rem}
 .warnings{list-style:none;margin:.75rem 0 0;padding:0}
 .warnings li{margin:.25rem 0;padding:.4rem .75rem;border-left:4px solid #868e96;background:#f8f9fa}
-.warnings li.bypass{border-left-color:#e03131;background:#fff5f5}
+.warnings li.bypass{border-left-color:var(--alert);background:#fff5f5}
 .warnings .at{color:#495057;font-size:.9em}
-.partial{margin:.75rem 0 0;padding:.5rem .75rem;border-left:4px solid #e03131;
+.warnings .at a{color:#c92a2a}
+.warnings .tech{color:var(--muted);font-size:.85em}
+.partial{margin:.75rem 0 0;padding:.5rem .75rem;border-left:4px solid var(--alert);
 background:#fff5f5;color:#c92a2a;font-size:.9rem}
 .totals{display:flex;flex-wrap:wrap;gap:1rem 2.5rem;margin:1.25rem 0 .75rem}
 .total .value{display:block;font-size:1.9rem;font-weight:700;font-variant-numeric:tabular-nums;line-height:1.1}
 .total .label{color:var(--muted);font-size:.85rem;text-transform:uppercase;letter-spacing:.06em}
-.total.borrowings .value{color:#d9480f}
+.total.borrowings .value{color:var(--orange)}
 .total.citations .value{color:var(--green)}
 .bar{display:flex;height:.6rem;border-radius:99px;overflow:hidden;background:#e9ecef}
 .bar span{display:block;height:100%}
-.bar .b{background:var(--orange)}
+.bar .b{background:#f08c00}
 .bar .c{background:var(--green)}
 section{background:var(--paper);border:1px solid var(--line);border-radius:10px;
 padding:1.25rem 1.75rem;margin-bottom:1.5rem}
@@ -60,21 +67,35 @@ th{text-align:left;color:var(--muted);font-weight:600;font-size:.8rem;text-trans
 letter-spacing:.05em;border-bottom:1px solid var(--line);padding:.4rem .5rem}
 td{border-bottom:1px solid #eef1f4;padding:.5rem;vertical-align:top}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr:target td{background:#fff9db}
 tr.disabled td{color:var(--muted);text-decoration:line-through}
-tr.disabled td.source{text-decoration:none}
-.swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:3px;
-vertical-align:-.1rem;border:1px solid rgba(0,0,0,.15)}
+tr.disabled td.source,tr.disabled td.n{text-decoration:none}
+.badge{display:inline-block;min-width:1.5em;padding:0 .35em;border-radius:99px;color:#fff;
+font-weight:700;font-size:.8rem;line-height:1.5;text-align:center;text-decoration:none}
+tr.disabled .badge{background:#adb5bd!important}
 .source .title{font-weight:600}
 .source .origin{color:var(--muted);font-size:.85rem;word-break:break-all}
 .tag{display:inline-block;font-size:.72rem;padding:0 .4rem;border-radius:99px;
 border:1px solid var(--line);color:var(--muted);margin-left:.35rem;vertical-align:.1rem}
-.text{max-width:62rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.02rem;line-height:1.75}
+.isolate{font-size:.85rem;color:var(--muted);margin:.75rem 0 0}
+.text{max-width:62rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:1.02rem;line-height:1.85}
 .text a.m{color:inherit;text-decoration:none;border-radius:2px;padding:.1em 0;
+border-bottom:2px solid var(--c);background:var(--f);
 box-decoration-break:clone;-webkit-box-decoration-break:clone}
-.text a.m.citation{border-bottom:2px solid var(--green)}
-.text a.m.borrowing{border-bottom:2px solid var(--orange)}
+.text a.m.citation{border-bottom:2px dashed var(--green)}
+.text a.m.off{background:none;border-bottom:2px dashed var(--grey)}
 .text a.m:hover{outline:2px solid rgba(0,0,0,.35)}
+.text a.m.first::before{content:attr(data-n);display:inline-block;min-width:1.35em;margin-right:.15em;
+padding:0 .3em;border-radius:99px;background:var(--c);color:#fff;font:700 .68rem/1.45 system-ui,sans-serif;
+text-align:center;vertical-align:.2em}
+.text a.m.off.first::before{background:var(--grey)}
+.text mark.trick{background:none;color:inherit;text-decoration:underline wavy var(--alert);
+text-decoration-thickness:1.5px;text-underline-offset:3px;outline:1px dashed var(--alert);outline-offset:1px}
+.text mark.trick:target{background:#ffe3e3}
+.text mark.gap::before{content:"\2913 hidden text";font:600 .68rem/1.4 system-ui,sans-serif;color:#fff;
+background:var(--alert);border-radius:3px;padding:0 .3em;margin:0 .1em;vertical-align:.2em}
 .legend{color:var(--muted);font-size:.85rem;margin:-.25rem 0 1rem}
+.legend .chg,.legend ins,.legend del{font-size:.85rem}
 ol.notes{list-style:none;margin:0;padding:0}
 .note{border-left:4px solid var(--grey);padding:.5rem 0 .5rem 1rem;margin:0 0 1rem}
 .note:target{background:#fff9db}
@@ -82,41 +103,63 @@ ol.notes{list-style:none;margin:0;padding:0}
 .note-head{font-size:.85rem;color:var(--muted);margin-bottom:.35rem}
 .note-head strong{color:var(--ink)}
 .note-head .reason{color:var(--green)}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}
+.pair .loc{margin-top:0}
 blockquote{margin:.25rem 0;padding:0;max-width:62rem;white-space:pre-wrap;overflow-wrap:anywhere}
-blockquote.from{color:#343a40;font-style:italic}
+blockquote.from{color:#343a40}
+.chg{background:#fff3bf;box-shadow:inset 0 -2px #f59f00;border-radius:2px}
+ins{background:#d3f9d8;box-shadow:inset 0 -2px #2f9e44;text-decoration:none;border-radius:2px}
+del{background:#ffe3e3;color:#a61e1e;text-decoration:line-through;border-radius:2px}
+.caret{display:inline-block;width:0;border-left:2px solid #e03131;height:1.1em;vertical-align:-.2em;margin:0 1px}
 .loc{color:var(--muted);font-size:.9rem;margin:.25rem 0}
 footer{color:var(--muted);font-size:.8rem;text-align:center}
+@media (max-width:48rem){.pair{grid-template-columns:1fr}}
 @media print{
+@page{margin:16mm 14mm}
 body{background:#fff;font-size:10.5pt}
 .page{max-width:none;padding:0}
 header.summary,section{border:none;border-radius:0;padding:0;margin-bottom:1.25rem}
-.text a.m,.swatch,.bar span{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-.note{break-inside:avoid}
-.note:target{background:none}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+tr,.note-head,blockquote{break-inside:avoid}
+.note-head{break-after:avoid}
+.pair{grid-template-columns:1fr 1fr}
+.note:target,tr:target td,.text mark.trick:target{background:none}
+.isolate{display:none}
 a{color:inherit;text-decoration:none}
+h2{break-after:avoid}
 }
 "#;
 
-/// Hues of the orange family (borrowings) and of the green family (citations), taken in
-/// turn by the sources; later rounds use another lightness.
-const ORANGE_HUES: [u16; 6] = [32, 18, 44, 8, 26, 50];
-const GREEN_HUES: [u16; 6] = [125, 150, 100, 165, 112, 138];
+/// The source colours: a strong colour (number badges, underlines; white text on it
+/// has a contrast of at least 4.5:1) and a light fill (dark text on it at least 9:1),
+/// twelve hues that stay apart; the web page uses the same list (`app.js`). Source 13
+/// and on take the colours again with a striped fill, 25 and on with a dotted one, and
+/// the number on each block still tells them apart.
+pub(crate) const PALETTE: [(&str, &str); 12] = [
+    ("#c2410c", "#ffd8a8"),
+    ("#1864ab", "#a5d8ff"),
+    ("#a61e4d", "#fcc2d7"),
+    ("#5f3dc4", "#d0bfff"),
+    ("#0b7285", "#99e9f2"),
+    ("#8a5a00", "#ffe066"),
+    ("#862e9c", "#eebefa"),
+    ("#4d7c0f", "#d8f5a2"),
+    ("#c92a2a", "#ffc9c9"),
+    ("#364fc7", "#bac8ff"),
+    ("#7c4a2d", "#ecd5c0"),
+    ("#495057", "#dee2e6"),
+];
 
-/// The highlight colour of `kind` for the source at position `index` of the list.
-fn colour(kind: BlockKind, index: usize) -> String {
-    let round = index / ORANGE_HUES.len();
-    match kind {
-        BlockKind::Borrowing => {
-            let hue = ORANGE_HUES[index % ORANGE_HUES.len()];
-            let light = [78, 70, 85][round % 3];
-            format!("hsl({hue} 95% {light}%)")
-        }
-        BlockKind::Citation => {
-            let hue = GREEN_HUES[index % GREEN_HUES.len()];
-            let light = [80, 72, 87][round % 3];
-            format!("hsl({hue} 55% {light}%)")
-        }
-    }
+/// The strong colour and the fill (a CSS background) of source number `number`.
+fn source_colours(number: u32) -> (&'static str, String) {
+    let at = (number.max(1) - 1) as usize;
+    let (strong, light) = PALETTE[at % PALETTE.len()];
+    let fill = match (at / PALETTE.len()) % 3 {
+        0 => light.to_owned(),
+        1 => format!("repeating-linear-gradient(135deg,{light} 0 6px,#fff 6px 8px)"),
+        _ => format!("radial-gradient(circle,#fff 1.2px,transparent 1.6px) 0 0/6px 6px,{light}"),
+    };
+    (strong, fill)
 }
 
 /// Escapes text for HTML content and attribute values (double- or single-quoted).
@@ -152,9 +195,17 @@ struct Page<'a> {
     out: String,
 }
 
+/// Where a notice location is drawn in the text: its chars, and its anchor id.
+struct TrickMark {
+    start: usize,
+    end: usize,
+    anchor: String,
+    title: String,
+}
+
 impl Page<'_> {
-    fn source_index(&self, doc: DocId) -> Option<(usize, &Source)> {
-        self.report.sources.iter().enumerate().find(|(_, s)| s.id == doc)
+    fn source(&self, doc: DocId) -> Option<&Source> {
+        self.report.sources.iter().find(|s| s.id == doc)
     }
 
     fn head(&mut self) {
@@ -166,7 +217,11 @@ impl Page<'_> {
         o.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
         o.push_str("<meta name=\"generator\" content=\"Tessera\">\n");
         let _ = writeln!(o, "<title>Report: {}</title>", escape(heading));
-        let _ = writeln!(o, "<style>{CSS}</style>\n</head>\n<body>\n<div class=\"page\">");
+        let _ = writeln!(
+            o,
+            "<style>{CSS}{}</style>\n</head>\n<body>\n<div class=\"page\" id=\"all\">",
+            isolation_css(self.report)
+        );
 
         let t = &self.report.totals;
         o.push_str("<header class=\"summary\">\n");
@@ -192,28 +247,39 @@ impl Page<'_> {
         }
         if !s.warnings.is_empty() {
             o.push_str("<ul class=\"warnings\">\n");
-            for notice in &s.warnings {
+            for (n, notice) in s.warnings.iter().enumerate() {
                 let class = if notice.bypass { "bypass" } else { "notice" };
-                let label = if notice.bypass { "Bypass attempt" } else { "Note" };
+                let label = if notice.bypass { "Attempt to hide copied text" } else { "Note" };
                 let places: Vec<String> = notice
                     .locations
                     .iter()
-                    .take(5)
-                    .map(|l| match (l.page, l.paragraph) {
-                        (Some(page), _) => format!("page {page} (char {})", l.span.chars.start),
-                        (None, Some(p)) => format!("paragraph {p} (char {})", l.span.chars.start),
-                        (None, None) => format!("char {}", l.span.chars.start),
+                    .enumerate()
+                    .take(MAX_PLACES)
+                    .map(|(i, l)| {
+                        let place = match (l.page, l.paragraph) {
+                            (Some(page), _) => format!("page {page}"),
+                            (None, Some(p)) => format!("paragraph {p}"),
+                            (None, None) => format!("character {}", l.span.chars.start),
+                        };
+                        format!("<a href=\"#trick-{n}-{i}\">{place}</a>")
                     })
                     .collect();
-                let places = if places.is_empty() {
+                let mut places = if places.is_empty() {
                     String::new()
                 } else {
-                    format!(" <span class=\"at\">at {}</span>", places.join(", "))
+                    format!(" <span class=\"at\">Marked in the text at {}", places.join(", "))
                 };
+                if notice.locations.len() > MAX_PLACES {
+                    let _ = write!(places, " and {} more", notice.locations.len() - MAX_PLACES);
+                }
+                if !places.is_empty() {
+                    places.push_str(".</span>");
+                }
                 let _ = writeln!(
                     o,
-                    "<li class=\"{class}\" data-kind=\"{}\"><strong>{label}:</strong> {}{places}</li>",
+                    "<li class=\"{class}\" data-kind=\"{}\"><strong>{label}:</strong> {}{places}<br><span class=\"tech\">{}</span></li>",
                     escape(&notice.kind),
+                    escape(&notice.explain(&s.text)),
                     escape(&notice.message)
                 );
             }
@@ -248,15 +314,23 @@ impl Page<'_> {
             o.push_str("<p class=\"meta\">No sources found.</p>\n</section>\n");
             return;
         }
-        o.push_str("<table>\n<thead><tr><th class=\"num\">#</th><th></th><th class=\"num\">Share in report</th><th class=\"num\">Share in text</th><th class=\"num\">Blocks</th><th>Source</th></tr></thead>\n<tbody>\n");
-        for (index, source) in self.report.sources.iter().enumerate() {
+        o.push_str("<table>\n<thead><tr><th class=\"num\">#</th><th class=\"num\">Share in report</th><th class=\"num\">Share in text</th><th class=\"num\">Blocks</th><th>Source</th></tr></thead>\n<tbody>\n");
+        for source in &self.report.sources {
             let kind = BlockKind::from_collection(source.kind);
-            let swatch = if source.enabled { colour(kind, index) } else { "#e9ecef".to_owned() };
+            let (strong, _) = source_colours(source.number);
             let row_class = if source.enabled { "" } else { " class=\"disabled\"" };
-            let label = source_label(&source.title, &source.origin, source.id.0);
-            let mut origin = match link(&source.origin) {
-                Some(url) => format!("<a href=\"{}\" rel=\"noreferrer noopener\">{}</a>", escape(url), escape(url)),
-                None => escape(source.origin.trim()),
+            let title = source.title.trim();
+            let origin_text = source.origin.trim();
+            let label = source_label(title, origin_text, source.id.0);
+            let mut origin = if title.is_empty() {
+                String::new()
+            } else {
+                match link(origin_text) {
+                    Some(url) => {
+                        format!("<a href=\"{}\" rel=\"noreferrer noopener\">{}</a>", escape(url), escape(url))
+                    }
+                    None => escape(origin_text),
+                }
             };
             if !origin.is_empty() {
                 origin.push_str(" · ");
@@ -284,16 +358,17 @@ impl Page<'_> {
             }
             let _ = writeln!(
                 o,
-                "<tr{row_class} id=\"source-{}\"><td class=\"num\">{}</td><td><span class=\"swatch\" style=\"background:{swatch}\"></span></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"source\"><div class=\"title\">{}{tags}</div><div class=\"origin\">{origin}</div></td></tr>",
-                source.id.0,
-                source.rank,
+                "<tr{row_class} id=\"src-{n}\" data-source=\"{id}\"><td class=\"num n\"><a class=\"badge\" href=\"#src-{n}\" style=\"background:{strong}\" title=\"Show only the blocks of source {n}\">{n}</a></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"source\"><div class=\"title\">{}{tags}</div><div class=\"origin\">{origin}</div></td></tr>",
                 fmt_percent(source.share_in_report),
                 fmt_percent(source.share_in_text),
                 source.blocks,
                 escape(&label),
+                n = source.number,
+                id = source.id.0,
             );
         }
-        o.push_str("</tbody>\n</table>\n</section>\n");
+        o.push_str("</tbody>\n</table>\n");
+        o.push_str("<p class=\"isolate\">Click a number to show only that source's blocks in the text; <a href=\"#all\">show all</a>.</p>\n</section>\n");
     }
 
     /// What a highlight's tooltip says about its block.
@@ -302,9 +377,9 @@ impl Page<'_> {
         if let Some(reason) = block.reason.as_deref().filter(|_| block.kind == BlockKind::Citation) {
             let _ = write!(tip, "({reason}) ");
         }
-        match self.source_index(block.source) {
-            Some((_, s)) => {
-                let _ = write!(tip, "from source {}: {}", s.rank, source_label(&s.title, &s.origin, s.id.0));
+        match self.source(block.source) {
+            Some(s) => {
+                let _ = write!(tip, "from source {}: {}", s.number, source_label(&s.title, &s.origin, s.id.0));
                 if !s.title.trim().is_empty() && !s.origin.trim().is_empty() {
                     let _ = write!(tip, "\n{}", s.origin.trim());
                 }
@@ -320,44 +395,120 @@ impl Page<'_> {
         tip
     }
 
+    /// The notice locations to mark in the text, by start.
+    fn trick_marks(&self) -> Vec<TrickMark> {
+        let mut marks = Vec::new();
+        for (n, notice) in self.report.suspect.warnings.iter().enumerate() {
+            for (i, l) in notice.locations.iter().enumerate() {
+                let title = if notice.bypass { notice.kind.replace('_', " ") } else { notice.message.clone() };
+                marks.push(TrickMark {
+                    start: l.span.chars.start,
+                    end: l.span.chars.end.max(l.span.chars.start),
+                    anchor: format!("trick-{n}-{i}"),
+                    title,
+                });
+            }
+        }
+        marks.sort_by_key(|m| (m.start, m.end));
+        marks
+    }
+
     fn document(&mut self) {
         let report = self.report;
-        let mut body = String::with_capacity(report.suspect.text.len() * 2);
         let text = report.suspect.text.as_str();
-        let mut chars = text.char_indices().peekable();
-        let mut char_pos = 0usize;
-        // Copies characters [char_pos, to) of the text, escaped.
-        let mut copy_to = |to: usize, body: &mut String| {
-            let mut piece = String::new();
-            while char_pos < to {
-                let Some((_, c)) = chars.next() else { break };
-                piece.push(c);
-                char_pos += 1;
+        let segments = report.segments();
+        let tricks = self.trick_marks();
+
+        // Cut the text at every segment and trick boundary; each piece has at most one
+        // segment (they never overlap) and the trick marks covering it.
+        let mut cuts: Vec<usize> = vec![0, report.suspect.char_len as usize];
+        for s in &segments {
+            cuts.extend([s.span.chars.start, s.span.chars.end]);
+        }
+        for t in &tricks {
+            cuts.extend([t.start, t.end]);
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+
+        let mut body = String::with_capacity(text.len() * 2);
+        let mut chars = text.chars();
+        let mut seg_at = 0usize;
+        let mut open: Option<usize> = None; // index of the open segment
+        let mut last_source: Option<(DocId, usize)> = None; // source and end of the last segment
+        let mut anchored = vec![false; tricks.len()];
+        for pair in cuts.windows(2) {
+            let (start, end) = (pair[0], pair[1]);
+            // Empty tricks (text left out here) are drawn at their place.
+            for (k, t) in tricks.iter().enumerate() {
+                if t.start == start && t.end == start && !anchored[k] {
+                    anchored[k] = true;
+                    let _ = write!(
+                        body,
+                        "<mark class=\"trick gap\" id=\"{}\" title=\"{}\"></mark>",
+                        t.anchor,
+                        escape_attr(&t.title)
+                    );
+                }
             }
-            body.push_str(&escape(&piece));
-        };
-        for segment in report.segments() {
-            let start = segment.span.chars.start;
-            let end = segment.span.chars.end;
-            copy_to(start, &mut body);
-            let index = self.source_index(segment.source).map_or(0, |(i, _)| i);
-            let tip = report.block(segment.block).map(|b| self.tooltip(b)).unwrap_or_default();
-            let _ = write!(
-                body,
-                "<a class=\"m {kind}\" href=\"#block-{id}\" style=\"background:{bg}\" title=\"{tip}\">",
-                kind = segment.kind.as_str(),
-                id = segment.block.0,
-                bg = colour(segment.kind, index),
-                tip = escape_attr(&tip),
-            );
-            copy_to(end, &mut body);
+            while segments.get(seg_at).is_some_and(|s| s.span.chars.end <= start) {
+                seg_at += 1;
+            }
+            let segment = segments.get(seg_at).filter(|s| s.span.chars.start <= start && end <= s.span.chars.end);
+            if open.is_some() && open != segment.map(|_| seg_at) {
+                body.push_str("</a>");
+                open = None;
+            }
+            if let (Some(seg), None) = (segment, open) {
+                let source = self.source(seg.source);
+                let number = source.map_or(0, |s| s.number);
+                let (strong, fill) = source_colours(number);
+                let first = last_source != Some((seg.source, seg.span.chars.start));
+                let tip = report.block(seg.block).map(|b| self.tooltip(b)).unwrap_or_default();
+                let _ = write!(
+                    body,
+                    "<a class=\"m {kind} src-{number}{first}\" data-n=\"{number}\" href=\"#block-{id}\" style=\"--c:{strong};--f:{fill}\" title=\"{tip}\">",
+                    kind = seg.kind.as_str(),
+                    first = if first { " first" } else { "" },
+                    id = seg.block.0,
+                    tip = escape_attr(&tip),
+                );
+                open = Some(seg_at);
+                last_source = Some((seg.source, seg.span.chars.end));
+            }
+            let piece: String = chars.by_ref().take(end - start).collect();
+            let covering = tricks.iter().enumerate().find(|(_, t)| t.start <= start && end <= t.end && t.start < t.end);
+            match covering {
+                Some((k, t)) => {
+                    let id = if anchored[k] { String::new() } else { format!(" id=\"{}\"", t.anchor) };
+                    anchored[k] = true;
+                    let _ = write!(
+                        body,
+                        "<mark class=\"trick\"{id} title=\"{}\">{}</mark>",
+                        escape_attr(&t.title),
+                        escape(&piece)
+                    );
+                }
+                None => body.push_str(&escape(&piece)),
+            }
+        }
+        if open.is_some() {
             body.push_str("</a>");
         }
-        copy_to(usize::MAX, &mut body);
+        for (k, t) in tricks.iter().enumerate() {
+            if !anchored[k] {
+                let _ = write!(
+                    body,
+                    "<mark class=\"trick gap\" id=\"{}\" title=\"{}\"></mark>",
+                    t.anchor,
+                    escape_attr(&t.title)
+                );
+            }
+        }
 
         let o = &mut self.out;
         o.push_str("<section class=\"document\">\n<h2>Document</h2>\n");
-        o.push_str("<p class=\"legend\">Orange: borrowings. Green: citations. One shade per source; hover a passage for its source, click it for the note.</p>\n");
+        o.push_str("<p class=\"legend\">Each source has a number and a colour, as in the source list; borrowings are underlined in the source's colour, citations with a dashed green line. Text with a wavy red line is where a trick to hide copied text was found. Hover a passage for its source, click it for the comparison.</p>\n");
         let _ = writeln!(o, "<div class=\"text\">{body}</div>\n</section>");
     }
 
@@ -365,14 +516,13 @@ impl Page<'_> {
         let report = self.report;
         let mut notes = String::new();
         for block in &report.blocks {
-            let found = self.source_index(block.source);
-            let enabled = found.is_none_or(|(_, s)| s.enabled);
-            let index = found.map_or(0, |(i, _)| i);
-            let border = if enabled { colour(block.kind, index) } else { "#dee2e6".to_owned() };
+            let found = self.source(block.source);
+            let enabled = found.is_none_or(|s| s.enabled);
+            let border = if enabled { source_colours(found.map_or(0, |s| s.number)).0 } else { "#dee2e6" };
             let class = if enabled { "note" } else { "note disabled" };
             let source_name = found.map_or_else(
                 || format!("document {}", block.source.0),
-                |(_, s)| format!("source {}: {}", s.rank, source_label(&s.title, &s.origin, s.id.0)),
+                |s| format!("source {}: {}", s.number, source_label(&s.title, &s.origin, s.id.0)),
             );
             let mut flags = String::new();
             if let Some(reason) = &block.reason {
@@ -384,15 +534,17 @@ impl Page<'_> {
             if !enabled {
                 flags.push_str(" · source disabled");
             }
+            let suspect_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.suspect, c.kind)).collect();
+            let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
             let _ = writeln!(
                 notes,
-                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document{flags}</div>\n<blockquote class=\"suspect\">{excerpt}</blockquote>",
+                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document{flags}</div>\n<div class=\"pair\"><div><p class=\"loc\">Document:</p><blockquote class=\"suspect\">{excerpt}</blockquote></div>",
                 id = block.id.0,
                 kind = capitalised(block.kind),
                 source = escape(&source_name),
                 s0 = block.suspect_span.chars.start,
                 s1 = block.suspect_span.chars.end,
-                excerpt = escape(&block.suspect_excerpt),
+                excerpt = marked(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect),
             );
             let range =
                 format!("characters {}–{} of the source", block.source_span.chars.start, block.source_span.chars.end);
@@ -400,12 +552,12 @@ impl Page<'_> {
                 Some(excerpt) => {
                     let _ = writeln!(
                         notes,
-                        "<p class=\"loc\">Source passage, {range}:</p>\n<blockquote class=\"from\">{}</blockquote>",
-                        escape(excerpt)
+                        "<div><p class=\"loc\">Source, {range}:</p>\n<blockquote class=\"from\">{}</blockquote></div>",
+                        marked(excerpt, block.source_span.chars.start, &source_marks, Side::Source)
                     );
                 }
                 None => {
-                    let place = found.map_or_else(String::new, |(_, s)| {
+                    let place = found.map_or_else(String::new, |s| {
                         let mut p = escape(&source_label(&s.title, &s.origin, s.id.0));
                         if !s.title.trim().is_empty() && !s.origin.trim().is_empty() {
                             p.push_str(", ");
@@ -414,16 +566,17 @@ impl Page<'_> {
                         p.push_str(", ");
                         p
                     });
-                    let _ = writeln!(notes, "<p class=\"loc\">Source text not kept: {place}{range}.</p>");
+                    let _ = writeln!(notes, "<div><p class=\"loc\">Source text not kept: {place}{range}.</p></div>");
                 }
             }
-            notes.push_str("</li>\n");
+            notes.push_str("</div>\n</li>\n");
         }
         let o = &mut self.out;
         o.push_str("<section class=\"blocks\">\n<h2>Blocks</h2>\n");
         if report.blocks.is_empty() {
             o.push_str("<p class=\"meta\">No blocks.</p>\n");
         } else {
+            o.push_str("<p class=\"legend\">Words that differ from the source: <span class=\"chg\">changed</span>, <ins>added in the document</ins>, <del>left out of the source</del>; <span class=\"caret\"></span> marks where words were added or left out on the other side.</p>\n");
             let _ = write!(o, "<ol class=\"notes\">\n{notes}</ol>\n");
         }
         o.push_str("</section>\n");
@@ -436,6 +589,66 @@ impl Page<'_> {
             self.report.schema_version
         );
     }
+}
+
+/// Most notice locations linked from a warning (all are marked in the text).
+const MAX_PLACES: usize = 8;
+
+/// Which passage of a block [`marked`] draws.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Suspect,
+    Source,
+}
+
+/// `excerpt` (which starts at char `offset` of its text), escaped, with the word
+/// changes marked: changed words on both sides, inserted words on the suspect's side,
+/// deleted words on the source's side, and a caret where the other side has words this
+/// one lacks.
+fn marked(excerpt: &str, offset: usize, marks: &[(TextSpan, ChangeKind)], side: Side) -> String {
+    let mut out = String::with_capacity(excerpt.len() + marks.len() * 24);
+    let mut chars = excerpt.chars();
+    let mut at = offset;
+    for &(span, kind) in marks {
+        let (start, end) = (span.chars.start.max(at), span.chars.end);
+        if start > at {
+            let piece: String = chars.by_ref().take(start - at).collect();
+            out.push_str(&escape(&piece));
+            at = start;
+        }
+        if end <= start {
+            if span.chars.start >= at {
+                out.push_str("<span class=\"caret\"></span>");
+            }
+            continue;
+        }
+        let piece: String = chars.by_ref().take(end - start).collect();
+        at = end;
+        let (open, close) = match (kind, side) {
+            (ChangeKind::Changed, _) => ("<span class=\"chg\">", "</span>"),
+            (ChangeKind::Inserted, Side::Suspect) => ("<ins>", "</ins>"),
+            (ChangeKind::Deleted, Side::Source) => ("<del>", "</del>"),
+            _ => ("", ""),
+        };
+        let _ = write!(out, "{open}{}{close}", escape(&piece));
+    }
+    let rest: String = chars.collect();
+    out.push_str(&escape(&rest));
+    out
+}
+
+/// Rules that show only one source's blocks while its row is the URL's target (a click
+/// on its number), with no script: `#all` shows every block again.
+fn isolation_css(report: &Report) -> String {
+    let mut css = String::new();
+    for source in &report.sources {
+        let n = source.number;
+        let _ = write!(
+            css,
+            "\n.page:has(#src-{n}:target) .text a.m:not(.src-{n}){{background:none;border-bottom-color:transparent}}.page:has(#src-{n}:target) .text a.m:not(.src-{n})::before{{opacity:.25}}"
+        );
+    }
+    css
 }
 
 fn capitalised(kind: BlockKind) -> &'static str {
@@ -467,6 +680,23 @@ mod tests {
             escape(r#"<script>alert('x' & "y")</script>"#),
             "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;"
         );
+    }
+
+    #[test]
+    fn sources_past_the_palette_keep_the_hue_with_a_pattern() {
+        let (strong1, fill1) = source_colours(1);
+        let (strong13, fill13) = source_colours(13);
+        let (strong25, fill25) = source_colours(25);
+        assert_eq!((strong1, strong13, strong25), (PALETTE[0].0, PALETTE[0].0, PALETTE[0].0));
+        assert_eq!(fill1, PALETTE[0].1);
+        assert!(fill13.starts_with("repeating-linear-gradient(") && fill13.contains(PALETTE[0].1));
+        assert!(fill25.starts_with("radial-gradient(") && fill25.contains(PALETTE[0].1));
+        // Twelve distinct hues, and number 0 (a report without numbers) does not panic.
+        let mut strong: Vec<&str> = PALETTE.iter().map(|p| p.0).collect();
+        strong.sort_unstable();
+        strong.dedup();
+        assert_eq!(strong.len(), 12);
+        assert_eq!(source_colours(0).0, PALETTE[0].0);
     }
 
     #[test]

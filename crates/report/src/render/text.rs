@@ -64,7 +64,7 @@ impl TextRenderer {
         }
         for notice in &s.warnings {
             let label = if notice.bypass { "Bypass:" } else { "Warning:" };
-            let mut line = notice.message.clone();
+            let mut line = notice.explain(&s.text);
             if let Some(first) = notice.locations.first() {
                 line.push_str(&format!(" [at char {}", first.span.chars.start));
                 if let Some(page) = first.page {
@@ -72,9 +72,12 @@ impl TextRenderer {
                 }
                 line.push(']');
             }
-            let line = shorten(&line, self.width().saturating_sub(14));
+            // Wrapped, not shortened: the explanation is a sentence to read whole.
             let style = if notice.bypass { RED } else { BOLD };
-            writeln!(out, "{label:<13} {}", self.paint(style, &line))?;
+            for (i, part) in wrap(&line, self.width().saturating_sub(14)).iter().enumerate() {
+                let label = if i == 0 { label } else { "" };
+                writeln!(out, "{label:<13} {}", self.paint(style, part))?;
+            }
         }
         writeln!(out)?;
         let rows = [
@@ -118,7 +121,7 @@ impl TextRenderer {
             writeln!(
                 out,
                 "{:>4} {in_report} {:>8} {:>7}  {label}",
-                source.rank,
+                source.number,
                 fmt_percent(source.share_in_text),
                 source.blocks,
             )?;
@@ -150,10 +153,10 @@ impl TextRenderer {
             if !enabled {
                 notes.push_str(" (source disabled)");
             }
-            let rank = source.map_or_else(|| "?".to_owned(), |s| s.rank.to_string());
+            let number = source.map_or_else(|| "?".to_owned(), |s| s.number.to_string());
             writeln!(
                 out,
-                "  #{:<4} {kind} chars {}-{}  from source {rank}, chars {}-{}{notes}",
+                "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}{notes}",
                 block.id.0,
                 block.suspect_span.chars.start,
                 block.suspect_span.chars.end,
@@ -183,6 +186,32 @@ impl TextRenderer {
     }
 }
 
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word gets
+/// a line of its own); whitespace runs become one space.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    for word in text.split_whitespace() {
+        let n = word.chars().count();
+        if len > 0 && len + 1 + n > width {
+            lines.push(std::mem::take(&mut line));
+            len = 0;
+        }
+        if len > 0 {
+            line.push(' ');
+            len += 1;
+        }
+        line.push_str(word);
+        len += n;
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// `Title — origin [collection]`, with `(disabled)` when the reviewer disabled it.
 fn describe_source(source: &Source) -> String {
     let mut label = source_label(&source.title, &source.origin, source.id.0);
@@ -204,5 +233,18 @@ impl Render for TextRenderer {
         self.write_summary(report, out)?;
         self.write_sources(report, out)?;
         self.write_blocks(report, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        assert_eq!(wrap("один два три четыре", 9), vec!["один два", "три", "четыре"]);
+        assert_eq!(wrap("  a   b ", 10), vec!["a b"]);
+        assert_eq!(wrap("", 10), vec![""]);
+        assert_eq!(wrap("длинноеслово x", 4), vec!["длинноеслово", "x"]);
     }
 }
