@@ -60,8 +60,9 @@ mod store;
 mod worker;
 
 pub use api::{
-    Accepted, AcceptedMember, AddDocuments, AddedDocument, AddedDocuments, ApiDoc, BlockEdit, CheckView,
-    CollectionView, EditRequest, Health, NewText, SkippedDocument, SkippedMember, SourceEdit, TextCheck,
+    Accepted, AcceptedMember, AddDocuments, AddedDocument, AddedDocuments, ApiDoc, BlockEdit, CheckList, CheckSummary,
+    CheckView, CollectionView, EditRequest, Health, NewText, ShareTotals, SkippedDocument, SkippedMember, SourceEdit,
+    TextCheck,
 };
 pub use config::{DEFAULT_MAX_UPLOAD_BYTES, ServerConfig};
 pub use error::{ApiError, Error, ErrorBody, ErrorDetail, Result};

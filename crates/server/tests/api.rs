@@ -367,3 +367,35 @@ fn a_deleted_source_is_no_longer_found() {
     assert!(after["report"]["sources"].as_array().unwrap().iter().all(|s| s["id"].as_u64() != Some(doc)));
     assert!(after["report"]["totals"]["borrowings"].as_f64() < before["report"]["totals"]["borrowings"].as_f64());
 }
+
+#[test]
+fn past_checks_are_listed_newest_first_a_page_at_a_time() {
+    let s = TestServer::start(|_| {});
+    let (_, empty) = s.get("/api/checks");
+    assert_eq!(empty["total"], 0, "{empty}");
+    let mut ids = Vec::new();
+    for (i, name) in ["first.txt", "second.txt", "third.txt"].iter().enumerate() {
+        let (status, accepted) =
+            s.send_json("POST", "/api/checks", &json!({"text": THESIS, "name": name, "title": format!("T{i}")}), None);
+        assert_eq!(status, 202, "{accepted}");
+        let id = accepted["id"].as_str().unwrap().to_owned();
+        assert_eq!(s.wait(&id)["status"], "done");
+        ids.push(id);
+    }
+    let (status, page) = s.get("/api/checks?limit=2");
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["total"], 3);
+    let checks = page["checks"].as_array().unwrap();
+    let listed: Vec<&str> = checks.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(listed, [ids[2].as_str(), ids[1].as_str()], "newest first");
+    assert_eq!(checks[0]["name"], "third.txt");
+    assert_eq!(checks[0]["title"], "T2");
+    assert_eq!(checks[0]["status"], "done");
+    assert!(checks[0]["totals"]["borrowings"].as_f64().unwrap() > 0.0, "{page}");
+    let (_, rest) = s.get("/api/checks?offset=2&limit=2");
+    let rest: Vec<&str> = rest["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(rest, [ids[0].as_str()]);
+    let (status, bad) = s.get("/api/checks?limit=0");
+    assert_eq!(status, 400, "{bad}");
+    assert_eq!(bad["error"]["code"], "bad_request");
+}

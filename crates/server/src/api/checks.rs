@@ -297,3 +297,96 @@ pub(super) async fn get_check(
         report,
     }))
 }
+
+/// Which page of past checks.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ListParams {
+    /// Checks to skip, newest first (default 0).
+    offset: Option<usize>,
+    /// Checks to answer, 1 to 100 (default 20).
+    limit: Option<usize>,
+}
+
+/// One past check, as the list shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckSummary {
+    /// The check id.
+    pub id: String,
+    /// Document name.
+    pub name: String,
+    /// The document's title, once known.
+    pub title: Option<String>,
+    /// Where it is.
+    pub status: Status,
+    /// Accepted at (Unix milliseconds).
+    pub created_ms: u64,
+    /// Borrowed, cited and original shares in percent, once there is a report.
+    pub totals: Option<ShareTotals>,
+}
+
+/// A report's shares in percent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShareTotals {
+    /// Percent of the text borrowed.
+    pub borrowings: f64,
+    /// Percent of the text cited.
+    pub citations: f64,
+    /// Percent of the text original.
+    pub originality: f64,
+}
+
+/// A page of past checks, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckList {
+    /// The checks of this page.
+    pub checks: Vec<CheckSummary>,
+    /// Checks in all.
+    pub total: usize,
+    /// Checks skipped.
+    pub offset: usize,
+    /// Page size.
+    pub limit: usize,
+}
+
+/// Past checks, newest first, a page at a time.
+#[utoipa::path(get, path = "/api/checks", params(ListParams),
+    responses((status = 200, body = CheckList), (status = 400, body = ErrorBody)))]
+pub(super) async fn list_checks(
+    State(state): State<Arc<AppState>>,
+    Query(params): Query<ListParams>,
+) -> Result<Json<CheckList>, ApiError> {
+    let offset = params.offset.unwrap_or(0);
+    let limit = params.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request("limit must be between 1 and 100"));
+    }
+    let st = Arc::clone(&state);
+    let list = blocking(move || {
+        let mut all = st.store.all()?;
+        all.reverse();
+        let total = all.len();
+        let mut checks = Vec::new();
+        for record in all.into_iter().skip(offset).take(limit) {
+            let report = if matches!(record.status, Status::Partial | Status::Done) {
+                st.store.load_report(&record.id)?
+            } else {
+                None
+            };
+            checks.push(CheckSummary {
+                title: report.as_ref().map(|r| r.suspect.title.clone()).filter(|t| !t.is_empty()).or(record.title),
+                totals: report.map(|r| ShareTotals {
+                    borrowings: r.totals.borrowings,
+                    citations: r.totals.citations,
+                    originality: r.totals.originality,
+                }),
+                id: record.id,
+                name: record.name,
+                status: record.status,
+                created_ms: record.created_ms,
+            });
+        }
+        Ok(CheckList { checks, total, offset, limit })
+    })
+    .await?;
+    Ok(Json(list))
+}

@@ -23,7 +23,7 @@ mod documents;
 mod health;
 mod reports;
 
-pub use checks::{Accepted, AcceptedMember, CheckView, SkippedMember, TextCheck};
+pub use checks::{Accepted, AcceptedMember, CheckList, CheckSummary, CheckView, ShareTotals, SkippedMember, TextCheck};
 pub use collections::CollectionView;
 pub use documents::{AddDocuments, AddedDocument, AddedDocuments, Deleted, NewText, SkippedDocument};
 pub use health::Health;
@@ -38,6 +38,7 @@ pub use reports::{BlockEdit, EditRequest, SourceEdit};
     ),
     paths(
         checks::create_check,
+        checks::list_checks,
         checks::get_check,
         reports::edit_report,
         reports::report_json,
@@ -50,6 +51,9 @@ pub use reports::{BlockEdit, EditRequest, SourceEdit};
     components(schemas(
         ErrorBody,
         TextCheck,
+        CheckList,
+        CheckSummary,
+        ShareTotals,
         Accepted,
         AcceptedMember,
         SkippedMember,
@@ -81,7 +85,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/openapi.json", get(openapi))
         .route("/api/health", get(health::health))
         .route("/api/collections", get(collections::collections))
-        .route("/api/checks", post(checks::create_check))
+        .route("/api/checks", post(checks::create_check).get(checks::list_checks))
         .route("/api/checks/{id}", get(checks::get_check))
         .route("/api/checks/{id}/report", patch(reports::edit_report))
         .route("/api/checks/{id}/report.json", get(reports::report_json))
