@@ -140,3 +140,30 @@ fn bad_input_fails_cleanly() {
     assert_eq!(code, Some(1));
     assert!(err.contains("--min-containment"), "{err}");
 }
+
+/// A page that is a quarter of an indexed text (Jaccard about 0.25, far below what the
+/// bands are tuned for) is found without `--exhaustive`, as containment finds it, and
+/// `--exhaustive` lists no document that shares nothing.
+#[test]
+fn near_finds_what_containment_finds_and_never_lists_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "lib"]);
+    let rivers = demo("siberian-rivers.txt");
+    fs::write(dir.join("pages/quarter.txt"), &rivers[..rivers.floor_char_boundary(rivers.len() / 4)]).unwrap();
+    let hits: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["near", "--index", "idx", "pages/quarter.txt", "--format", "json"])).unwrap();
+    let rivers = hits.as_array().unwrap().iter().find(|h| h["seen_at"][0] == "lib/rivers.txt");
+    let rivers = rivers.unwrap_or_else(|| panic!("the containing text is listed: {hits}"));
+    assert!(rivers["query_in_doc"].as_f64().unwrap() > 0.95, "{rivers}");
+    assert!(rivers["jaccard"].as_f64().unwrap() < 0.35, "{rivers}");
+    let all: serde_json::Value = serde_json::from_str(&ok(
+        dir,
+        &["near", "--index", "idx", "pages/c-rivers-half.txt", "--exhaustive", "--format", "json"],
+    ))
+    .unwrap();
+    for hit in all.as_array().unwrap() {
+        assert!(hit["jaccard"].as_f64().unwrap() > 0.0, "{hit}");
+    }
+}

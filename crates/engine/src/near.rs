@@ -49,6 +49,20 @@ pub struct NearHit {
     pub char_cosine: Option<f64>,
 }
 
+/// The ordinal of `doc` in the store (its entries are in document order).
+fn store_ordinal(store: &SketchStore, doc: u64) -> Option<u32> {
+    let (mut lo, mut hi) = (0usize, store.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match store.doc(mid).cmp(&doc) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return u32::try_from(mid).ok(),
+        }
+    }
+    None
+}
+
 /// The nearest documents of a text.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct NearAnswer {
@@ -120,9 +134,11 @@ impl Engine {
     }
 
     /// The `top` documents nearest to `text`: candidates share an LSH band (tuned for
-    /// Jaccard [`SKETCH_LSH_THRESHOLD`]) or are within SimHash distance
-    /// [`SKETCH_SIMHASH_DISTANCE`] (with `exhaustive`, every live document is one);
-    /// they are ranked by exact Jaccard similarity, then the estimate, then id.
+    /// Jaccard [`SKETCH_LSH_THRESHOLD`]), are within SimHash distance
+    /// [`SKETCH_SIMHASH_DISTANCE`], or hold at least half of the text's distinct shingles
+    /// (with `exhaustive`, every live document is one); documents sharing no shingle are
+    /// never listed. They are ranked by exact Jaccard similarity of the shingle sets,
+    /// then the estimate, then id.
     pub fn near_text(&self, text: &str, top: usize, exhaustive: bool) -> Result<NearAnswer> {
         let store = &self.sketch_store()?;
         let reader = self.reader()?;
@@ -134,6 +150,24 @@ impl Engine {
         let mut ordinals =
             if exhaustive { (0..store.len() as u32).collect() } else { store.lsh_candidates(&query.signature) };
         ordinals.extend(store.simhash_candidates(query.simhash));
+        // A text contained in a longer document has a low Jaccard similarity that the bands
+        // may miss: documents holding at least half of its shingles (by the postings) are
+        // candidates too, so `near` finds what the add-only-if-new rule finds.
+        if !exhaustive && !set.is_empty() {
+            let need = set.len().div_ceil(2);
+            for info in reader.collections() {
+                let Some(c) = reader.collection(&info.config.name) else { continue };
+                let mut counts: BTreeMap<DocId, usize> = BTreeMap::new();
+                c.lookup_sorted(&set, |_, d| *counts.entry(d).or_insert(0) += 1)?;
+                for (doc, n) in counts {
+                    if n >= need
+                        && let Some(i) = store_ordinal(store, doc.0)
+                    {
+                        ordinals.push(i);
+                    }
+                }
+            }
+        }
         ordinals.sort_unstable();
         ordinals.dedup();
         let mut hits = Vec::with_capacity(ordinals.len());
@@ -144,6 +178,10 @@ impl Engine {
                 continue;
             }
             let other = shingle_set(&reader.snapshot(doc)?.hashes);
+            // Nothing shared: not near at all, whatever the sketches' estimate says.
+            if tessera_near::intersection(&set, &other) == 0 {
+                continue;
+            }
             let mut hit = self.hit(
                 &reader,
                 doc,

@@ -63,7 +63,10 @@ enum Command {
     /// Cluster near-duplicate documents of a folder or a JSONL file; a JSONL line per
     /// document (id, cluster, kept, similarity) and a summary on stderr.
     Dedup(dedup::DedupArgs),
-    /// The documents of an index nearest to one document, with their similarities.
+    /// The documents of an index nearest to one document, with their similarities: ranked
+    /// by the exact Jaccard similarity of the shingle sets; candidates share an LSH band, a
+    /// near SimHash, or hold at least half of the document's shingles (a page contained in
+    /// a longer one is found); documents sharing nothing are never listed.
     Near(near::NearArgs),
     /// Delete documents from an index by id.
     Delete(near::DeleteArgs),
