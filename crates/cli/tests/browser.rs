@@ -191,21 +191,10 @@ fn numbered_sorted_and_isolated(d: &Driver) {
 /// The look-alike letters are explained in plain words, and a click on the place in the
 /// warning brings the marked word into view.
 fn notice_at_its_place(d: &Driver, shots: Option<&Path>) {
-    // Until the server passes extraction notices into the report (the engine's
-    // check path does: `SuspectInfo::with_warnings`), give the page the notice the
-    // extractor reports for this word, at its place, so the page is tested either way.
-    let carried = d.script(
-        "const w = state.report.suspect.warnings || [];
-         if (w.length) return true;
-         const word = 'r\u{435}m\u{430}rk\u{430}bl\u{435}';
-         const at = Array.from(state.report.suspect.text.slice(0, state.report.suspect.text.indexOf(word))).length;
-         state.report.suspect.warnings = [{ kind: 'homoglyphs', bypass: true, count: 1,
-           message: (state.check.warnings || [])[0] || 'look-alike letters of another script inside words: 1',
-           locations: [{ span: { bytes: { start: 0, end: 0 }, chars: { start: at, end: at + word.length } } }] }];
-         renderReport(state.report);
-         return false;",
-    );
-    eprintln!("notices carried by the server: {carried}");
+    // The server's report carries extraction's notices with their places (the engine's
+    // one check path), as `tessera check` does.
+    let carried = d.script("return (state.report.suspect.warnings || []).some(n => n.locations.length > 0);");
+    assert_eq!(carried, json!(true), "the report's notices carry their places");
     let text = d.wait_for(
         "const li = document.querySelector('#warnings li.notice.bypass[data-kind=homoglyphs]'); return li && li.textContent;",
     );
