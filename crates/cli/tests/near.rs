@@ -167,3 +167,29 @@ fn near_finds_what_containment_finds_and_never_lists_zero() {
         assert!(hit["jaccard"].as_f64().unwrap() > 0.0, "{hit}");
     }
 }
+
+/// Indexing the same folder again with `--if-new` attaches nothing twice: each page is
+/// reported as already indexed (from its own path) or seen in the document that holds it,
+/// named by its path, and every "seen at" list is unchanged.
+#[test]
+fn if_new_again_on_the_same_folder_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "lib"]);
+    ok(dir, &["index", "-q", "--index", "idx", "--if-new", "pages"]);
+    let near = |page: &str| ok(dir, &["near", "--index", "idx", page, "--format", "json"]);
+    let before = near("pages/a-press-copy.txt");
+    let again: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["index", "-q", "--index", "idx", "--if-new", "--format", "json", "pages"]))
+            .unwrap();
+    assert_eq!(again["added"], 0, "{again}");
+    let seen = again["seen"].as_array().unwrap();
+    assert_eq!(seen.len(), 5, "{again}");
+    let press = seen.iter().find(|s| s["origin"] == "pages/a-press-copy.txt").unwrap();
+    assert_eq!(press["into_origin"], "lib/press.txt", "{press}");
+    assert_eq!(press["same_origin"], false);
+    let fresh = seen.iter().find(|s| s["origin"] == "pages/d-new.txt").unwrap();
+    assert_eq!(fresh["same_origin"], true, "{fresh}");
+    assert_eq!(near("pages/a-press-copy.txt"), before, "no place attached twice");
+}

@@ -94,6 +94,8 @@ pub struct SeenDocument {
     pub origin: String,
     /// The indexed document that contains it.
     pub into: DocId,
+    /// Where `into` was added from.
+    pub into_origin: String,
     /// The share of its distinct shingle hashes `into` holds, in `[0, 1]`.
     pub containment: f64,
     /// Whether `into` was added from this very origin (nothing was attached).
@@ -207,6 +209,15 @@ impl<'e> AddSession<'e> {
     /// Documents added and not committed yet.
     pub fn pending(&self) -> usize {
         self.added.len()
+    }
+
+    /// Where a document of the collection (committed, or added in this session) was
+    /// added from.
+    pub fn origin_of(&self, doc: DocId) -> Result<String> {
+        if let Some((origin, _)) = self.added.iter().chain(&self.committed).find(|(_, d)| *d == doc) {
+            return Ok(origin.clone());
+        }
+        Ok(self.reader.meta(doc)?.origin)
     }
 
     fn writer(&mut self) -> Result<&mut IndexWriter> {
@@ -429,7 +440,10 @@ impl Engine {
                 done += 1;
                 for (origin, result) in documents {
                     match result {
-                        Ok(doc) => summary.record(&doc, session.add(&doc)?),
+                        Ok(doc) => {
+                            let outcome = session.add(&doc)?;
+                            summary.record(&doc, outcome, &session)?;
+                        }
                         Err(e) => summary.failed.push(FailedDocument { origin, reason: e.to_string() }),
                     }
                 }
@@ -470,7 +484,8 @@ impl Engine {
                 .collect();
             for doc in &prepared {
                 done += 1;
-                summary.record(doc, session.add(doc)?);
+                let outcome = session.add(doc)?;
+                summary.record(doc, outcome, &session)?;
             }
             if matches!(mode, AddMode::IfNew { .. }) {
                 session.commit()?;
@@ -511,18 +526,23 @@ impl Engine {
 }
 
 impl AddSummary {
-    fn record(&mut self, doc: &Prepared, outcome: AddOutcome) {
-        match outcome {
+    fn record(&mut self, doc: &Prepared, outcome: AddOutcome, session: &AddSession<'_>) -> Result<()> {
+        let (into, containment, same_origin) = match outcome {
             AddOutcome::Added { .. } => {
                 self.added += 1;
                 self.bytes += doc.extracted.text.len() as u64;
+                return Ok(());
             }
-            AddOutcome::Seen { into, containment } => {
-                self.seen.push(SeenDocument { origin: doc.origin.clone(), into, containment, same_origin: false })
-            }
-            AddOutcome::AlreadyIndexed { doc: into, containment } => {
-                self.seen.push(SeenDocument { origin: doc.origin.clone(), into, containment, same_origin: true });
-            }
-        }
+            AddOutcome::Seen { into, containment } => (into, containment, false),
+            AddOutcome::AlreadyIndexed { doc, containment } => (doc, containment, true),
+        };
+        self.seen.push(SeenDocument {
+            origin: doc.origin.clone(),
+            into,
+            into_origin: session.origin_of(into)?,
+            containment,
+            same_origin,
+        });
+        Ok(())
     }
 }

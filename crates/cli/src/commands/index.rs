@@ -68,12 +68,13 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
             }
             for s in &summary.seen {
                 if s.same_origin {
-                    println!("already indexed: {} is doc {}", s.origin, s.into.0);
+                    println!("already indexed: {} (doc {})", s.origin, s.into.0);
                 } else {
                     println!(
-                        "seen before: {} is {:.1} % contained in doc {}",
+                        "seen before: {} is {:.1} % contained in {} (doc {})",
                         s.origin,
                         s.containment * 100.0,
+                        s.into_origin,
                         s.into.0
                     );
                 }
