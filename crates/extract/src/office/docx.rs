@@ -48,7 +48,7 @@ impl Extract for DocxExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Docx, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Docx, bytes, config)?;
         let main = main_part(&mut package)?;
         let Some(document) = package.read_string(&main)? else {
             return Err(Error::Malformed { name: name.into(), format: "docx", reason: format!("no {main}") });

@@ -45,7 +45,7 @@ impl Extract for OdtExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Odt, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Odt, bytes, config)?;
         if package.read_string("META-INF/manifest.xml")?.is_some_and(|m| m.contains("encryption-data")) {
             return Err(Error::Encrypted { name: name.into() });
         }

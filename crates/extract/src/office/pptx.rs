@@ -39,7 +39,7 @@ impl Extract for PptxExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Pptx, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Pptx, bytes, config)?;
         let root_rels = package.read_string("_rels/.rels")?.map(|xml| relationships(&xml)).unwrap_or_default();
         let main = root_rels
             .values()
