@@ -4,7 +4,11 @@
 //!
 //! - `zeros.7z`: 2 GiB of zeros, solid LZMA2;
 //! - `zeros.zip`: 1 GiB of zeros, deflated;
-//! - `huge.docx`: a DOCX whose `word/document.xml` is 628 MB.
+//! - `huge.docx`: a DOCX whose `word/document.xml` is 628 MB;
+//! - `members.7z`: 16 members of 128 MiB of zeros, solid LZMA2 (each under
+//!   the 256 MiB document limit, so the headers refuse none);
+//! - `liar.zip`: `zeros.zip` with every declared size rewritten to 1,000
+//!   bytes.
 
 #[path = "../tests/support/bombs.rs"]
 mod bombs;
@@ -16,6 +20,12 @@ fn main() -> std::io::Result<()> {
         ("zeros.7z", bombs::sevenz_of_zeros(2 << 30)),
         ("zeros.zip", bombs::zip_of_zeros(1 << 30)),
         ("huge.docx", bombs::docx_of(628_000_000)),
+        ("members.7z", bombs::sevenz_of_zero_members(16, 128 << 20)),
+        ("liar.zip", {
+            let mut zip = bombs::zip_of_zeros(1 << 30);
+            bombs::lie_about_sizes(&mut zip, 1000);
+            zip
+        }),
     ] {
         let path = dir.join(name);
         std::fs::write(&path, &bytes)?;

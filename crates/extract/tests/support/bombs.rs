@@ -45,6 +45,20 @@ pub fn sevenz_of_zeros(size: u64) -> Vec<u8> {
     writer.finish().expect("7z finish").into_inner()
 }
 
+/// A solid LZMA2 7z of `count` members `zeros-N.txt`, `size` zero bytes
+/// each: every member under the document size limit, together over the
+/// unpack budget.
+pub fn sevenz_of_zero_members(count: usize, size: u64) -> Vec<u8> {
+    let mut writer = ArchiveWriter::new(Cursor::new(Vec::new())).expect("7z writer");
+    writer.set_content_methods(vec![
+        EncoderConfiguration::new(EncoderMethod::LZMA2).with_options(Lzma2Options::from_level(1).into()),
+    ]);
+    let entries = (0..count).map(|i| ArchiveEntry::new_file(&format!("zeros-{i}.txt"))).collect();
+    let readers = (0..count).map(|_| SourceReader::new(std::io::repeat(0).take(size))).collect();
+    writer.push_archive_entries(entries, readers).expect("7z entries");
+    writer.finish().expect("7z finish").into_inner()
+}
+
 /// A deflated ZIP: `good.txt`, then `zeros.txt` of `size` zero bytes.
 pub fn zip_of_zeros(size: u64) -> Vec<u8> {
     zip_of(&mut [("good.txt", Box::new(GOOD) as Box<dyn Read>), ("zeros.txt", Box::new(std::io::repeat(0).take(size)))])
