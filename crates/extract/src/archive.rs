@@ -11,14 +11,12 @@
 //! that compresses more than [`UnpackLimits::max_ratio`] to one, fails alone
 //! with [`Error::Limit`] and the other members are still extracted.
 
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 
-use crate::config::UnpackLimits;
 use crate::container::ArchiveKind;
+pub(crate) use crate::unpack::Member;
+use crate::unpack::{Budget, Counting, Packed, clean_member_name, io_reason};
 use crate::{Error, Extracted, Result};
-
-/// Members larger than this (unpacked) are held to the ratio limit.
-const RATIO_FLOOR: u64 = 1 << 20;
 
 /// One document found in a file: the file itself, or a member of an
 /// archive (at any depth).
@@ -31,155 +29,101 @@ pub struct Document {
     pub result: Result<Extracted>,
 }
 
-/// A member read out of an archive, or why it could not be.
-pub(crate) struct Member {
-    pub(crate) name: String,
-    pub(crate) bytes: Result<Vec<u8>>,
-}
-
-/// The unpacking budget shared by an archive and all archives inside it.
-#[derive(Debug)]
-pub(crate) struct Budget {
-    pub(crate) limits: UnpackLimits,
-    pub(crate) unpacked: u64,
-}
-
-impl Budget {
-    pub(crate) fn new(limits: &UnpackLimits) -> Self {
-        Self { limits: limits.clone(), unpacked: 0 }
-    }
-
-    /// How many more bytes may be unpacked.
-    fn left(&self) -> u64 {
-        self.limits.max_total_bytes.saturating_sub(self.unpacked)
-    }
-
-    /// Reads one member from `reader` within the budget; `packed` is its
-    /// compressed size when the format tells (ZIP; 7z solid blocks do not).
-    pub(crate) fn read(
-        &mut self,
-        archive: &str,
-        member: &str,
-        reader: &mut dyn Read,
-        packed: Option<u64>,
-        max_bytes: u64,
-    ) -> Result<Vec<u8>> {
-        let name = || format!("{archive}!/{member}");
-        let cap = self.left().min(max_bytes);
-        let mut bytes = Vec::new();
-        reader.take(cap.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| Error::Malformed {
-            name: name(),
-            format: "archive member",
-            reason: e.to_string(),
-        })?;
-        let size = bytes.len() as u64;
-        if size > max_bytes {
-            return Err(Error::TooLarge { name: name(), size, limit: max_bytes });
-        }
-        if size > self.left() {
-            return Err(Error::Limit {
-                name: name(),
-                limit: format!("the archive unpacks to more than {} bytes", self.limits.max_total_bytes),
-            });
-        }
-        if let Some(packed) = packed
-            && size > RATIO_FLOOR
-            && size / packed.max(1) > self.limits.max_ratio
-        {
-            return Err(Error::Limit {
-                name: name(),
-                limit: format!("unpacks {size} bytes from {packed} (ratio over {}:1)", self.limits.max_ratio),
-            });
-        }
-        self.unpacked += size;
-        Ok(bytes)
-    }
-}
-
-/// A member name as a clean relative label: `/` separators, no leading `/`,
-/// no `.` or `..` components.
-pub(crate) fn clean_member_name(raw: &str) -> String {
-    raw.replace('\\', "/")
-        .split('/')
-        .filter(|part| !part.is_empty() && *part != "." && *part != "..")
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
 /// Operating-system litter that is never a document.
 fn is_litter(name: &str) -> bool {
     let file = name.rsplit('/').next().unwrap_or(name);
     name.starts_with("__MACOSX/") || file == ".DS_Store" || file == "Thumbs.db" || file == "desktop.ini"
 }
 
-/// The members of archive `name` (its bytes `bytes`), read within `budget`.
-/// An archive that cannot be opened at all is an `Err`.
-pub(crate) fn members(
+/// Hands each member of archive `name` (its bytes `bytes`) to `each` as it
+/// is read within `budget`, so one member at a time is in memory. An
+/// archive that cannot be opened at all is an `Err`; damage or a limit met
+/// after some members is an `Err` too (the members before it were handed
+/// out). Returns how many members were handed out.
+pub(crate) fn for_each_member(
     kind: ArchiveKind,
     name: &str,
     bytes: &[u8],
-    budget: &mut Budget,
+    budget: &Budget,
     max_bytes: u64,
-) -> Result<Vec<Member>> {
+    each: &mut dyn FnMut(Member),
+) -> Result<usize> {
     match kind {
-        ArchiveKind::Zip => zip_members(name, bytes, budget, max_bytes),
-        ArchiveKind::SevenZ => sevenz_members(name, bytes, budget, max_bytes),
-        ArchiveKind::Rar => rar_members(name, bytes, budget, max_bytes),
+        ArchiveKind::Zip => zip_members(name, bytes, budget, max_bytes, each),
+        ArchiveKind::SevenZ => sevenz_members(name, bytes, budget, max_bytes, each),
+        ArchiveKind::Rar => rar_members(name, bytes, budget, max_bytes, each),
     }
 }
 
-fn too_many(name: &str, limits: &UnpackLimits) -> Error {
-    Error::Limit { name: name.into(), limit: format!("more than {} members", limits.max_members) }
+fn too_many(name: &str, budget: &Budget) -> Error {
+    Error::Limit { name: name.into(), limit: format!("more than {} members", budget.limits.max_members) }
 }
 
-fn zip_members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: u64) -> Result<Vec<Member>> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| Error::Malformed {
+fn zip_members(
+    name: &str,
+    bytes: &[u8],
+    budget: &Budget,
+    max_bytes: u64,
+    each: &mut dyn FnMut(Member),
+) -> Result<usize> {
+    let source = Counting::new(Cursor::new(bytes));
+    let counter = source.counter();
+    let mut archive = zip::ZipArchive::new(source).map_err(|e| Error::Malformed {
         name: name.into(),
         format: "zip",
         reason: e.to_string(),
     })?;
-    let mut out = Vec::new();
+    let mut count = 0usize;
     for index in 0..archive.len() {
         let failure = match archive.by_index(index) {
             Ok(_) => None,
             Err(e) => Some(e.to_string()),
         };
         if let Some(e) = failure {
-            {
-                let label = archive
-                    .name_for_index(index)
-                    .and_then(|name| name.ok().map(|name| clean_member_name(&name)))
-                    .unwrap_or_else(|| format!("#{index}"));
-                let error = if e.contains("ncrypt") || e.contains("assword") {
-                    Error::Encrypted { name: format!("{name}!/{label}") }
-                } else {
-                    Error::Malformed { name: format!("{name}!/{label}"), format: "zip", reason: e }
-                };
-                out.push(Member { name: label, bytes: Err(error) });
-                continue;
-            }
+            let label = archive
+                .name_for_index(index)
+                .and_then(|name| name.ok().map(|name| clean_member_name(&name)))
+                .unwrap_or_else(|| format!("#{index}"));
+            let error = if e.contains("ncrypt") || e.contains("assword") {
+                Error::Encrypted { name: format!("{name}!/{label}") }
+            } else {
+                Error::Malformed { name: format!("{name}!/{label}"), format: "zip", reason: e }
+            };
+            count += 1;
+            each(Member { name: label, bytes: Err(error) });
+            continue;
         }
         let Ok(file) = archive.by_index(index) else { continue };
         let label = file.name().map_or_else(|_| format!("#{index}"), |name| clean_member_name(&name));
         if file.is_dir() || label.is_empty() || is_litter(&label) {
             continue;
         }
-        if out.len() >= budget.limits.max_members {
-            return Err(too_many(name, &budget.limits));
+        if count >= budget.limits.max_members {
+            return Err(too_many(name, budget));
         }
+        count += 1;
+        let full = format!("{name}!/{label}");
         if file.encrypted() {
-            out.push(Member { bytes: Err(Error::Encrypted { name: format!("{name}!/{label}") }), name: label });
+            each(Member { bytes: Err(Error::Encrypted { name: full }), name: label });
             continue;
         }
-        let packed = file.compressed_size();
-        let mut file = file;
-        let bytes = budget.read(name, &label, &mut file, Some(packed), max_bytes);
-        out.push(Member { name: label, bytes });
+        // The central directory's sizes refuse a bomb before it is inflated.
+        let (size, packed) = (file.size(), file.compressed_size());
+        let bytes = budget
+            .check_declared(&full, size, Some(packed), max_bytes)
+            .and_then(|()| budget.read(&full, "zip", file, Packed::Counted(counter.clone()), max_bytes, Some(size)));
+        each(Member { name: label, bytes });
     }
-    Ok(out)
+    Ok(count)
 }
 
-fn sevenz_members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: u64) -> Result<Vec<Member>> {
+fn sevenz_members(
+    name: &str,
+    bytes: &[u8],
+    budget: &Budget,
+    max_bytes: u64,
+    each: &mut dyn FnMut(Member),
+) -> Result<usize> {
     use sevenz_rust2::{ArchiveReader, Error as SzError, Password};
     let to_error = |e: SzError| match e {
         SzError::PasswordRequired | SzError::MaybeBadPassword(_) => Error::Encrypted { name: name.into() },
@@ -188,11 +132,15 @@ fn sevenz_members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: u64)
             name: name.into(),
             limit: format!("decoding needs {actaul_kb} KiB of memory, over the limit of {max_kb} KiB"),
         },
-        other => Error::Malformed { name: name.into(), format: "7z", reason: other.to_string() },
+        other => Error::Malformed { name: name.into(), format: "7z", reason: sevenz_reason(&other) },
     };
-    let mut reader = ArchiveReader::new(Cursor::new(bytes), Password::empty()).map_err(to_error)?;
-    let total_packed = bytes.len() as u64;
-    let mut out: Vec<Member> = Vec::new();
+    let source = Counting::new(Cursor::new(bytes));
+    let counter = source.counter();
+    let mut reader = ArchiveReader::new(source, Password::empty()).map_err(to_error)?;
+    // One decoding thread: the multi-threaded LZMA2 decoder buffers decoded
+    // chunks ahead of the reader, outside the budget.
+    reader.set_thread_count(1);
+    let mut count = 0usize;
     let mut stop: Option<Error> = None;
     let result = reader.for_each_entries(|entry, data| {
         if entry.is_directory() {
@@ -200,60 +148,97 @@ fn sevenz_members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: u64)
         }
         let label = clean_member_name(entry.name());
         if label.is_empty() || is_litter(&label) {
-            // Solid blocks decode in order: read past what we skip.
-            std::io::copy(&mut data.take(budget.left().saturating_add(1)), &mut std::io::sink())?;
+            // Solid blocks decode in order: read past what we skip, under
+            // the same guards.
+            let mut guarded = budget.guard(data, Packed::Counted(counter.clone()), budget.left());
+            let copied = std::io::copy(&mut guarded, &mut std::io::sink());
+            budget.charge(&guarded);
+            if let Some(error) = budget.tripped(&format!("{name}!/{label}"), &guarded) {
+                stop = Some(error);
+                return Ok(false);
+            }
+            copied?;
             return Ok(true);
         }
-        if out.len() >= budget.limits.max_members {
-            stop = Some(too_many(name, &budget.limits));
+        if count >= budget.limits.max_members {
+            stop = Some(too_many(name, budget));
             return Ok(false);
         }
+        count += 1;
+        let full = format!("{name}!/{label}");
         // 7z does not give a packed size per member of a solid block: the
-        // ratio is judged on the whole archive so far.
-        let before = budget.unpacked;
-        let bytes = budget.read(name, &label, data, None, max_bytes);
-        let unpacked = budget.unpacked.max(before);
-        let over_ratio = unpacked > RATIO_FLOOR && unpacked / total_packed.max(1) > budget.limits.max_ratio;
-        let bytes = if over_ratio {
-            stop = Some(Error::Limit {
-                name: name.into(),
-                limit: format!(
-                    "unpacks {unpacked} bytes from {total_packed} (ratio over {}:1)",
-                    budget.limits.max_ratio
-                ),
-            });
-            return Ok(false);
-        } else {
-            bytes
-        };
+        // ratio is judged on the packed bytes decoded so far.
+        let bytes = budget.check_declared(&full, entry.size, None, max_bytes).and_then(|()| {
+            budget.read(&full, "7z", data, Packed::Counted(counter.clone()), max_bytes, Some(entry.size))
+        });
         let failed = bytes.is_err();
-        out.push(Member { name: label, bytes });
-        // A member that hit the budget or failed to decode leaves the rest
-        // of a solid block unreadable.
+        each(Member { name: label, bytes });
+        // A member that hit a limit or failed to decode leaves the rest of
+        // a solid block unreadable.
         Ok(!failed)
     });
     if let Some(error) = stop {
         return Err(error);
     }
     match result {
-        Ok(()) => Ok(out),
-        // Members read before the damage are kept; the damage is reported
-        // as one more failed member named after the archive.
-        Err(e) if !out.is_empty() => {
-            out.push(Member { name: "(rest of the archive)".into(), bytes: Err(to_error(e)) });
-            Ok(out)
+        Ok(()) => Ok(count),
+        // Members read before the damage were handed out; the damage is
+        // reported as one more failed member named after the archive.
+        Err(e) if count > 0 => {
+            each(Member { name: "(rest of the archive)".into(), bytes: Err(to_error(e)) });
+            Ok(count + 1)
         }
         Err(e) => Err(to_error(e)),
     }
 }
 
+/// A 7z error as a sentence: the library's `Display` is its `Debug`.
+fn sevenz_reason(e: &sevenz_rust2::Error) -> String {
+    use sevenz_rust2::Error as E;
+    match e {
+        E::BadSignature(_) => "not a 7z archive (bad signature)".into(),
+        E::UnsupportedVersion { major, minor } => format!("7z format version {major}.{minor} is not supported"),
+        E::ChecksumVerificationFailed => "a checksum does not match: the data is damaged".into(),
+        E::NextHeaderCrcMismatch => "the header's checksum does not match: the header is damaged".into(),
+        E::Io(e, context) if context.is_empty() => io_reason(e),
+        E::Io(e, context) => format!("{context}: {}", io_reason(e)),
+        E::FileOpen(e, file) => format!("cannot open {file}: {}", io_reason(e)),
+        E::Other(reason) | E::Unsupported(reason) => reason.to_string(),
+        E::BadTerminatedStreamsInfo(_)
+        | E::BadTerminatedUnpackInfo
+        | E::BadTerminatedPackInfo(_)
+        | E::BadTerminatedSubStreamsInfo
+        | E::BadTerminatedHeader(_) => "the header is damaged".into(),
+        E::ExternalUnsupported => "headers stored in a separate stream are not supported".into(),
+        E::UnsupportedCompressionMethod(method) => format!("compression method {method} is not supported"),
+        E::MaxMemLimited { max_kb, actaul_kb } => {
+            format!("decoding needs {actaul_kb} KiB of memory, over the limit of {max_kb} KiB")
+        }
+        E::PasswordRequired => "the archive is encrypted".into(),
+        E::MaybeBadPassword(_) => "the data is damaged or encrypted".into(),
+        E::FileNotFound => "a member is missing".into(),
+    }
+}
+
 #[cfg(feature = "rar")]
-fn rar_members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: u64) -> Result<Vec<Member>> {
-    crate::rar::members(name, bytes, budget, max_bytes)
+fn rar_members(
+    name: &str,
+    bytes: &[u8],
+    budget: &Budget,
+    max_bytes: u64,
+    each: &mut dyn FnMut(Member),
+) -> Result<usize> {
+    crate::rar::members(name, bytes, budget, max_bytes, each)
 }
 
 #[cfg(not(feature = "rar"))]
-fn rar_members(name: &str, _bytes: &[u8], _budget: &mut Budget, _max_bytes: u64) -> Result<Vec<Member>> {
+fn rar_members(
+    name: &str,
+    _bytes: &[u8],
+    _budget: &Budget,
+    _max_bytes: u64,
+    _each: &mut dyn FnMut(Member),
+) -> Result<usize> {
     Err(Error::Unsupported {
         name: name.into(),
         media_type: "application/vnd.rar (build with the `rar` feature)".into(),

@@ -3,16 +3,16 @@
 //! that DOCX, PPTX, ODT and EPUB are.
 
 use std::io::{Cursor, Read};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use zip::ZipArchive;
 use zip::result::ZipError;
 
-use crate::config::UnpackLimits;
-use crate::{Error, Format, Result};
-
-/// Members larger than this (unpacked) are held to
-/// [`UnpackLimits::max_ratio`]; smaller ones may compress as well as they like.
-const RATIO_FLOOR: u64 = 1 << 20;
+#[cfg(doc)]
+use crate::UnpackLimits;
+use crate::unpack::{Budget, Counting, Packed};
+use crate::{Error, ExtractConfig, Format, Result};
 
 /// An archive format: its members are documents of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,13 +82,17 @@ fn classify_zip(bytes: &[u8]) -> Container {
 }
 
 /// A ZIP package (DOCX, PPTX, ODT, EPUB) opened for reading its parts,
-/// with the [`UnpackLimits`] enforced on every read.
+/// with the unpack guards (`crate::unpack`) enforced while each part is
+/// inflated: a part is at most [`ExtractConfig::max_bytes`], all parts
+/// together at most [`UnpackLimits::max_total_bytes`], and no part over
+/// [`UnpackLimits::max_ratio`].
 pub(crate) struct ZipPackage<'a> {
     name: String,
     format: &'static str,
-    archive: ZipArchive<Cursor<&'a [u8]>>,
-    limits: UnpackLimits,
-    unpacked: u64,
+    archive: ZipArchive<Counting<Cursor<&'a [u8]>>>,
+    packed: Arc<AtomicU64>,
+    budget: Budget,
+    max_bytes: u64,
 }
 
 impl<'a> ZipPackage<'a> {
@@ -97,14 +101,23 @@ impl<'a> ZipPackage<'a> {
     /// # Errors
     ///
     /// [`Error::Malformed`] when the ZIP directory cannot be read.
-    pub(crate) fn open(name: &str, format: Format, bytes: &'a [u8], limits: &UnpackLimits) -> Result<Self> {
+    pub(crate) fn open(name: &str, format: Format, bytes: &'a [u8], config: &ExtractConfig) -> Result<Self> {
         let format = format.name();
-        let archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| Error::Malformed {
+        let source = Counting::new(Cursor::new(bytes));
+        let packed = source.counter();
+        let archive = ZipArchive::new(source).map_err(|e| Error::Malformed {
             name: name.into(),
             format,
             reason: e.to_string(),
         })?;
-        Ok(Self { name: name.into(), format, archive, limits: limits.clone(), unpacked: 0 })
+        Ok(Self {
+            name: name.into(),
+            format,
+            archive,
+            packed,
+            budget: Budget::new(&config.unpack),
+            max_bytes: config.max_bytes,
+        })
     }
 
     /// The member names, in directory order.
@@ -122,49 +135,48 @@ impl<'a> ZipPackage<'a> {
     /// # Errors
     ///
     /// [`Error::Encrypted`] for an encrypted member, [`Error::Limit`] when it
-    /// would pass the unpack limits, [`Error::Malformed`] when it cannot be
-    /// decompressed.
+    /// passes the unpack limits (refused from its declared sizes, or as soon
+    /// as the bytes inflated pass them), [`Error::Malformed`] when it cannot
+    /// be decompressed; each naming the package, the member in the message.
     pub(crate) fn read(&mut self, member: &str) -> Result<Option<Vec<u8>>> {
         let Some(index) = self.archive.index_for_name(member) else {
             return Ok(None);
-        };
-        let malformed = |name: &str, format, e: &dyn std::fmt::Display| Error::Malformed {
-            name: name.into(),
-            format,
-            reason: format!("{member}: {e}"),
         };
         let file = match self.archive.by_index(index) {
             Ok(file) => file,
             Err(ZipError::UnsupportedArchive(msg)) if msg.contains("ncrypt") || msg.contains("assword") => {
                 return Err(Error::Encrypted { name: self.name.clone() });
             }
-            Err(e) => return Err(malformed(&self.name, self.format, &e)),
+            Err(e) => {
+                return Err(Error::Malformed {
+                    name: self.name.clone(),
+                    format: self.format,
+                    reason: format!("{member}: {e}"),
+                });
+            }
         };
         if file.encrypted() {
             return Err(Error::Encrypted { name: self.name.clone() });
         }
-        let packed = file.compressed_size().max(1);
-        let budget = self.limits.max_total_bytes.saturating_sub(self.unpacked);
-        // The declared size may lie: read at most the budget plus one byte.
-        let mut bytes = Vec::with_capacity(usize::try_from(file.size().min(budget).min(1 << 26)).unwrap_or(0));
-        file.take(budget.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| malformed(&self.name, self.format, &e))?;
-        let size = bytes.len() as u64;
-        if size > budget {
-            return Err(Error::Limit {
-                name: self.name.clone(),
-                limit: format!("unpacks to more than {} bytes", self.limits.max_total_bytes),
-            });
-        }
-        if size > RATIO_FLOOR && size / packed > self.limits.max_ratio {
-            return Err(Error::Limit {
-                name: self.name.clone(),
-                limit: format!("{member} unpacks {size} bytes from {packed} (ratio over {}:1)", self.limits.max_ratio),
-            });
-        }
-        self.unpacked += size;
-        Ok(Some(bytes))
+        let (size, packed) = (file.size(), file.compressed_size());
+        let counted = Packed::Counted(Arc::clone(&self.packed));
+        let result = self
+            .budget
+            .check_declared(&self.name, size, Some(packed), self.max_bytes)
+            .and_then(|()| self.budget.read(&self.name, self.format, file, counted, self.max_bytes, Some(size)));
+        // The package is the document: errors name it, the message names
+        // the part.
+        result.map(Some).map_err(|error| match error {
+            Error::TooLarge { name, limit, .. } => Error::Limit {
+                name,
+                limit: format!("{member} unpacks to more than {limit} bytes (the largest document accepted)"),
+            },
+            Error::Limit { name, limit } => Error::Limit { name, limit: format!("{member} {limit}") },
+            Error::Malformed { name, format, reason } => {
+                Error::Malformed { name, format, reason: format!("{member}: {reason}") }
+            }
+            other => other,
+        })
     }
 
     /// Member `member` as UTF-8 text (a BOM is dropped; invalid bytes
@@ -223,18 +235,21 @@ pub(crate) mod tests {
     fn package_reads_members_within_limits() {
         let bomb = vec![b'a'; 4 << 20];
         let bytes = zip_of(&[("word/document.xml", b"<w/>"), ("big.xml", &bomb)]);
-        let limits = UnpackLimits::default();
-        let mut package = ZipPackage::open("t.docx", Format::Docx, &bytes, &limits).unwrap();
+        let config = ExtractConfig::default();
+        let mut package = ZipPackage::open("t.docx", Format::Docx, &bytes, &config).unwrap();
         assert!(package.has("word/document.xml"));
         assert_eq!(package.read_string("word/document.xml").unwrap().as_deref(), Some("<w/>"));
         assert_eq!(package.read("missing.xml").unwrap(), None);
         let err = package.read("big.xml").unwrap_err();
         assert!(matches!(&err, Error::Limit { name, limit } if name == "t.docx" && limit.contains("ratio")), "{err}");
-        let small = UnpackLimits { max_total_bytes: 3, ..UnpackLimits::default() };
+        let small = ExtractConfig {
+            unpack: crate::UnpackLimits { max_total_bytes: 3, ..crate::UnpackLimits::default() },
+            ..ExtractConfig::default()
+        };
         let mut package = ZipPackage::open("t.docx", Format::Docx, &bytes, &small).unwrap();
         assert!(matches!(package.read("word/document.xml"), Err(Error::Limit { .. })));
         assert!(matches!(
-            ZipPackage::open("bad.docx", Format::Docx, b"PK\x03\x04", &limits),
+            ZipPackage::open("bad.docx", Format::Docx, b"PK\x03\x04", &config),
             Err(Error::Malformed { name, format: "docx", .. }) if name == "bad.docx"
         ));
     }

@@ -15,7 +15,15 @@
 //!    how many, rather than the whole file being mis-decoded as a legacy
 //!    encoding;
 //! 6. statistical detection with `chardetng` (Windows-1251, KOI8-R, IBM866,
-//!    Windows-1252 and the other legacy encodings of the Web).
+//!    Windows-1252 and the other legacy encodings of the Web); except that
+//!    a text that is at least 95 % ASCII bytes stays UTF-8 as in step 5
+//!    when the detected code page would put letters of another script
+//!    inside Latin words in at least half of the words it changes (stray
+//!    bytes in English read as Windows-1251 give `prоcess` with a Cyrillic
+//!    `о`, which the bypass scan rightly calls a look-alike letter). Whole
+//!    Cyrillic words in an English text keep their code page, and so do
+//!    accented letters of Latin code pages (`café` in Windows-1252), which
+//!    cannot be told from stray bytes.
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{DecoderResult, Encoding, KOI8_R, KOI8_U, UTF_8, UTF_16BE, UTF_16LE};
@@ -89,7 +97,42 @@ fn detect(bytes: &[u8]) -> Decoded {
     if errors > 0 && errors * 20 <= non_ascii.saturating_sub(errors) {
         return Decoded { text, encoding: UTF_8, warnings: vec![invalid_bytes(UTF_8, errors)] };
     }
-    decode_with(guess_legacy(bytes), bytes)
+    let legacy = decode_with(guess_legacy(bytes), bytes);
+    if stray_bytes_in_ascii(bytes, &legacy.text) {
+        return Decoded { text, encoding: UTF_8, warnings: vec![invalid_bytes(UTF_8, errors)] };
+    }
+    legacy
+}
+
+/// The exception of step 6: `bytes` are at least 95 % ASCII and their
+/// legacy decoding `legacy` mixes scripts inside words.
+fn stray_bytes_in_ascii(bytes: &[u8], legacy: &str) -> bool {
+    let non_ascii = bytes.iter().filter(|b| !b.is_ascii()).count();
+    non_ascii * 20 <= bytes.len() && mixes_scripts_in_words(legacy)
+}
+
+/// Whether most words with a non-ASCII letter also hold ASCII letters next
+/// to letters of another script (`prоcess` with a Cyrillic `о`): what stray
+/// bytes in an English text become when decoded as a Cyrillic, Greek...
+/// code page. Real text in those code pages has whole words in its script.
+fn mixes_scripts_in_words(text: &str) -> bool {
+    let (mut changed, mut mixed) = (0usize, 0usize);
+    for word in text.split(|c: char| !c.is_alphabetic()) {
+        if word.is_ascii() {
+            continue;
+        }
+        changed += 1;
+        let ascii = word.chars().any(|c| c.is_ascii_alphabetic());
+        let foreign = word.chars().any(|c| !c.is_ascii() && !is_latin(c));
+        mixed += usize::from(ascii && foreign);
+    }
+    changed > 0 && mixed * 2 >= changed
+}
+
+/// Latin letters beyond ASCII (accented letters of Western and Central
+/// European code pages).
+fn is_latin(c: char) -> bool {
+    matches!(c, '\u{C0}'..='\u{24F}' | '\u{1E00}'..='\u{1EFF}')
 }
 
 /// Asks `chardetng` for a legacy encoding.
@@ -267,6 +310,30 @@ mod tests {
         // An unknown label is ignored silently.
         let decoded = decode(RUSSIAN.as_bytes(), Some("no-such-charset"));
         assert!(decoded.warnings.is_empty());
+    }
+
+    /// Issue 18: stray bytes in English read as Windows-1251 put Cyrillic
+    /// letters inside Latin words, which the bypass scan reports as
+    /// look-alike letters (1,999 of them in the attack file).
+    #[test]
+    fn english_with_stray_bytes_read_as_windows_1251_stays_utf8() {
+        let english = "The process of making honey starts with nectar. ".repeat(20);
+        let mut bytes = english.clone().into_bytes();
+        for at in [4usize, 120, 300, 610, 900] {
+            bytes[at] = 0xEE; // Windows-1251 'о'
+        }
+        let (legacy, _, _) = WINDOWS_1251.decode(&bytes);
+        assert!(stray_bytes_in_ascii(&bytes, &legacy));
+        assert!(!crate::bypass::scan(&legacy, &[]).is_empty(), "the scan would report the legacy decoding");
+        // Whole Russian words in English keep their code page.
+        let with_russian = format!("{english} Привет, мир.");
+        let (mixed, _, _) = WINDOWS_1251.encode(&with_russian);
+        let (legacy, _, _) = WINDOWS_1251.decode(&mixed);
+        assert!(!stray_bytes_in_ascii(&mixed, &legacy));
+        // Mostly Russian text is never an exception.
+        let (russian, _, _) = WINDOWS_1251.encode(RUSSIAN);
+        let (legacy, _, _) = WINDOWS_1251.decode(&russian);
+        assert!(!stray_bytes_in_ascii(&russian, &legacy));
     }
 
     #[test]

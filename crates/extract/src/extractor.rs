@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-use crate::archive::{self, Budget, Document};
+use crate::archive::{self, Document};
 use crate::bypass;
 use crate::container::{self, ArchiveKind, Container};
 use crate::doc::DocExtractor;
@@ -20,6 +20,7 @@ use crate::pdf::PdfExtractor;
 use crate::rtf::RtfExtractor;
 use crate::sniff::{self, HEAD_LEN, Kind, is_blank};
 use crate::text::TextExtractor;
+use crate::unpack::Budget;
 use crate::{Error, ExtractConfig, Extracted, Format, Result};
 
 /// Extracts text from documents in any supported format.
@@ -166,9 +167,9 @@ impl Extractor {
     /// still extracted. Never empty.
     #[must_use]
     pub fn extract_documents(&self, name: &str, bytes: &[u8]) -> Vec<Document> {
-        let mut budget = Budget::new(&self.config.unpack);
+        let budget = Budget::new(&self.config.unpack);
         let mut out = Vec::new();
-        self.collect(name, bytes, 0, &mut budget, &mut out);
+        self.collect(name, bytes, 0, &budget, &mut out);
         out
     }
 
@@ -184,7 +185,7 @@ impl Extractor {
         }
     }
 
-    fn collect(&self, name: &str, bytes: &[u8], depth: u32, budget: &mut Budget, out: &mut Vec<Document>) {
+    fn collect(&self, name: &str, bytes: &[u8], depth: u32, budget: &Budget, out: &mut Vec<Document>) {
         let Some(kind) = self.archive_kind(bytes) else {
             // Our parsers are written not to panic (fuzzed); should one
             // still, the document fails by name and the batch goes on.
@@ -198,20 +199,19 @@ impl Extractor {
             out.push(Document { name: name.into(), result: Err(Error::Limit { name: name.into(), limit }) });
             return;
         }
-        match archive::members(kind, name, bytes, budget, self.config.max_bytes) {
+        // Each member is extracted as soon as it is read and dropped after:
+        // one member at a time in memory (per nesting level).
+        let mut each = |member: archive::Member| {
+            let member_name = format!("{name}!/{}", member.name);
+            match member.bytes {
+                Ok(bytes) => self.collect(&member_name, &bytes, depth + 1, budget, out),
+                Err(error) => out.push(Document { name: member_name, result: Err(error) }),
+            }
+        };
+        match archive::for_each_member(kind, name, bytes, budget, self.config.max_bytes, &mut each) {
             Err(error) => out.push(Document { name: name.into(), result: Err(error) }),
-            Ok(members) if members.is_empty() => {
-                out.push(Document { name: name.into(), result: Err(Error::Empty { name: name.into() }) });
-            }
-            Ok(members) => {
-                for member in members {
-                    let member_name = format!("{name}!/{}", member.name);
-                    match member.bytes {
-                        Ok(bytes) => self.collect(&member_name, &bytes, depth + 1, budget, out),
-                        Err(error) => out.push(Document { name: member_name, result: Err(error) }),
-                    }
-                }
-            }
+            Ok(0) => out.push(Document { name: name.into(), result: Err(Error::Empty { name: name.into() }) }),
+            Ok(_) => {}
         }
     }
 
@@ -227,7 +227,7 @@ impl Extractor {
 
     fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
         let name = path.display().to_string();
-        let io = |source| Error::Io { path: path.to_path_buf(), source };
+        let io = |reason| Error::Io { path: path.to_path_buf(), reason };
         let file = std::fs::File::open(path).map_err(io)?;
         let size = file.metadata().map_err(io)?.len();
         let limit = self.config.max_bytes;

@@ -137,6 +137,7 @@ mod rar;
 mod rtf;
 mod sniff;
 mod text;
+mod unpack;
 pub mod worker;
 
 pub use archive::Document;

@@ -13,11 +13,111 @@ use crate::{Error, ExtractConfig, Extracted, Format, Place, Result, Trick, encod
 /// Extensions that mark a Markdown file.
 const EXTENSIONS: &[&str] = &["md", "markdown", "mdown", "mkd", "mkdn", "mdwn"];
 
+/// Extensions that say "plain text" (or source code, whose comments look
+/// like headings): never sniffed as Markdown.
+const PLAIN: &[&str] = &[
+    "txt", "text", "log", "csv", "tsv", "py", "sh", "bash", "rb", "pl", "r", "rs", "c", "h", "cpp", "js", "ts", "java",
+    "go", "json", "xml", "yaml", "yml", "toml", "ini", "cfg", "conf", "tex", "rst", "adoc", "org",
+];
+
+/// Markup kinds [`looks_like_markdown`] looks for.
+const HEADING: u8 = 1;
+const LINK: u8 = 2;
+const FENCE: u8 = 4;
+const LIST: u8 = 8;
+const EMPHASIS: u8 = 16;
+const SETEXT: u8 = 32;
+
+/// Whether the first bytes of a document read as Markdown, conservatively:
+/// at least two different kinds of markup among ATX headings (`# Title`),
+/// links (`[text](target)`), code fences, list items, strong emphasis
+/// (`**bold**`, `__bold__`) and setext underlines, one of them a heading,
+/// a link or a fence (which plain text practically never has), and no
+/// shebang or leading `<` (scripts, HTML and XML).
+pub(crate) fn looks_like_markdown(head: &[u8]) -> bool {
+    let valid = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        // A multi-byte character cut at the end of the head.
+        Err(e) => std::str::from_utf8(head.get(..e.valid_up_to()).unwrap_or_default()).unwrap_or_default(),
+    };
+    let text = valid.trim_start_matches('\u{FEFF}');
+    if text.starts_with("#!") || text.trim_start().starts_with('<') {
+        return false;
+    }
+    let mut kinds = 0u8;
+    let mut previous_text = false;
+    for line in text.lines().take(400) {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let trimmed = line.trim();
+        if indent <= 3 {
+            let hashes = trimmed.bytes().take_while(|b| *b == b'#').count();
+            if (1..=6).contains(&hashes)
+                && trimmed.as_bytes().get(hashes) == Some(&b' ')
+                && trimmed.get(hashes + 1..).is_some_and(|rest| rest.chars().next().is_some_and(char::is_alphanumeric))
+            {
+                kinds |= HEADING;
+            }
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                kinds |= FENCE;
+            }
+            let numbered = trimmed
+                .split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit()));
+            if ["- ", "* ", "+ "].iter().any(|marker| trimmed.starts_with(marker)) || numbered {
+                kinds |= LIST;
+            }
+            if previous_text
+                && trimmed.len() >= 3
+                && (trimmed.bytes().all(|b| b == b'=') || trimmed.bytes().all(|b| b == b'-'))
+            {
+                kinds |= SETEXT;
+            }
+        }
+        if has_link(trimmed) {
+            kinds |= LINK;
+        }
+        if has_strong(trimmed, "**") || has_strong(trimmed, "__") {
+            kinds |= EMPHASIS;
+        }
+        previous_text = !trimmed.is_empty() && trimmed.chars().next().is_some_and(char::is_alphanumeric);
+    }
+    kinds.count_ones() >= 2 && kinds & (HEADING | LINK | FENCE) != 0
+}
+
+/// `[text](target)` with text and a target without spaces.
+fn has_link(line: &str) -> bool {
+    line.match_indices("](").any(|(at, _)| {
+        let before = line.get(..at).unwrap_or_default();
+        let after = line.get(at + 2..).unwrap_or_default();
+        let text_ok = before.rfind('[').is_some_and(|open| at > open + 1);
+        let target_ok = after.find(')').is_some_and(|close| close > 0 && !after[..close].contains(' '));
+        text_ok && target_ok
+    })
+}
+
+/// `**word**`: the marker not right after a letter or digit (`a**b` is
+/// arithmetic), a letter right after it, and the marker again later on the
+/// line, right after a non-space.
+fn has_strong(line: &str, marker: &str) -> bool {
+    line.match_indices(marker).any(|(at, _)| {
+        let opens = line.get(..at).and_then(|s| s.chars().last()).is_none_or(|c| !c.is_alphanumeric());
+        let rest = line.get(at + marker.len()..).unwrap_or_default();
+        opens
+            && rest.chars().next().is_some_and(char::is_alphanumeric)
+            && rest.match_indices(marker).any(|(end, _)| {
+                end > 0 && rest.get(..end).and_then(|s| s.chars().last()).is_some_and(|c| !c.is_whitespace())
+            })
+    })
+}
+
 /// Extracts Markdown documents.
 ///
 /// - Recognised by the name's extension (`.md`, `.markdown`, `.mdown`,
-///   `.mkd`, `.mkdn`, `.mdwn`) on text content: Markdown has no magic
-///   number, and a `.txt` file that happens to start with `# ` stays text.
+///   `.mkd`, `.mkdn`, `.mdwn`) on text content, or by its content when the
+///   name has no extension that says plain text or source code (`.txt`,
+///   `.py`...): at least two kinds of markup, one of them a heading, a link
+///   or a code fence (see [`looks_like_markdown`]). Markdown has no magic
+///   number, so a `.txt` file that happens to start with `# ` stays text.
 /// - The encoding is detected as for plain text.
 /// - Markup is dropped and the text kept: headings, paragraphs, block
 ///   quotes, list items (one per line), code blocks and spans, table cells
@@ -40,7 +140,13 @@ impl Extract for MarkdownExtractor {
     }
 
     fn sniff(&self, name: &str, head: &[u8]) -> bool {
-        extension(name).is_some_and(|ext| EXTENSIONS.contains(&ext.as_str())) && !head.is_empty()
+        match extension(name) {
+            Some(ext) if EXTENSIONS.contains(&ext.as_str()) => !head.is_empty(),
+            // The name says plain text: Markdown is plain text too, and the
+            // name breaks the tie.
+            Some(ext) if PLAIN.contains(&ext.as_str()) => false,
+            _ => looks_like_markdown(head),
+        }
     }
 
     fn extract(&self, name: &str, bytes: &[u8], _config: &ExtractConfig) -> Result<Extracted> {
@@ -262,10 +368,30 @@ mod tests {
     }
 
     #[test]
-    fn sniffed_by_extension_only() {
+    fn sniffed_by_extension_then_by_content() {
         assert!(MarkdownExtractor.sniff("README.md", b"# Title"));
         assert!(MarkdownExtractor.sniff("notes.markdown", b"plain"));
-        assert!(!MarkdownExtractor.sniff("notes.txt", b"# Title"));
+        assert!(!MarkdownExtractor.sniff("notes.txt", b"# Title\n\n- one\n- two"));
         assert!(!MarkdownExtractor.sniff("x.md", b""));
+        let markdown = b"# Notes\n\nSee [the guide](https://example.org/guide) and **this**.\n\n- one\n- two\n";
+        assert!(MarkdownExtractor.sniff("upload.bin", markdown));
+        assert!(MarkdownExtractor.sniff("upload", b"Title\n=====\n\n```\ncode\n```\n"));
+        assert!(!MarkdownExtractor.sniff("script.py", markdown));
+    }
+
+    #[test]
+    fn plain_text_stays_plain_text() {
+        for text in [
+            &b"Dear Anna,\n\nthe meeting is at 10. Bring:\n- the report\n- the slides\n\nBest, Ivan"[..],
+            b"# Only one heading-like line\nand nothing else marked up.",
+            b"#!/bin/sh\n# Install\n[ -f x ](y)\n- a\n",
+            b"<html><body># Title\n[a](b)</body></html>",
+            b"Chapter 1\n---------\n\n1. First point. 2. Second point.",
+            b"x = a**b + c**d  # Python\n# comment with words\n",
+        ] {
+            assert!(!looks_like_markdown(text), "{}", String::from_utf8_lossy(text));
+        }
+        // A cut multi-byte character at the end of the head is fine.
+        assert!(looks_like_markdown("# Заголовок\n\n[ссылка](https://x.org) Я".as_bytes().split_last().unwrap().1));
     }
 }

@@ -87,7 +87,7 @@ fn bind(name: &str, configured: Option<&Path>) -> Result<Pdfium> {
     for path in candidates.iter().filter(|p| p.is_file()) {
         match Pdfium::bind_to_library(path) {
             Ok(bindings) => return Ok(Pdfium::new(bindings)),
-            Err(e) => tried.push(format!("{}: {e:?}", path.display())),
+            Err(e) => tried.push(format!("{}: {}", path.display(), pdfium_reason(&e))),
         }
     }
     if let Ok(bindings) = Pdfium::bind_to_system_library() {
@@ -131,7 +131,23 @@ fn load_error(name: &str, error: PdfiumError) -> Error {
             malformed("not a readable PDF (bad header, cross-reference table or trailer)")
         }
         PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::PageError) => malformed("a page cannot be read"),
-        other => malformed(&format!("PDFium cannot open it ({other:?})")),
+        other => malformed(&format!("PDFium cannot open it ({})", pdfium_reason(&other))),
+    }
+}
+
+/// A PDFium error as a sentence: the library's `Display` is its `Debug`.
+pub(crate) fn pdfium_reason(error: &PdfiumError) -> String {
+    match error {
+        PdfiumError::LoadLibraryError(e) => format!("the library cannot be loaded: {e}"),
+        PdfiumError::IoError(e) => e.to_string(),
+        PdfiumError::PdfiumLibraryInternalError(internal) => match internal {
+            PdfiumInternalError::FileError => "the file cannot be read".into(),
+            PdfiumInternalError::FormatError => "not a readable PDF".into(),
+            PdfiumInternalError::PasswordError | PdfiumInternalError::SecurityError => "the PDF is encrypted".into(),
+            PdfiumInternalError::PageError => "a page cannot be read".into(),
+            PdfiumInternalError::Unknown => "an unknown PDFium error".into(),
+        },
+        _ => "a PDFium error".into(),
     }
 }
 

@@ -58,7 +58,9 @@ impl Ocr {
             .scale_page_by_factor(DPI / 72.0)
             .set_maximum_width(MAX_PIXELS)
             .set_maximum_height(MAX_PIXELS);
-        let bitmap = page.render_with_config(&config).map_err(|e| failed(format!("cannot render a page: {e:?}")))?;
+        let bitmap = page
+            .render_with_config(&config)
+            .map_err(|e| failed(format!("cannot render a page: {}", crate::pdf::pdfium_reason(&e))))?;
         let (width, height) = (bitmap.width(), bitmap.height());
         let mut image = format!("P5\n{width} {height}\n255\n").into_bytes();
         image.extend(bitmap.as_rgba_bytes().chunks_exact(4).map(|p| {

@@ -10,10 +10,18 @@ use std::io::Write;
 
 use unrar::error::{Code, UnrarError};
 
-use crate::archive::{Budget, Member, clean_member_name};
+use crate::unpack::{Budget, Member, Packed, clean_member_name};
 use crate::{Error, Result};
 
-pub(crate) fn members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: u64) -> Result<Vec<Member>> {
+/// Hands each member of RAR archive `name` to `each`; see
+/// `archive::for_each_member`.
+pub(crate) fn members(
+    name: &str,
+    bytes: &[u8],
+    budget: &Budget,
+    max_bytes: u64,
+    each: &mut dyn FnMut(Member),
+) -> Result<usize> {
     let temp_error = |e: std::io::Error| Error::Failed { name: name.into(), reason: format!("temporary file: {e}") };
     let mut file = tempfile::Builder::new().prefix("tessera-").suffix(".rar").tempfile().map_err(temp_error)?;
     file.write_all(bytes).and_then(|()| file.flush()).map_err(temp_error)?;
@@ -23,14 +31,14 @@ pub(crate) fn members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: 
     };
     let mut archive =
         unrar::Archive::new(file.path()).open_for_processing().map_err(|e| to_error(e, name.to_owned()))?;
-    let mut out = Vec::new();
+    let mut count = 0usize;
     loop {
         let header = match archive.read_header() {
             Ok(Some(header)) => header,
             Ok(None) => break,
-            Err(e) if out.is_empty() => return Err(to_error(e, name.to_owned())),
+            Err(e) if count == 0 => return Err(to_error(e, name.to_owned())),
             Err(e) => {
-                out.push(Member { name: "(rest of the archive)".into(), bytes: Err(to_error(e, name.to_owned())) });
+                each(Member { name: "(rest of the archive)".into(), bytes: Err(to_error(e, name.to_owned())) });
                 break;
             }
         };
@@ -41,40 +49,35 @@ pub(crate) fn members(name: &str, bytes: &[u8], budget: &mut Budget, max_bytes: 
             archive = header.skip().map_err(|e| to_error(e, member))?;
             continue;
         }
-        if out.len() >= budget.limits.max_members {
+        if count >= budget.limits.max_members {
             return Err(Error::Limit {
                 name: name.into(),
                 limit: format!("more than {} members", budget.limits.max_members),
             });
         }
+        count += 1;
         if entry.is_encrypted() {
-            out.push(Member { name: label, bytes: Err(Error::Encrypted { name: member.clone() }) });
+            each(Member { name: label, bytes: Err(Error::Encrypted { name: member.clone() }) });
             archive = header.skip().map_err(|e| to_error(e, member))?;
             continue;
         }
-        if entry.unpacked_size > max_bytes {
-            let error = Error::TooLarge { name: member.clone(), size: entry.unpacked_size, limit: max_bytes };
-            out.push(Member { name: label, bytes: Err(error) });
-            archive = header.skip().map_err(|e| to_error(e, member))?;
-            continue;
-        }
-        if entry.unpacked_size > budget.limits.max_total_bytes.saturating_sub(budget.unpacked) {
-            let limit = format!("the archive unpacks to more than {} bytes", budget.limits.max_total_bytes);
-            out.push(Member { name: label, bytes: Err(Error::Limit { name: member.clone(), limit }) });
+        // UnRAR unpacks a member whole: its declared size is checked first.
+        if let Err(error) = budget.check_declared(&member, entry.unpacked_size, None, max_bytes) {
+            each(Member { name: label, bytes: Err(error) });
             archive = header.skip().map_err(|e| to_error(e, member))?;
             continue;
         }
         match header.read() {
             Ok((data, rest)) => {
-                let bytes = budget.read(name, &label, &mut data.as_slice(), None, max_bytes);
-                out.push(Member { name: label, bytes });
+                let bytes = budget.read(&member, "rar", data.as_slice(), Packed::Unknown, max_bytes, None);
+                each(Member { name: label, bytes });
                 archive = rest;
             }
             Err(e) => {
-                out.push(Member { name: label, bytes: Err(to_error(e, member)) });
+                each(Member { name: label, bytes: Err(to_error(e, member)) });
                 break;
             }
         }
     }
-    Ok(out)
+    Ok(count)
 }

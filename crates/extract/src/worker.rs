@@ -105,7 +105,7 @@ enum WireError {
 impl WireError {
     fn from_error(error: Error) -> Self {
         match error {
-            Error::Io { source, .. } => WireError::Failed { reason: source.to_string() },
+            Error::Io { reason, .. } => WireError::Failed { reason: reason.to_string() },
             Error::Empty { .. } => WireError::Empty,
             Error::Binary { .. } => WireError::Binary,
             Error::TooLarge { size, limit, .. } => WireError::TooLarge { size, limit },

@@ -168,3 +168,19 @@ fn rar_without_the_feature_is_unsupported_by_name() {
         "{docs:?}"
     );
 }
+
+/// Issue 18: a truncated 7z showed `Io(Error { kind: UnexpectedEof ... })`.
+#[test]
+fn a_truncated_7z_is_a_sentence_not_debug_output() {
+    let bytes = std::fs::read(fixture("thesis.7z")).unwrap();
+    for cut in [bytes.len() / 2, bytes.len() - 10, 40] {
+        for doc in Extractor::default().extract_documents("cut.7z", &bytes[..cut]) {
+            let Err(error) = &doc.result else { continue };
+            let message = error.to_string();
+            assert!(message.starts_with("cut.7z"), "{message}");
+            for debug in ["Error {", "kind:", "Io(", "Some(", "\"\""] {
+                assert!(!message.contains(debug), "{message}");
+            }
+        }
+    }
+}

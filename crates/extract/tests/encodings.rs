@@ -111,3 +111,40 @@ fn mostly_utf8_with_a_broken_byte_stays_utf8() {
     assert_eq!(out.text.replace('\u{FFFD}', ""), RUSSIAN);
     assert_eq!(out.warnings, vec![Warning::InvalidBytes { encoding: "UTF-8".into(), count: 1 }]);
 }
+
+/// Issue 18: English text with a few invalid UTF-8 bytes inside words was
+/// decoded in a legacy code page, each stray byte a letter of another
+/// script in a Latin word (Windows-1251 in the attack file, with 1,999
+/// look-alike-letter bypasses reported; here the detector guesses
+/// Windows-1252, whose `ª`, `µ`, `º` do the same).
+#[test]
+fn english_with_invalid_bytes_stays_utf8_without_false_homoglyphs() {
+    let english =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/known/en.txt")).unwrap().repeat(4);
+    let mut bytes = Vec::new();
+    let mut stray = 0;
+    for (i, word) in english.split(' ').enumerate() {
+        if i > 0 {
+            bytes.push(b' ');
+        }
+        // A stray byte in the middle of every tenth long word.
+        if i % 10 == 7 && word.len() > 4 && word.is_ascii() {
+            bytes.extend_from_slice(&word.as_bytes()[..2]);
+            bytes.push([0xAA, 0xB5, 0xBA][i % 3]);
+            bytes.extend_from_slice(&word.as_bytes()[2..]);
+            stray += 1;
+        } else {
+            bytes.extend_from_slice(word.as_bytes());
+        }
+    }
+    assert!(stray >= 5, "{stray}");
+    let out = extract("notes.txt", &bytes);
+    assert_eq!(out.encoding.as_deref(), Some("UTF-8"));
+    assert_eq!(out.text.matches('\u{FFFD}').count(), stray);
+    assert!(
+        out.warnings.contains(&Warning::InvalidBytes { encoding: "UTF-8".into(), count: stray }),
+        "{:?}",
+        out.warnings
+    );
+    assert!(out.bypasses().next().is_none(), "{:?}", out.warnings);
+}

@@ -142,10 +142,12 @@ fn missing_file_is_io_naming_the_path() {
     let path = dir.path().join("no-such-file.txt");
     match extract_path(&path, &config()) {
         Err(error @ Error::Io { .. }) => {
-            assert!(error.to_string().contains("no-such-file.txt"), "{error}");
-            let Error::Io { path: p, source } = error else { unreachable!() };
+            // The path and the system's reason, in the message itself.
+            let message = error.to_string();
+            assert!(message.contains("no-such-file.txt") && message.contains("No such file"), "{message}");
+            let Error::Io { path: p, reason } = error else { unreachable!() };
             assert_eq!(p, path);
-            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            assert_eq!(reason.kind(), std::io::ErrorKind::NotFound);
         }
         other => panic!("{other:?}"),
     }

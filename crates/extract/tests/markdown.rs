@@ -44,3 +44,16 @@ fn the_same_bytes_named_txt_stay_text() {
     let err = extractor.extract_bytes("blank.md", b" \n\n ").unwrap_err();
     assert!(matches!(err, Error::Empty { name } if name == "blank.md"));
 }
+
+#[test]
+fn markdown_is_recognised_by_content_without_an_extension() {
+    let bytes = std::fs::read(testdata("markdown/en.md")).unwrap();
+    let extractor = Extractor::default();
+    // An upload with no useful name: the markup decides.
+    let doc = extractor.extract_bytes("upload", &bytes).unwrap();
+    assert_eq!(doc.format, Format::Markdown);
+    assert!(doc.text.starts_with("The Printing Press"), "{}", &doc.text[..40]);
+    // Plain text without markup stays plain text.
+    let plain = std::fs::read(testdata("known/en.txt")).unwrap();
+    assert_eq!(extractor.detect("upload", &plain).unwrap(), Format::Text);
+}

@@ -7,14 +7,13 @@ use std::collections::HashMap;
 
 use quick_xml::events::{BytesStart, Event};
 
+use super::xml_walker::{self, Blocks, Paragraph, PartName, RunProperties, Step, Visit, Writer, layered};
 use super::{
-    MAX_STYLE_DEPTH, Pages, attr, chars, local, local_end, on_off, ooxml_metadata, reader, relationships, rels_path,
-    resolve, xml_damage,
+    MAX_STYLE_DEPTH, attr, local, local_end, on_off, ooxml_metadata, reader, relationships, rels_path, resolve,
 };
-use crate::builder::TextBuilder;
 use crate::container::ZipPackage;
 use crate::extract::Extract;
-use crate::{Error, ExtractConfig, Extracted, Format, Part, Place, Result, Trick};
+use crate::{Error, ExtractConfig, Extracted, Format, Part, Result, Trick};
 
 /// Extracts Word 2007+ documents (`.docx`, also `.docm`, `.dotx`).
 ///
@@ -49,7 +48,7 @@ impl Extract for DocxExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Docx, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Docx, bytes, config)?;
         let main = main_part(&mut package)?;
         let Some(document) = package.read_string(&main)? else {
             return Err(Error::Malformed { name: name.into(), format: "docx", reason: format!("no {main}") });
@@ -76,9 +75,8 @@ impl Extract for DocxExtractor {
         .unwrap_or_default();
         let marks_pages =
             ["w:type=\"page\"", "lastRenderedPageBreak", "pageBreakBefore"].iter().any(|mark| document.contains(mark));
-        let mut walker =
-            Walker { builder: TextBuilder::new(), styles: &styles, pages: Pages::new(marks_pages), paragraphs: 0 };
-        walker.walk(name, &main, &document, Part::Body)?;
+        let mut writer = Writer::new(marks_pages);
+        walk_part(&mut writer, &styles, name, &main, &document, Part::Body)?;
         drop(document);
         for (suffix, part) in [
             ("/footnotes", Part::Footnote),
@@ -89,12 +87,12 @@ impl Extract for DocxExtractor {
         ] {
             for member in target(suffix) {
                 if let Some(xml) = package.read_string(&member)? {
-                    walker.walk(name, &member, &xml, part)?;
+                    walk_part(&mut writer, &styles, name, &member, &xml, part)?;
                 }
             }
         }
         let (title, metadata) = ooxml_metadata(&mut package)?;
-        let mut doc = walker.builder.finish(name, Format::Docx)?;
+        let mut doc = writer.builder.finish(name, Format::Docx)?;
         doc.title = title;
         doc.metadata = metadata;
         Ok(doc)
@@ -154,8 +152,9 @@ impl RunProps {
             _ => {}
         }
     }
+}
 
-    /// These properties with `top`'s set ones on top.
+impl RunProperties for RunProps {
     fn overlay(&mut self, top: &RunProps) {
         if top.vanish.is_some() {
             self.vanish = top.vanish;
@@ -171,7 +170,6 @@ impl RunProps {
         }
     }
 
-    /// Why text with these properties is invisible, if it is.
     fn trick(&self, paragraph_fill: Option<&str>) -> Option<Trick> {
         if self.vanish == Some(true) {
             return Some(Trick::HiddenText);
@@ -296,21 +294,6 @@ impl Styles {
     }
 }
 
-/// A paragraph being read.
-#[derive(Debug)]
-struct Paragraph {
-    props: RunProps,
-    fill: Option<String>,
-    number: Option<u32>,
-}
-
-struct Walker<'s> {
-    builder: TextBuilder,
-    styles: &'s Styles,
-    pages: Pages,
-    paragraphs: u32,
-}
-
 /// Elements whose content is never shown text: field codes, deleted
 /// revisions, the fallback copy of alternate content, property-change
 /// records, note separators.
@@ -331,209 +314,157 @@ const SKIPPED: &[&str] = &[
     "tabs",
 ];
 
-impl Walker<'_> {
-    #[allow(clippy::too_many_lines)]
-    fn walk(&mut self, name: &str, member: &str, xml: &str, part: Part) -> Result<()> {
-        let mut reader = reader(xml);
-        let mut paragraphs: Vec<Paragraph> = Vec::new();
-        let mut run = RunProps::default();
-        let mut run_style: Option<String> = None;
-        let (mut in_run, mut in_ppr, mut in_rpr, mut in_text) = (false, false, false, false);
-        let (mut tables, mut cells, mut boxes, mut skip) = (0u32, 0u32, 0u32, 0usize);
-        // The enclosing run's state while a text box inside it is read.
-        let mut outer_runs: Vec<(RunProps, Option<String>, bool)> = Vec::new();
-        loop {
-            let event = match reader.read_event() {
-                Ok(Event::Eof) => break,
-                Ok(event) => event,
-                Err(e) => {
-                    let warning = xml_damage(name, Format::Docx, member, &e, !self.builder.text().is_empty())?;
-                    self.builder.warn(warning);
-                    break;
-                }
-            };
-            if skip > 0 {
-                match event {
-                    Event::Start(_) => skip += 1,
-                    Event::End(_) => skip -= 1,
-                    _ => {}
-                }
-                continue;
-            }
-            match &event {
-                Event::Start(e) | Event::Empty(e) => {
-                    let empty = matches!(event, Event::Empty(_));
-                    let tag = local(e);
-                    if SKIPPED.contains(&tag) {
-                        skip = usize::from(!empty);
-                        continue;
-                    }
-                    match tag {
-                        "footnote" | "endnote"
-                            if attr(e, "type").is_some_and(|t| t.contains("eparator") || t == "continuationNotice") =>
-                        {
-                            skip = usize::from(!empty);
-                        }
-                        "p" => {
-                            if cells == 0 || boxes > 0 {
-                                self.builder.paragraph_break();
-                            }
-                            if !empty {
-                                paragraphs.push(Paragraph {
-                                    props: self.styles.paragraph(None),
-                                    fill: None,
-                                    number: None,
-                                });
-                            }
-                        }
-                        "pPr" => in_ppr = !empty,
-                        "rPr" => in_rpr = !empty,
-                        "r" => {
-                            in_run = !empty;
-                            run = RunProps::default();
-                            run_style = None;
-                        }
-                        "t" => in_text = !empty,
-                        "pStyle" if in_ppr && !in_rpr => {
-                            if let Some(paragraph) = paragraphs.last_mut() {
-                                paragraph.props = self.styles.paragraph(attr(e, "val").as_deref());
-                            }
-                        }
-                        "shd" if in_ppr && !in_rpr => {
-                            if let Some(paragraph) = paragraphs.last_mut() {
-                                paragraph.fill =
-                                    attr(e, "fill").map(|f| f.to_ascii_uppercase()).filter(|f| f != "AUTO");
-                            }
-                        }
-                        "pageBreakBefore" if in_ppr && on_off(e) => self.pages.explicit(),
-                        "rStyle" if in_run && in_rpr => run_style = attr(e, "val"),
-                        _ if in_run && in_rpr => run.apply(e),
-                        "tab" | "ptab" if in_run => self.builder.space(),
-                        "br" | "cr" if in_run => {
-                            if attr(e, "type").as_deref() == Some("page") {
-                                self.pages.explicit();
-                            }
-                            self.builder.line_break();
-                        }
-                        "lastRenderedPageBreak" => self.pages.rendered(),
-                        "noBreakHyphen" if in_run => {
-                            let props = self.effective(&paragraphs, &run, run_style.as_deref());
-                            self.emit("-", &props, &mut paragraphs, part, tables, boxes);
-                        }
-                        "tbl" if !empty => {
-                            tables += 1;
-                            self.builder.paragraph_break();
-                        }
-                        "tc" if !empty => cells += 1,
-                        "txbxContent" if !empty => {
-                            outer_runs.push((std::mem::take(&mut run), run_style.take(), in_run));
-                            in_run = false;
-                            boxes += 1;
-                            self.builder.paragraph_break();
-                        }
-                        _ => {}
-                    }
-                }
-                Event::End(e) => match local_end(e.name().0) {
-                    "p" => {
-                        paragraphs.pop();
-                        if cells > 0 && boxes == 0 {
-                            self.builder.space();
-                        } else {
-                            self.builder.paragraph_break();
-                        }
-                    }
-                    "pPr" => in_ppr = false,
-                    "rPr" => in_rpr = false,
-                    "r" => in_run = false,
-                    "t" => in_text = false,
-                    "tbl" => {
-                        tables = tables.saturating_sub(1);
-                        self.builder.paragraph_break();
-                    }
-                    "tr" => self.builder.line_break(),
-                    "tc" => {
-                        cells = cells.saturating_sub(1);
-                        self.builder.space();
-                    }
-                    "txbxContent" => {
-                        if let Some((outer, style, was_in_run)) = outer_runs.pop() {
-                            (run, run_style, in_run) = (outer, style, was_in_run);
-                        }
-                        boxes = boxes.saturating_sub(1);
-                        self.builder.paragraph_break();
-                    }
-                    _ => {}
-                },
-                other if in_text => {
-                    if let Some(text) = chars(other) {
-                        let props = self.effective(&paragraphs, &run, run_style.as_deref());
-                        self.emit(&text, &props, &mut paragraphs, part, tables, boxes);
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.builder.paragraph_break();
-        Ok(())
+/// Walks one part (`word/document.xml`, a footnotes, header... part) into
+/// `writer`.
+fn walk_part(writer: &mut Writer, styles: &Styles, name: &str, member: &str, xml: &str, part: Part) -> Result<()> {
+    let mut walk = Walk {
+        writer,
+        styles,
+        part,
+        paragraphs: Vec::new(),
+        run: RunProps::default(),
+        run_style: None,
+        in_run: false,
+        in_ppr: false,
+        in_rpr: false,
+        in_text: false,
+        blocks: Blocks::default(),
+        outer_runs: Vec::new(),
+    };
+    xml_walker::walk(&mut reader(xml), PartName { name, format: Format::Docx, member }, &mut walk)?;
+    walk.writer.builder.paragraph_break();
+    Ok(())
+}
+
+/// The state of one part's walk.
+struct Walk<'w, 's> {
+    writer: &'w mut Writer,
+    styles: &'s Styles,
+    part: Part,
+    paragraphs: Vec<Paragraph<RunProps>>,
+    run: RunProps,
+    run_style: Option<String>,
+    in_run: bool,
+    in_ppr: bool,
+    in_rpr: bool,
+    in_text: bool,
+    blocks: Blocks,
+    /// The enclosing run's state while a text box inside it is read.
+    outer_runs: Vec<(RunProps, Option<String>, bool)>,
+}
+
+impl Visit for Walk<'_, '_> {
+    fn writer(&mut self) -> &mut Writer {
+        self.writer
     }
 
-    fn effective(
-        &self,
-        paragraphs: &[Paragraph],
-        run: &RunProps,
-        run_style: Option<&str>,
-    ) -> (RunProps, Option<String>) {
-        let (mut props, fill) = match paragraphs.last() {
-            Some(p) => (p.props.clone(), p.fill.clone()),
-            None => (self.styles.paragraph(None), None),
-        };
-        if let Some(id) = run_style {
-            props.overlay(&self.styles.chain(id));
+    fn start(&mut self, e: &BytesStart<'_>, tag: &str, empty: bool) -> Step {
+        if SKIPPED.contains(&tag) {
+            return Step::Skip;
         }
-        props.overlay(run);
-        (props, fill)
+        let writer = &mut *self.writer;
+        match tag {
+            "footnote" | "endnote"
+                if attr(e, "type").is_some_and(|t| t.contains("eparator") || t == "continuationNotice") =>
+            {
+                return Step::Skip;
+            }
+            "p" => {
+                self.blocks.paragraph_start(writer, true);
+                if !empty {
+                    self.paragraphs.push(Paragraph::new(self.styles.paragraph(None), None));
+                }
+            }
+            "pPr" => self.in_ppr = !empty,
+            "rPr" => self.in_rpr = !empty,
+            "r" => {
+                self.in_run = !empty;
+                self.run = RunProps::default();
+                self.run_style = None;
+            }
+            "t" => self.in_text = !empty,
+            "pStyle" if self.in_ppr && !self.in_rpr => {
+                if let Some(paragraph) = self.paragraphs.last_mut() {
+                    paragraph.props = self.styles.paragraph(attr(e, "val").as_deref());
+                }
+            }
+            "shd" if self.in_ppr && !self.in_rpr => {
+                if let Some(paragraph) = self.paragraphs.last_mut() {
+                    paragraph.background = attr(e, "fill").map(|f| f.to_ascii_uppercase()).filter(|f| f != "AUTO");
+                }
+            }
+            "pageBreakBefore" if self.in_ppr && on_off(e) => writer.pages.explicit(),
+            "rStyle" if self.in_run && self.in_rpr => self.run_style = attr(e, "val"),
+            _ if self.in_run && self.in_rpr => self.run.apply(e),
+            "tab" | "ptab" if self.in_run => writer.builder.space(),
+            "br" | "cr" if self.in_run => {
+                if attr(e, "type").as_deref() == Some("page") {
+                    writer.pages.explicit();
+                }
+                writer.builder.line_break();
+            }
+            "lastRenderedPageBreak" => writer.pages.rendered(),
+            "noBreakHyphen" if self.in_run => self.emit("-"),
+            "tbl" if !empty => self.blocks.table_start(writer, true),
+            "tc" if !empty => self.blocks.cell_start(),
+            "txbxContent" if !empty => {
+                self.outer_runs.push((std::mem::take(&mut self.run), self.run_style.take(), self.in_run));
+                self.in_run = false;
+                self.blocks.box_start(writer, true);
+            }
+            _ => {}
+        }
+        Step::Enter
     }
 
-    fn emit(
-        &mut self,
-        text: &str,
-        (props, fill): &(RunProps, Option<String>),
-        paragraphs: &mut [Paragraph],
-        part: Part,
-        tables: u32,
-        boxes: u32,
-    ) {
+    fn end(&mut self, tag: &str) {
+        let writer = &mut *self.writer;
+        match tag {
+            "p" => {
+                self.paragraphs.pop();
+                self.blocks.paragraph_end(writer, true);
+            }
+            "pPr" => self.in_ppr = false,
+            "rPr" => self.in_rpr = false,
+            "r" => self.in_run = false,
+            "t" => self.in_text = false,
+            "tbl" => self.blocks.table_end(writer, true),
+            "tr" => self.blocks.row_end(writer, true),
+            "tc" => self.blocks.cell_end(writer, true),
+            "txbxContent" => {
+                if let Some((outer, style, was_in_run)) = self.outer_runs.pop() {
+                    (self.run, self.run_style, self.in_run) = (outer, style, was_in_run);
+                }
+                self.blocks.box_end(writer, true);
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.in_text {
+            self.emit(text);
+        }
+    }
+}
+
+impl Walk<'_, '_> {
+    /// Writes `text` of the current run with its resolved properties:
+    /// paragraph (defaults and paragraph style), character style, direct
+    /// formatting.
+    fn emit(&mut self, text: &str) {
         if text.is_empty() {
             return;
         }
-        let number = match paragraphs.last_mut() {
-            Some(Paragraph { number: Some(n), .. }) => *n,
-            Some(paragraph) => {
-                self.paragraphs = self.paragraphs.saturating_add(1);
-                paragraph.number = Some(self.paragraphs);
-                self.paragraphs
-            }
-            None => self.paragraphs.max(1),
+        let (base, fill) = match self.paragraphs.last() {
+            Some(p) => (p.props.clone(), p.background.clone()),
+            None => (self.styles.paragraph(None), None),
         };
-        let part = match part {
-            Part::Body if boxes > 0 => Part::TextBox,
-            Part::Body if tables > 0 => Part::Table,
-            other => other,
-        };
-        let page = if part == Part::Body || part == Part::Table || part == Part::TextBox {
-            self.pages.current()
-        } else {
-            None
-        };
-        let place = Place { page, slide: None, paragraph: Some(number), part };
-        match props.trick(fill.as_deref()) {
-            Some(trick) => self.builder.hidden(text, trick, place),
-            None => {
-                self.builder.push(text, place);
-                self.pages.text();
-            }
-        }
+        let style = self.run_style.as_deref().map(|id| self.styles.chain(id));
+        let props = layered(&base, style.iter().chain([&self.run]));
+        let number = self.writer.number(self.paragraphs.last_mut().map(|p| &mut p.number));
+        let part = self.blocks.part(self.part);
+        self.writer.write(text, props.trick(fill.as_deref()), number, part, None);
     }
 }
 

@@ -44,7 +44,7 @@ impl Extract for EpubExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Epub, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Epub, bytes, config)?;
         let opf_path = match package.read_string("META-INF/container.xml")? {
             Some(container) => rootfile(&container),
             None => None,

@@ -10,6 +10,7 @@ pub(crate) mod docx;
 pub(crate) mod epub;
 pub(crate) mod odt;
 pub(crate) mod pptx;
+pub(crate) mod xml_walker;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

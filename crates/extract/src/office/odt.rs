@@ -6,11 +6,11 @@ use std::collections::HashMap;
 
 use quick_xml::events::{BytesStart, Event};
 
-use super::{MAX_STYLE_DEPTH, Pages, attr, chars, local, local_end, reader, simple_fields, xml_damage};
-use crate::builder::TextBuilder;
+use super::xml_walker::{self, Blocks, Paragraph, PartName, RunProperties, Step, Visit, Writer, layered};
+use super::{MAX_STYLE_DEPTH, attr, local, local_end, reader, simple_fields};
 use crate::container::ZipPackage;
 use crate::extract::Extract;
-use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Part, Place, Result, Trick};
+use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Part, Result, Trick};
 
 /// Extracts OpenDocument text documents (`.odt`, also `.ott`).
 ///
@@ -45,7 +45,7 @@ impl Extract for OdtExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Odt, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Odt, bytes, config)?;
         if package.read_string("META-INF/manifest.xml")?.is_some_and(|m| m.contains("encryption-data")) {
             return Err(Error::Encrypted { name: name.into() });
         }
@@ -59,20 +59,19 @@ impl Extract for OdtExtractor {
         }
         styles.parse(&content);
         let marks_pages = content.contains("soft-page-break") || styles.any_break_before;
-        let mut walker =
-            Walker { builder: TextBuilder::new(), styles: &styles, pages: Pages::new(marks_pages), paragraphs: 0 };
-        walker.walk(name, &content, Pass::Body)?;
+        let mut writer = Writer::new(marks_pages);
+        walk_pass(&mut writer, &styles, name, &content, Pass::Body)?;
         if content.contains("note-body") || content.contains("annotation") {
-            walker.walk(name, &content, Pass::Notes)?;
+            walk_pass(&mut writer, &styles, name, &content, Pass::Notes)?;
         }
         if let Some(styles_xml) = styles_xml.filter(|xml| xml.contains("master-styles")) {
-            walker.walk(name, &styles_xml, Pass::Master)?;
+            walk_pass(&mut writer, &styles, name, &styles_xml, Pass::Master)?;
         }
         let (title, metadata) = match package.read_string("meta.xml")? {
             Some(meta) => metadata(&meta),
             None => (None, Metadata::default()),
         };
-        let mut doc = walker.builder.finish(name, Format::Odt)?;
+        let mut doc = writer.builder.finish(name, Format::Odt)?;
         doc.title = title;
         doc.metadata = metadata;
         Ok(doc)
@@ -139,7 +138,9 @@ impl Props {
             self.background = Some(background.to_ascii_lowercase());
         }
     }
+}
 
+impl RunProperties for Props {
     fn overlay(&mut self, top: &Props) {
         if top.hidden.is_some() {
             self.hidden = top.hidden;
@@ -289,13 +290,6 @@ impl Styles {
     }
 }
 
-#[derive(Debug)]
-struct Paragraph {
-    props: Props,
-    background: Option<String>,
-    number: Option<u32>,
-}
-
 /// What a walk writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pass {
@@ -305,13 +299,6 @@ enum Pass {
     Notes,
     /// The headers and footers of the master pages in `styles.xml`.
     Master,
-}
-
-struct Walker<'s> {
-    builder: TextBuilder,
-    styles: &'s Styles,
-    pages: Pages,
-    paragraphs: u32,
 }
 
 /// Elements whose content is not document text.
@@ -332,207 +319,56 @@ const SKIPPED: &[&str] = &[
     "scripts",
 ];
 
-impl Walker<'_> {
-    /// One pass over `content.xml` (the body without notes, or only the
-    /// notes' bodies) or over `styles.xml` (the master pages' headers and
-    /// footers).
-    #[allow(clippy::too_many_lines)]
-    fn walk(&mut self, name: &str, xml: &str, pass: Pass) -> Result<()> {
-        let notes = pass == Pass::Notes;
-        let member = if pass == Pass::Master { "styles.xml" } else { "content.xml" };
-        // Inside a master page's header or footer.
-        let mut master: Option<Part> = None;
-        let mut reader = reader(xml);
-        let mut paragraphs: Vec<Paragraph> = Vec::new();
-        let mut spans: Vec<Props> = Vec::new();
-        let (mut tables, mut cells, mut boxes, mut skip) = (0u32, 0u32, 0u32, 0usize);
-        // Inside a note's body, and which kind of note.
-        let mut note: Option<Part> = None;
-        let mut note_part = Part::Footnote;
-        let mut note_depth = 0usize;
-        let mut in_body = false;
-        loop {
-            let event = match reader.read_event() {
-                Ok(Event::Eof) => break,
-                Ok(event) => event,
-                Err(e) => {
-                    let warning = xml_damage(name, Format::Odt, member, &e, !self.builder.text().is_empty())?;
-                    self.builder.warn(warning);
-                    break;
-                }
-            };
-            if skip > 0 {
-                match event {
-                    Event::Start(_) => skip += 1,
-                    Event::End(_) => {
-                        skip -= 1;
-                        // The skipped element's start was counted in the note.
-                        if skip == 0 && note.is_some() {
-                            note_depth = note_depth.saturating_sub(1);
-                        }
-                    }
-                    _ => {}
-                }
-                continue;
-            }
-            if note.is_some() {
-                match &event {
-                    Event::Start(_) => note_depth += 1,
-                    Event::End(_) => {
-                        note_depth = note_depth.saturating_sub(1);
-                        if note_depth == 0 {
-                            note = None;
-                            if notes {
-                                self.builder.paragraph_break();
-                            }
-                            continue;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            // What this pass writes: the body outside notes, or the notes.
-            let active = match pass {
-                Pass::Master => master.is_some() && note.is_none(),
-                Pass::Body | Pass::Notes => in_body && (notes == note.is_some()),
-            };
-            match &event {
-                Event::Start(e) | Event::Empty(e) => {
-                    let empty = matches!(event, Event::Empty(_));
-                    let tag = local(e);
-                    if SKIPPED.contains(&tag) {
-                        skip = usize::from(!empty);
-                        continue;
-                    }
-                    match tag {
-                        // An annotation's author and date.
-                        "creator" | "date" if note == Some(Part::Comment) => skip = usize::from(!empty),
-                        "body" => in_body = !empty,
-                        "header" | "header-left" | "header-first" if !empty && pass == Pass::Master => {
-                            master = Some(Part::Header);
-                        }
-                        "footer" | "footer-left" | "footer-first" if !empty && pass == Pass::Master => {
-                            master = Some(Part::Footer);
-                        }
-                        "note" => {
-                            note_part = if attr(e, "note-class").as_deref() == Some("endnote") {
-                                Part::Endnote
-                            } else {
-                                Part::Footnote
-                            };
-                        }
-                        "note-body" | "annotation" if !empty => {
-                            note = Some(if tag == "annotation" { Part::Comment } else { note_part });
-                            note_depth = 1;
-                            if notes {
-                                self.builder.paragraph_break();
-                            }
-                        }
-                        "h" | "p" if !empty => {
-                            if active && (cells == 0 || boxes > 0) {
-                                self.builder.paragraph_break();
-                            }
-                            let style = attr(e, "style-name");
-                            let mut props = self.styles.default.clone();
-                            let mut background = None;
-                            let mut break_before = false;
-                            if let Some(style) = style.as_deref() {
-                                props.overlay(&self.styles.props("paragraph", style));
-                                let chain = self.styles.chain("paragraph", style);
-                                background = chain.iter().find_map(|s| s.background.clone());
-                                break_before = chain.iter().any(|s| s.break_before);
-                            }
-                            if break_before && active && !notes {
-                                self.pages.explicit();
-                            }
-                            paragraphs.push(Paragraph { props, background, number: None });
-                        }
-                        "span" if !empty => {
-                            let props =
-                                attr(e, "style-name").map(|s| self.styles.props("text", &s)).unwrap_or_default();
-                            spans.push(props);
-                        }
-                        "s" if active => self.builder.space(),
-                        "tab" if active => self.builder.space(),
-                        "line-break" if active => self.builder.line_break(),
-                        "soft-page-break" if active && !notes => self.pages.rendered(),
-                        "table" if !empty => {
-                            tables += 1;
-                            if active {
-                                self.builder.paragraph_break();
-                            }
-                        }
-                        "table-cell" | "covered-table-cell" if !empty => cells += 1,
-                        "text-box" if !empty => {
-                            boxes += 1;
-                            if active {
-                                self.builder.paragraph_break();
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                Event::End(e) => match local_end(e.name().0) {
-                    "body" => in_body = false,
-                    "header" | "header-left" | "header-first" | "footer" | "footer-left" | "footer-first"
-                        if master.is_some() =>
-                    {
-                        master = None;
-                        self.builder.paragraph_break();
-                    }
-                    "h" | "p" => {
-                        paragraphs.pop();
-                        if active {
-                            if cells > 0 && boxes == 0 {
-                                self.builder.space();
-                            } else {
-                                self.builder.paragraph_break();
-                            }
-                        }
-                    }
-                    "span" => {
-                        spans.pop();
-                    }
-                    "table" => {
-                        tables = tables.saturating_sub(1);
-                        if active {
-                            self.builder.paragraph_break();
-                        }
-                    }
-                    "table-row" if active => self.builder.line_break(),
-                    "table-cell" | "covered-table-cell" => {
-                        cells = cells.saturating_sub(1);
-                        if active {
-                            self.builder.space();
-                        }
-                    }
-                    "text-box" => {
-                        boxes = boxes.saturating_sub(1);
-                        if active {
-                            self.builder.paragraph_break();
-                        }
-                    }
-                    _ => {}
-                },
-                other if active && !paragraphs.is_empty() => {
-                    if let Some(text) = chars(other) {
-                        let part = match note.or(master) {
-                            Some(part) => part,
-                            None if boxes > 0 => Part::TextBox,
-                            None if tables > 0 => Part::Table,
-                            None => Part::Body,
-                        };
-                        self.emit(&text, &mut paragraphs, &spans, part);
-                    }
-                }
-                _ => {}
-            }
+/// One pass over `content.xml` (the body without notes, or only the notes'
+/// bodies) or over `styles.xml` (the master pages' headers and footers).
+fn walk_pass(writer: &mut Writer, styles: &Styles, name: &str, xml: &str, pass: Pass) -> Result<()> {
+    let member = if pass == Pass::Master { "styles.xml" } else { "content.xml" };
+    let mut walk = Walk {
+        writer,
+        styles,
+        pass,
+        master: None,
+        paragraphs: Vec::new(),
+        spans: Vec::new(),
+        blocks: Blocks::default(),
+        note: None,
+        note_part: Part::Footnote,
+        note_depth: 0,
+        in_body: false,
+    };
+    xml_walker::walk(&mut reader(xml), PartName { name, format: Format::Odt, member }, &mut walk)?;
+    walk.writer.builder.paragraph_break();
+    Ok(())
+}
+
+/// The state of one pass.
+struct Walk<'w, 's> {
+    writer: &'w mut Writer,
+    styles: &'s Styles,
+    pass: Pass,
+    /// Inside a master page's header or footer.
+    master: Option<Part>,
+    paragraphs: Vec<Paragraph<Props>>,
+    spans: Vec<Props>,
+    blocks: Blocks,
+    /// Inside a note's body, and which kind of note.
+    note: Option<Part>,
+    note_part: Part,
+    note_depth: usize,
+    in_body: bool,
+}
+
+impl Walk<'_, '_> {
+    /// Whether this pass writes at the current position: the body outside
+    /// notes, or the notes, or the master pages' headers and footers.
+    fn active(&self) -> bool {
+        match self.pass {
+            Pass::Master => self.master.is_some() && self.note.is_none(),
+            Pass::Body | Pass::Notes => self.in_body && ((self.pass == Pass::Notes) == self.note.is_some()),
         }
-        self.builder.paragraph_break();
-        Ok(())
     }
 
-    fn emit(&mut self, text: &str, paragraphs: &mut [Paragraph], spans: &[Props], part: Part) {
+    fn emit(&mut self, text: &str, part: Part) {
         // XML whitespace in ODF text collapses to one space.
         let mut collapsed = String::with_capacity(text.len());
         let mut last_space = false;
@@ -550,27 +386,129 @@ impl Walker<'_> {
         if collapsed.is_empty() {
             return;
         }
-        let Some(paragraph) = paragraphs.last_mut() else { return };
-        let number = match paragraph.number {
-            Some(n) => n,
-            None => {
-                self.paragraphs = self.paragraphs.saturating_add(1);
-                paragraph.number = Some(self.paragraphs);
-                self.paragraphs
-            }
-        };
-        let mut props = paragraph.props.clone();
-        for span in spans {
-            props.overlay(span);
+        let Some(paragraph) = self.paragraphs.last_mut() else { return };
+        let number = self.writer.number(Some(&mut paragraph.number));
+        let props = layered(&paragraph.props, &self.spans);
+        let trick = props.trick(paragraph.background.as_deref());
+        self.writer.write(&collapsed, trick, number, part, None);
+    }
+}
+
+impl Visit for Walk<'_, '_> {
+    fn writer(&mut self) -> &mut Writer {
+        self.writer
+    }
+
+    fn start(&mut self, e: &BytesStart<'_>, tag: &str, empty: bool) -> Step {
+        if !empty && self.note.is_some() {
+            self.note_depth += 1;
         }
-        let page = matches!(part, Part::Body | Part::Table | Part::TextBox).then(|| self.pages.current()).flatten();
-        let place = Place { page, slide: None, paragraph: Some(number), part };
-        match props.trick(paragraph.background.as_deref()) {
-            Some(trick) => self.builder.hidden(&collapsed, trick, place),
-            None => {
-                self.builder.push(&collapsed, place);
-                self.pages.text();
+        let active = self.active();
+        let notes = self.pass == Pass::Notes;
+        if SKIPPED.contains(&tag) {
+            return Step::Skip;
+        }
+        let writer = &mut *self.writer;
+        match tag {
+            // An annotation's author and date.
+            "creator" | "date" if self.note == Some(Part::Comment) => return Step::Skip,
+            "body" => self.in_body = !empty,
+            "header" | "header-left" | "header-first" if !empty && self.pass == Pass::Master => {
+                self.master = Some(Part::Header);
             }
+            "footer" | "footer-left" | "footer-first" if !empty && self.pass == Pass::Master => {
+                self.master = Some(Part::Footer);
+            }
+            "note" => {
+                self.note_part =
+                    if attr(e, "note-class").as_deref() == Some("endnote") { Part::Endnote } else { Part::Footnote };
+            }
+            "note-body" | "annotation" if !empty => {
+                self.note = Some(if tag == "annotation" { Part::Comment } else { self.note_part });
+                self.note_depth = 1;
+                if notes {
+                    writer.builder.paragraph_break();
+                }
+            }
+            "h" | "p" if !empty => {
+                self.blocks.paragraph_start(writer, active);
+                let style = attr(e, "style-name");
+                let mut props = self.styles.default.clone();
+                let mut background = None;
+                let mut break_before = false;
+                if let Some(style) = style.as_deref() {
+                    props.overlay(&self.styles.props("paragraph", style));
+                    let chain = self.styles.chain("paragraph", style);
+                    background = chain.iter().find_map(|s| s.background.clone());
+                    break_before = chain.iter().any(|s| s.break_before);
+                }
+                if break_before && active && !notes {
+                    writer.pages.explicit();
+                }
+                self.paragraphs.push(Paragraph::new(props, background));
+            }
+            "span" if !empty => {
+                let props = attr(e, "style-name").map(|s| self.styles.props("text", &s)).unwrap_or_default();
+                self.spans.push(props);
+            }
+            "s" | "tab" if active => writer.builder.space(),
+            "line-break" if active => writer.builder.line_break(),
+            "soft-page-break" if active && !notes => writer.pages.rendered(),
+            "table" if !empty => self.blocks.table_start(writer, active),
+            "table-cell" | "covered-table-cell" if !empty => self.blocks.cell_start(),
+            "text-box" if !empty => self.blocks.box_start(writer, active),
+            _ => {}
+        }
+        Step::Enter
+    }
+
+    fn end(&mut self, tag: &str) {
+        if self.note.is_some() {
+            self.note_depth = self.note_depth.saturating_sub(1);
+            if self.note_depth == 0 {
+                self.note = None;
+                if self.pass == Pass::Notes {
+                    self.writer.builder.paragraph_break();
+                }
+                return;
+            }
+        }
+        let active = self.active();
+        let writer = &mut *self.writer;
+        match tag {
+            "body" => self.in_body = false,
+            "header" | "header-left" | "header-first" | "footer" | "footer-left" | "footer-first"
+                if self.master.is_some() =>
+            {
+                self.master = None;
+                writer.builder.paragraph_break();
+            }
+            "h" | "p" => {
+                self.paragraphs.pop();
+                self.blocks.paragraph_end(writer, active);
+            }
+            "span" => {
+                self.spans.pop();
+            }
+            "table" => self.blocks.table_end(writer, active),
+            "table-row" => self.blocks.row_end(writer, active),
+            "table-cell" | "covered-table-cell" => self.blocks.cell_end(writer, active),
+            "text-box" => self.blocks.box_end(writer, active),
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.active() && !self.paragraphs.is_empty() {
+            let part = self.note.or(self.master).unwrap_or_else(|| self.blocks.part(Part::Body));
+            self.emit(text, part);
+        }
+    }
+
+    fn skipped(&mut self) {
+        // The skipped element's start was counted in the note.
+        if self.note.is_some() {
+            self.note_depth = self.note_depth.saturating_sub(1);
         }
     }
 }

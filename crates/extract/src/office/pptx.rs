@@ -3,11 +3,11 @@
 
 use quick_xml::events::{BytesStart, Event};
 
-use super::{attr, chars, local, local_end, ooxml_metadata, reader, relationships, rels_path, resolve, xml_damage};
-use crate::builder::TextBuilder;
+use super::xml_walker::{self, Blocks, PartName, Step, Visit, Writer};
+use super::{attr, local, ooxml_metadata, reader, relationships, rels_path, resolve};
 use crate::container::ZipPackage;
 use crate::extract::Extract;
-use crate::{Error, ExtractConfig, Extracted, Format, Part, Place, Result, Trick, Warning};
+use crate::{Error, ExtractConfig, Extracted, Format, Part, Result, Trick, Warning};
 
 /// Extracts PowerPoint 2007+ presentations (`.pptx`, also `.ppsx`, `.potx`).
 ///
@@ -39,7 +39,7 @@ impl Extract for PptxExtractor {
     }
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
-        let mut package = ZipPackage::open(name, Format::Pptx, bytes, &config.unpack)?;
+        let mut package = ZipPackage::open(name, Format::Pptx, bytes, config)?;
         let root_rels = package.read_string("_rels/.rels")?.map(|xml| relationships(&xml)).unwrap_or_default();
         let main = root_rels
             .values()
@@ -64,29 +64,30 @@ impl Extract for PptxExtractor {
         if slides.is_empty() {
             slides = numbered_slides(&package.names());
         }
-        let mut walker = Walker { builder: TextBuilder::new(), paragraphs: 0 };
+        // Slides mark no pages.
+        let mut writer = Writer::new(false);
         let mut missing = 0;
         for (number, slide) in (1u32..).zip(&slides) {
             let Some(xml) = package.read_string(slide)? else {
                 missing += 1;
                 continue;
             };
-            walker.walk(name, slide, &xml, number, Part::Body)?;
+            walk_part(&mut writer, name, slide, &xml, number, Part::Body)?;
             let slide_rels = package.read_string(&rels_path(slide))?.map(|xml| relationships(&xml)).unwrap_or_default();
             let notes =
                 slide_rels.values().find(|(kind, _)| kind.ends_with("/notesSlide")).map(|(_, t)| resolve(slide, t));
             if let Some(notes) = notes
                 && let Some(xml) = package.read_string(&notes)?
             {
-                walker.walk(name, &notes, &xml, number, Part::Notes)?;
+                walk_part(&mut writer, name, &notes, &xml, number, Part::Notes)?;
             }
         }
         if missing > 0 {
-            walker.builder.warn(Warning::Skipped { what: "missing slide".into(), count: missing });
+            writer.builder.warn(Warning::Skipped { what: "missing slide".into(), count: missing });
         }
         let (title, mut metadata) = ooxml_metadata(&mut package)?;
         metadata.pages = u32::try_from(slides.len()).ok();
-        let mut doc = walker.builder.finish(name, Format::Pptx)?;
+        let mut doc = writer.builder.finish(name, Format::Pptx)?;
         doc.title = title;
         doc.metadata = metadata;
         Ok(doc)
@@ -143,124 +144,110 @@ struct Shape {
     furniture: bool,
 }
 
-struct Walker {
-    builder: TextBuilder,
-    paragraphs: u32,
+/// Walks one slide or notes part into `writer`.
+fn walk_part(writer: &mut Writer, name: &str, member: &str, xml: &str, slide: u32, part: Part) -> Result<()> {
+    let mut walk = Walk {
+        writer,
+        slide,
+        part,
+        shapes: Vec::new(),
+        blocks: Blocks::default(),
+        number: None,
+        tiny: false,
+        in_text: false,
+    };
+    xml_walker::walk(&mut reader(xml), PartName { name, format: Format::Pptx, member }, &mut walk)?;
+    walk.writer.builder.paragraph_break();
+    Ok(())
 }
 
-impl Walker {
-    fn walk(&mut self, name: &str, member: &str, xml: &str, slide: u32, part: Part) -> Result<()> {
-        let mut reader = reader(xml);
-        let mut shapes: Vec<Shape> = Vec::new();
-        let (mut cells, mut skip) = (0u32, 0usize);
-        let mut number: Option<u32> = None;
-        let mut tiny = false;
-        let mut in_text = false;
-        loop {
-            let event = match reader.read_event() {
-                Ok(Event::Eof) => break,
-                Ok(event) => event,
-                Err(e) => {
-                    let warning = xml_damage(name, Format::Pptx, member, &e, !self.builder.text().is_empty())?;
-                    self.builder.warn(warning);
-                    break;
-                }
-            };
-            if skip > 0 {
-                match event {
-                    Event::Start(_) => skip += 1,
-                    Event::End(_) => skip -= 1,
-                    _ => {}
-                }
-                continue;
+/// The state of one part's walk.
+struct Walk<'w> {
+    writer: &'w mut Writer,
+    slide: u32,
+    part: Part,
+    shapes: Vec<Shape>,
+    blocks: Blocks,
+    /// The current paragraph's number, given on its first text.
+    number: Option<u32>,
+    tiny: bool,
+    in_text: bool,
+}
+
+impl Visit for Walk<'_> {
+    fn writer(&mut self) -> &mut Writer {
+        self.writer
+    }
+
+    fn start(&mut self, e: &BytesStart<'_>, tag: &str, empty: bool) -> Step {
+        match tag {
+            "Fallback" => return Step::Skip,
+            "sp" | "grpSp" | "graphicFrame" | "cxnSp" | "pic" if !empty => {
+                let outer = self.shapes.last().copied().unwrap_or_default();
+                self.shapes.push(outer);
             }
-            match &event {
-                Event::Start(e) | Event::Empty(e) => {
-                    let empty = matches!(event, Event::Empty(_));
-                    match local(e) {
-                        "Fallback" => skip = usize::from(!empty),
-                        "sp" | "grpSp" | "graphicFrame" | "cxnSp" | "pic" if !empty => {
-                            let outer = shapes.last().copied().unwrap_or_default();
-                            shapes.push(outer);
-                        }
-                        "cNvPr" => {
-                            if attr(e, "hidden").is_some_and(|h| h == "1" || h == "true")
-                                && let Some(shape) = shapes.last_mut()
-                            {
-                                shape.hidden = true;
-                            }
-                        }
-                        "ph" => {
-                            if part == Part::Notes
-                                && attr(e, "type").is_some_and(|t| FURNITURE.contains(&t.as_str()))
-                                && let Some(shape) = shapes.last_mut()
-                            {
-                                shape.furniture = true;
-                            }
-                        }
-                        "p" if !empty => {
-                            number = None;
-                            if cells == 0 {
-                                self.builder.paragraph_break();
-                            }
-                        }
-                        "r" | "fld" => tiny = false,
-                        "rPr" => {
-                            tiny = attr(e, "sz")
-                                .and_then(|s| s.parse::<u32>().ok())
-                                .is_some_and(|hundredths| hundredths <= 200);
-                        }
-                        "t" => in_text = !empty,
-                        "br" => self.builder.line_break(),
-                        "tc" if !empty => cells += 1,
-                        _ => {}
-                    }
+            "cNvPr" => {
+                if attr(e, "hidden").is_some_and(|h| h == "1" || h == "true")
+                    && let Some(shape) = self.shapes.last_mut()
+                {
+                    shape.hidden = true;
                 }
-                Event::End(e) => match local_end(e.name().0) {
-                    "sp" | "grpSp" | "graphicFrame" | "cxnSp" | "pic" => {
-                        shapes.pop();
-                    }
-                    "p" => {
-                        if cells > 0 {
-                            self.builder.space();
-                        } else {
-                            self.builder.paragraph_break();
-                        }
-                    }
-                    "t" => in_text = false,
-                    "tr" => self.builder.line_break(),
-                    "tc" => {
-                        cells = cells.saturating_sub(1);
-                        self.builder.space();
-                    }
-                    "tbl" => self.builder.paragraph_break(),
-                    _ => {}
-                },
-                other if in_text => {
-                    let shape = shapes.last().copied().unwrap_or_default();
-                    let Some(text) = chars(other) else { continue };
-                    if shape.furniture || text.is_empty() {
-                        continue;
-                    }
-                    let paragraph = *number.get_or_insert_with(|| {
-                        self.paragraphs = self.paragraphs.saturating_add(1);
-                        self.paragraphs
-                    });
-                    let part = if part == Part::Body && cells > 0 { Part::Table } else { part };
-                    let place = Place { page: None, slide: Some(slide), paragraph: Some(paragraph), part };
-                    if shape.hidden {
-                        self.builder.hidden(&text, Trick::HiddenText, place);
-                    } else if tiny {
-                        self.builder.hidden(&text, Trick::TinyText, place);
-                    } else {
-                        self.builder.push(&text, place);
-                    }
-                }
-                _ => {}
             }
+            "ph" => {
+                if self.part == Part::Notes
+                    && attr(e, "type").is_some_and(|t| FURNITURE.contains(&t.as_str()))
+                    && let Some(shape) = self.shapes.last_mut()
+                {
+                    shape.furniture = true;
+                }
+            }
+            "p" if !empty => {
+                self.number = None;
+                self.blocks.paragraph_start(self.writer, true);
+            }
+            "r" | "fld" => self.tiny = false,
+            "rPr" => {
+                self.tiny =
+                    attr(e, "sz").and_then(|s| s.parse::<u32>().ok()).is_some_and(|hundredths| hundredths <= 200);
+            }
+            "t" => self.in_text = !empty,
+            "br" => self.writer.builder.line_break(),
+            "tc" if !empty => self.blocks.cell_start(),
+            _ => {}
         }
-        self.builder.paragraph_break();
-        Ok(())
+        Step::Enter
+    }
+
+    fn end(&mut self, tag: &str) {
+        match tag {
+            "sp" | "grpSp" | "graphicFrame" | "cxnSp" | "pic" => {
+                self.shapes.pop();
+            }
+            "p" => self.blocks.paragraph_end(self.writer, true),
+            "t" => self.in_text = false,
+            "tr" => self.blocks.row_end(self.writer, true),
+            "tc" => self.blocks.cell_end(self.writer, true),
+            // Slides' tables are not counted: a cell says it is a table.
+            "tbl" => self.writer.builder.paragraph_break(),
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        let shape = self.shapes.last().copied().unwrap_or_default();
+        if !self.in_text || shape.furniture || text.is_empty() {
+            return;
+        }
+        let paragraph = self.writer.number(Some(&mut self.number));
+        let part = if self.part == Part::Body && self.blocks.in_cell() { Part::Table } else { self.part };
+        let trick = if shape.hidden {
+            Some(Trick::HiddenText)
+        } else if self.tiny {
+            Some(Trick::TinyText)
+        } else {
+            None
+        };
+        self.writer.write(text, trick, paragraph, part, Some(self.slide));
     }
 }
 
