@@ -17,7 +17,8 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // The whole chain: "cannot read x" alone would hide the system's reason.
+            eprintln!("error: {}", tessera_engine::describe_error(e.as_ref()));
             ExitCode::from(1)
         }
     }

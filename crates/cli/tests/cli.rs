@@ -440,6 +440,28 @@ fn check_a_directory() {
     check_fails(&tmp, "demo/library", "Is a directory");
 }
 
+/// A file that cannot be read is named with the system's reason, also where the error is
+/// one line of a report (`extract`) rather than the command's error: "cannot read x" alone
+/// does not say what to fix.
+#[test]
+fn unreadable_files_name_the_path_and_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir(tmp.path().join("folder.txt")).unwrap();
+    let run = tessera(tmp.path(), &["extract", "no-such.txt", "folder.txt"]);
+    assert_eq!(run.code, Some(3), "{run:?}");
+    for line in
+        ["error: cannot read no-such.txt: No such file or directory", "error: cannot read folder.txt: Is a directory"]
+    {
+        assert!(run.stdout.contains(line), "stdout lacks {line:?}:\n{}", run.stdout);
+    }
+    let run = tessera(tmp.path(), &["extract", "--format", "json", "folder.txt"]);
+    assert_eq!(json(run.stdout.trim())["error"], "cannot read folder.txt: Is a directory (os error 21)");
+    // The command's own files: the path once, with the reason.
+    let run = tessera(tmp.path(), &["dedup", "no-such.jsonl"]);
+    run.fails(1, &["`no-such.jsonl`: No such file or directory (os error 2)"]);
+    assert_eq!(run.stderr.matches("no-such.jsonl").count(), 1, "{}", run.stderr);
+}
+
 #[test]
 fn check_output_to_a_missing_folder() {
     let tmp = indexed();
@@ -663,10 +685,10 @@ fn bad_arguments() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Known problem: the I/O errors of tessera-engine and tessera-index show their cause in
-// their own message and also return it as `source()`, so `error: {e:#}` prints it twice:
-// "error: adding to the index at lib: no-such-folder: No such file or directory (os error
-// 2): No such file or directory (os error 2)". Un-ignore once fixed.
+// I/O errors whose message holds their cause's text (tessera-index's, the fs_err ones)
+// also return that cause as `source()`: `error: {e:#}` would print it twice, as in
+// "adding to the index at lib: no-such-folder: No such file or directory (os error 2): No
+// such file or directory (os error 2)". `describe_error` leaves such a cause out.
 // ---------------------------------------------------------------------------------------
 
 #[test]
@@ -681,6 +703,7 @@ fn io_errors_print_their_cause_once() {
         for cause in ["No such file or directory (os error 2)", "Not a directory (os error 20)"] {
             assert!(run.stderr.matches(cause).count() <= 1, "cause printed twice: {}", run.stderr);
         }
+        assert!(run.stderr.matches("no-such-folder").count() <= 1, "path named twice: {}", run.stderr);
     }
 }
 

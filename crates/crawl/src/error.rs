@@ -7,12 +7,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Reading or writing the crawl state.
-    #[error("{path}: {source}")]
+    /// Reading or writing the crawl state. The cause names the file and the system's
+    /// reason (it comes from `fs_err`), so the message is the cause's.
+    #[error("{source}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
+        /// The cause, naming the file.
         source: std::io::Error,
     },
     /// The crawl state is damaged beyond a torn last record.

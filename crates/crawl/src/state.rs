@@ -14,8 +14,8 @@
 //! neither fetched nor done), the pages to re-process from the spool (fetched, not
 //! done) and every outcome.
 
+use fs_err::{File, OpenOptions};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -198,7 +198,7 @@ impl CrawlState {
     /// record, and returns the state ready to append.
     pub fn open(dir: &Path) -> Result<(CrawlState, Replayed)> {
         let spool = dir.join("spool");
-        std::fs::create_dir_all(&spool).map_err(|e| Error::io(&spool, e))?;
+        fs_err::create_dir_all(&spool).map_err(|e| Error::io(&spool, e))?;
         let path = dir.join("log");
         let log = OpenOptions::new()
             .create(true)
@@ -208,7 +208,8 @@ impl CrawlState {
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         // One crawl at a time per state; the OS drops the lock when the process dies.
-        log.try_lock()
+        log.file()
+            .try_lock()
             .map_err(|_| Error::State(format!("{}: another crawl is running on this index", path.display())))?;
         let (replayed, good_len) = replay(&path)?;
         log.set_len(good_len).map_err(|e| Error::io(&path, e))?;
@@ -258,22 +259,22 @@ impl CrawlState {
         let path = self.spool_path(n);
         let tmp = path.with_extension("tmp");
         let json = serde_json::to_vec(page).map_err(|e| Error::State(format!("cannot encode a page: {e}")))?;
-        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        fs_err::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+        fs_err::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
         Ok(n)
     }
 
     /// Reads a spooled page.
     pub fn read_spool(&self, n: u64) -> Result<Spooled> {
         let path = self.spool_path(n);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let bytes = fs_err::read(&path).map_err(|e| Error::io(&path, e))?;
         serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { file: path, reason: e.to_string() })
     }
 
     /// Removes a spooled page whose outcome is logged.
     pub fn unspool(&self, n: u64) {
         // A leftover file is harmless: replay never reads a spool entry that has an outcome.
-        let _ = std::fs::remove_file(self.spool_path(n));
+        let _ = fs_err::remove_file(self.spool_path(n));
     }
 
     fn spool_path(&self, n: u64) -> PathBuf {

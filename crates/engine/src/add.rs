@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use tessera_extract::Extracted;
 use tessera_index::{CollectionConfig, DocId, DocMeta, IndexReader, IndexWriter, NewDocument, WriterOptions};
 
-use crate::{Engine, Error, Fingerprint, Result};
+use crate::{Engine, Error, Fingerprint, Result, describe_error};
 
 /// The share of a document's distinct shingle hashes that one indexed document must
 /// contain for the document not to be new (seed 000: "90 % of its shingles").
@@ -444,7 +444,7 @@ impl Engine {
                             let outcome = session.add(&doc)?;
                             summary.record(&doc, outcome, &session)?;
                         }
-                        Err(e) => summary.failed.push(FailedDocument { origin, reason: e.to_string() }),
+                        Err(e) => summary.failed.push(FailedDocument { origin, reason: describe_error(&e) }),
                     }
                 }
             }

@@ -228,7 +228,7 @@ impl Deduplicator {
                     self.ids.push(id);
                     self.sketches.push(s);
                 }
-                Err(e) => self.failed.push((id, e.to_string())),
+                Err(e) => self.failed.push((id, crate::describe_error(&e))),
             }
         }
     }

@@ -186,7 +186,7 @@ pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| Error::Io { path: p.clone(), source: e })?;
+        let meta = fs_err::metadata(p).map_err(|e| Error::Io { path: p.clone(), source: e })?;
         if meta.is_dir() {
             walk(p, &mut out)?;
         } else {
@@ -198,8 +198,8 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let io = |e: std::io::Error| Error::Io { path: dir.to_path_buf(), source: e };
-    let mut entries: Vec<_> = std::fs::read_dir(dir).map_err(io)?.collect::<std::io::Result<_>>().map_err(io)?;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
+    let mut entries: Vec<_> = fs_err::read_dir(dir).map_err(io)?.collect::<std::io::Result<_>>().map_err(io)?;
+    entries.sort_by_key(fs_err::DirEntry::file_name);
     for entry in entries {
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue;

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Reading or writing a file failed.
-    #[error("cannot read or write {}", path.display())]
+    /// Reading or writing a file failed. The cause names the file and the system's reason
+    /// (it comes from `fs_err`), so the message is the cause's.
+    #[error("{source}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
+        /// The cause, naming the file.
         source: std::io::Error,
     },
     /// A document could not be extracted.
@@ -52,6 +53,24 @@ impl From<tessera_fingerprint::Error> for Error {
     fn from(e: tessera_fingerprint::Error) -> Self {
         Error::Settings(e.to_string())
     }
+}
+
+/// The message of `error` followed by every cause under it, joined by ": ", so that a
+/// message such as "cannot read x" carries the system's reason. A cause whose text the
+/// message already holds is left out: errors that repeat their cause's text in their own
+/// (an I/O error that names its path and reason) would otherwise say it twice.
+pub fn describe_error(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let text = e.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = e.source();
+    }
+    out
 }
 
 /// The engine's result type.
@@ -106,5 +125,24 @@ impl Error {
             Error::EmptyIndex(_) => ErrorKind::EmptyIndex,
             _ => ErrorKind::Internal,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describe_error_adds_the_reason_once() {
+        let missing = std::path::Path::new("/no/such/tessera-file");
+        let extract = tessera_extract::extract_path(missing, &tessera_extract::ExtractConfig::default()).unwrap_err();
+        let text = describe_error(&Error::from(extract));
+        assert!(text.starts_with("cannot read /no/such/tessera-file: "), "{text}");
+        assert!(text.contains("No such file or directory"), "{text}");
+
+        let io = Error::Io { path: missing.into(), source: fs_err::metadata(missing).unwrap_err() };
+        let text = describe_error(&io);
+        assert_eq!(text.matches("/no/such/tessera-file").count(), 1, "{text}");
+        assert_eq!(text.matches("No such file or directory").count(), 1, "{text}");
     }
 }

@@ -44,7 +44,7 @@ pub use add::{
 pub use check::{CheckedFile, IndexView, Suspect};
 pub use dedup::{DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary, Deduplicator};
 pub use engine::{Engine, EngineOptions, Sniffed, list_files, verify};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Result, describe_error};
 pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};
 pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use pair::PairAligner;

@@ -140,7 +140,7 @@ fn parse_task(field: &str) -> Option<char> {
 
 /// Reads a text file that is UTF-8 (a BOM is dropped) or else Windows-1252.
 pub fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = fs_err::read(path).map_err(|e| Error::io(path, e))?;
     Ok(decode(&bytes))
 }
 

@@ -53,7 +53,7 @@ impl PanCorpus {
     /// Ground truth is read lazily by [`PanCorpus::cases`].
     pub fn open(root: &Path) -> Result<Self> {
         let mut subsets = Vec::new();
-        for entry in std::fs::read_dir(root).map_err(|e| Error::io(root, e))? {
+        for entry in fs_err::read_dir(root).map_err(|e| Error::io(root, e))? {
             let entry = entry.map_err(|e| Error::io(root, e))?;
             let path = entry.path();
             if path.is_dir()
@@ -126,7 +126,7 @@ impl PanCorpus {
 /// Reads a `pairs` file: one `suspicious-documentX.txt source-documentY.txt` a line;
 /// blank lines are skipped.
 pub fn read_pairs(path: &Path) -> Result<Vec<(String, String)>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = fs_err::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let mut pairs = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let mut fields = line.split_whitespace();
@@ -150,7 +150,7 @@ pub fn read_pairs(path: &Path) -> Result<Vec<(String, String)>> {
 /// The `*.xml` files directly in `dir`, sorted by name.
 pub(crate) fn xml_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+    for entry in fs_err::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let path = entry.map_err(|e| Error::io(dir, e))?.path();
         if path.extension().is_some_and(|x| x == "xml") && path.is_file() {
             files.push(path);

@@ -9,12 +9,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Reading or writing a file or directory failed.
-    #[error("{}: {source}", path.display())]
+    /// Reading or writing a file or directory failed. The cause names the file and the
+    /// system's reason (it comes from `fs_err`), so the message is the cause's.
+    #[error("{source}")]
     Io {
         /// The file or directory.
         path: PathBuf,
-        /// The underlying error.
+        /// The underlying error, naming the file.
         #[source]
         source: std::io::Error,
     },

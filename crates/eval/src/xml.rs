@@ -31,7 +31,7 @@ pub fn read_detections(path: &Path) -> Result<Vec<Annotation>> {
 
 /// Reads the features of one XML file whose `name` is one of `names`.
 pub fn read_annotations(path: &Path, names: &[&str]) -> Result<Vec<Annotation>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = fs_err::read(path).map_err(|e| Error::io(path, e))?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let text = std::str::from_utf8(bytes)
         .map_err(|e| Error::NotUtf8 { path: path.to_path_buf(), valid_up_to: e.valid_up_to() })?;
@@ -147,9 +147,9 @@ pub fn write_detections(out_dir: &Path, suspicious: &str, source: &str, detectio
         });
     }
     let xml = detections_xml(suspicious, source, detections);
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
+    fs_err::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
     let path = out_dir.join(pair_file_name(suspicious, source));
-    std::fs::write(&path, xml).map_err(|e| Error::io(&path, e))
+    fs_err::write(&path, xml).map_err(|e| Error::io(&path, e))
 }
 
 /// The XML text [`write_detections`] writes.

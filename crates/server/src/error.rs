@@ -12,12 +12,13 @@ use utoipa::ToSchema;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Reading or writing a file of the check queue failed.
-    #[error("cannot read or write {}", path.display())]
+    /// Reading or writing a file of the check queue failed. The cause names the file
+    /// and the system's reason (it comes from `fs_err`), so the message is the cause's.
+    #[error("{source}")]
     Io {
         /// The file or directory.
         path: PathBuf,
-        /// The cause.
+        /// The cause, naming the file.
         source: std::io::Error,
     },
     /// A file of the check queue holds something unreadable.

@@ -35,7 +35,7 @@ impl Server {
         }
         let engine = Engine::open(&config.index, options)?;
         let data_dir = config.data_dir();
-        std::fs::create_dir_all(&data_dir).at(&data_dir)?;
+        fs_err::create_dir_all(&data_dir).at(&data_dir)?;
         let store = CheckStore::open(&data_dir)?;
         let all = store.all()?;
         let next_seq = all.iter().map(|r| r.seq + 1).max().unwrap_or(0);
@@ -63,9 +63,11 @@ impl Server {
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
         crate::worker::start(&self.state, self.state.config.workers);
         let addr = listener.local_addr().ok();
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(|e| Error::Io { path: addr.map(|a| a.to_string()).unwrap_or_default().into(), source: e })
+        axum::serve(listener, self.router()).with_graceful_shutdown(shutdown).await.map_err(|e| {
+            let addr = addr.map(|a| a.to_string()).unwrap_or_default();
+            // The message is the cause's: name the address in it.
+            let source = std::io::Error::new(e.kind(), format!("serving on {addr}: {e}"));
+            Error::Io { path: addr.into(), source }
+        })
     }
 }

@@ -244,13 +244,13 @@ impl CheckStore {
     /// write left behind.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let dir = data_dir.join("checks");
-        std::fs::create_dir_all(&dir).at(&dir)?;
-        for entry in std::fs::read_dir(&dir).at(&dir)? {
+        fs_err::create_dir_all(&dir).at(&dir)?;
+        for entry in fs_err::read_dir(&dir).at(&dir)? {
             let entry = entry.at(&dir)?;
             let name = entry.file_name();
             if name.to_string_lossy().starts_with(INCOMING_PREFIX) {
                 let path = entry.path();
-                std::fs::remove_dir_all(&path).at(&path)?;
+                fs_err::remove_dir_all(&path).at(&path)?;
             }
         }
         Ok(Self { dir })
@@ -269,12 +269,12 @@ impl CheckStore {
     /// Stores a new check durably: when this returns `Ok`, a crash cannot lose it.
     pub fn accept(&self, record: &CheckRecord, upload: &[u8]) -> Result<()> {
         let incoming = self.dir.join(format!("{INCOMING_PREFIX}{}", record.id));
-        std::fs::create_dir(&incoming).at(&incoming)?;
+        fs_err::create_dir(&incoming).at(&incoming)?;
         write_synced(&incoming.join(UPLOAD_FILE), upload)?;
         write_synced(&incoming.join(RECORD_FILE), &to_json(record)?)?;
         sync_dir(&incoming)?;
         let target = self.check_dir(&record.id);
-        std::fs::rename(&incoming, &target).at(&target)?;
+        fs_err::rename(&incoming, &target).at(&target)?;
         sync_dir(&self.dir)
     }
 
@@ -284,7 +284,7 @@ impl CheckStore {
             return Ok(None);
         }
         let path = self.check_dir(id).join(RECORD_FILE);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match fs_err::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::Io { path, source: e }),
@@ -309,7 +309,7 @@ impl CheckStore {
     /// The uploaded bytes of a check.
     pub fn upload(&self, id: &str) -> Result<Vec<u8>> {
         let path = self.check_dir(id).join(UPLOAD_FILE);
-        std::fs::read(&path).at(&path)
+        fs_err::read(&path).at(&path)
     }
 
     /// Replaces a check's report atomically.
@@ -326,7 +326,7 @@ impl CheckStore {
             return Ok(None);
         }
         let path = self.check_dir(id).join(REPORT_FILE);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match fs_err::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::Io { path, source: e }),
@@ -337,7 +337,7 @@ impl CheckStore {
     /// Every check, in acceptance order.
     pub fn all(&self) -> Result<Vec<CheckRecord>> {
         let mut out = Vec::new();
-        for entry in std::fs::read_dir(&self.dir).at(&self.dir)? {
+        for entry in fs_err::read_dir(&self.dir).at(&self.dir)? {
             let entry = entry.at(&self.dir)?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
@@ -356,7 +356,7 @@ fn to_json(record: &CheckRecord) -> Result<Vec<u8>> {
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut file = std::fs::File::create(path).at(path)?;
+    let mut file = fs_err::File::create(path).at(path)?;
     file.write_all(bytes).at(path)?;
     file.sync_all().at(path)
 }
@@ -366,7 +366,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
 fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
     write_synced(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).at(path)?;
+    fs_err::rename(&tmp, path).at(path)?;
     match path.parent() {
         Some(dir) => sync_dir(dir),
         None => Ok(()),
@@ -374,7 +374,7 @@ fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).at(dir)
+    fs_err::File::open(dir).and_then(|d| d.sync_all()).at(dir)
 }
 
 #[cfg(test)]

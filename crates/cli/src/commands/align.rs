@@ -69,7 +69,7 @@ pub fn align_pairs(
     search: SearchConfig,
     quiet: bool,
 ) -> Result<AlignSummary> {
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    fs_err::create_dir_all(out)?;
     let aligner = PairAligner::new(settings, search)?;
     let bar = super::progress::files_bar(quiet, "aligning pairs");
     bar.set_length(pairs.len() as u64);
@@ -90,7 +90,7 @@ pub fn align_pairs(
 }
 
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = fs_err::read(path)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 
@@ -85,11 +85,7 @@ pub fn run(cmd: BenchCommand, quiet: bool) -> Result<ExitCode> {
 }
 
 fn fingerprint(args: &FingerprintArgs) -> Result<ExitCode> {
-    let texts: Vec<String> = args
-        .files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
-        .collect::<Result<_>>()?;
+    let texts: Vec<String> = args.files.iter().map(fs_err::read_to_string).collect::<std::io::Result<_>>()?;
     let total: usize = texts.iter().map(String::len).sum();
     let mut fp = tessera_engine::Fingerprinter::new(&FingerprintSettings::default())?;
     let (mut bytes, mut shingles) = (0usize, 0usize);
@@ -216,14 +212,14 @@ fn generate(args: &GenerateArgs, quiet: bool) -> Result<ExitCode> {
         suspect.push_str(&vocab.text(600, &mut r));
         suspect.push_str("\n\n");
     }
-    std::fs::write(&args.suspect, &suspect).with_context(|| format!("writing {}", args.suspect.display()))?;
+    fs_err::write(&args.suspect, &suspect)?;
     println!("wrote {} ({} characters)", args.suspect.display(), suspect.chars().count());
     Ok(ExitCode::SUCCESS)
 }
 
 fn check(args: &CheckBenchArgs) -> Result<ExitCode> {
     let engine = super::open_engine(&args.dir, tessera_engine::EngineOptions::default())?;
-    let text = std::fs::read_to_string(&args.suspect).with_context(|| format!("reading {}", args.suspect.display()))?;
+    let text = fs_err::read_to_string(&args.suspect)?;
     let name = args.suspect.display().to_string();
     let warm = engine.check_text(&name, "suspect", &text)?;
     let mut times: Vec<Duration> = Vec::with_capacity(args.repeat);

@@ -70,7 +70,7 @@ pub struct SimhashArgs {
 
 /// Current resident memory from /proc (Linux), in MB (NaN elsewhere).
 fn rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let status = fs_err::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
         .find(|l| l.starts_with("VmRSS:"))
@@ -81,7 +81,7 @@ fn rss_mb() -> f64 {
 
 /// Peak and current resident memory from /proc (Linux), in MB.
 fn memory() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let status = fs_err::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
         status
             .lines()
@@ -98,11 +98,7 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 pub fn sketch(args: &SketchArgs) -> Result<ExitCode> {
-    let texts: Vec<String> = args
-        .files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
-        .collect::<Result<_>>()?;
+    let texts: Vec<String> = args.files.iter().map(fs_err::read_to_string).collect::<std::io::Result<_>>()?;
     let total: usize = texts.iter().map(String::len).sum();
     let settings = args.create.settings();
     let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings)?);
@@ -244,7 +240,7 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
         memory()
     );
     drop(index);
-    std::fs::create_dir_all(&args.dir).with_context(|| format!("creating {}", args.dir.display()))?;
+    fs_err::create_dir_all(&args.dir)?;
     let entries: Vec<StoreEntry> = sigs
         .into_iter()
         .enumerate()
@@ -258,7 +254,7 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
     };
     let started = Instant::now();
     write_store(&path, &settings, &entries)?;
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let size = fs_err::metadata(&path).map(|m| m.len()).unwrap_or(0);
     println!(
         "on-disk store written in {:.2} s ({:.0} MB at {}); query it with --store-only",
         started.elapsed().as_secs_f64(),

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::{CheckedFile, Report};
+use tessera_engine::{CheckedFile, Report, describe_error};
 
 use super::{Format, IndexDir};
 
@@ -59,7 +59,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
                 writeln!(buf, "== {name}")?;
                 match result {
                     Ok(report) => super::render(report, Format::Text, color, &mut buf)?,
-                    Err(e) => writeln!(buf, "error: {e}")?,
+                    Err(e) => writeln!(buf, "error: {}", describe_error(e))?,
                 }
                 writeln!(buf)?;
             }
@@ -73,7 +73,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
                     results.len()
                 );
             };
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            fs_err::create_dir_all(dir)?;
             for (i, (name, result)) in results.iter().enumerate() {
                 let member = name.rsplit("!/").next().unwrap_or(name);
                 let file: String =
@@ -84,7 +84,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
                         write_report(report, Format::Html, Some(&path))?;
                         eprintln!("{name}: {}", path.display());
                     }
-                    Err(e) => eprintln!("{name}: error: {e}"),
+                    Err(e) => eprintln!("{name}: error: {}", describe_error(e)),
                 }
             }
         }
@@ -94,7 +94,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
 
 fn write_bytes(buf: &[u8], output: Option<&std::path::Path>) -> Result<()> {
     match output {
-        Some(path) => std::fs::write(path, buf).with_context(|| format!("writing {}", path.display())),
+        Some(path) => Ok(fs_err::write(path, buf)?),
         None => std::io::stdout().lock().write_all(buf).context("writing to standard output"),
     }
 }
@@ -106,7 +106,7 @@ pub fn write_report(report: &Report, format: Format, output: Option<&std::path::
     super::render(report, format, color, &mut buf)?;
     match output {
         Some(path) => {
-            std::fs::write(path, &buf).with_context(|| format!("writing {}", path.display()))?;
+            fs_err::write(path, &buf)?;
         }
         None => std::io::stdout().lock().write_all(&buf).context("writing to standard output")?,
     }

@@ -152,8 +152,7 @@ impl CrawlArgs {
     fn seed_urls(&self) -> Result<Vec<String>> {
         let mut out = self.seed.clone();
         if let Some(path) = &self.seeds {
-            let text =
-                std::fs::read_to_string(path).with_context(|| format!("reading seeds from {}", path.display()))?;
+            let text = fs_err::read_to_string(path).context("reading the seed list")?;
             out.extend(
                 text.lines()
                     .map(|l| l.split('#').next().unwrap_or("").trim())
@@ -182,7 +181,7 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
         }
         let mut config = CrawlConfig { collection: args.collection.clone(), ..CrawlConfig::default() };
         args.apply(&mut config);
-        std::fs::create_dir_all(&args.dir.dir).with_context(|| format!("creating {}", args.dir.dir.display()))?;
+        fs_err::create_dir_all(&args.dir.dir)?;
         Crawler::create(&state, config).context("starting the crawl")?
     };
     let added = crawler.add_seeds(seeds.iter().map(String::as_str))?;

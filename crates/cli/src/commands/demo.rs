@@ -32,16 +32,15 @@ pub fn run(args: &DemoArgs, _quiet: bool) -> Result<ExitCode> {
     let out = &args.out;
     let index_dir = out.join("index");
     if index_dir.exists() {
-        std::fs::remove_dir_all(&index_dir)
-            .with_context(|| format!("removing the old demo index {}", index_dir.display()))?;
+        fs_err::remove_dir_all(&index_dir).context("removing the old demo index")?;
     }
     let engine = Engine::open_or_create(&index_dir, &FingerprintSettings::default(), EngineOptions::default())
         .with_context(|| format!("creating the demo index at {}", index_dir.display()))?;
     for (collection, name, text) in SAMPLE {
         let dir = out.join("sample").join(collection);
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        fs_err::create_dir_all(&dir)?;
         let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        fs_err::write(&path, text)?;
     }
     for (name, kind) in [("library", CollectionKind::Source), ("citations", CollectionKind::Citation)] {
         let config = CollectionConfig { name: name.to_owned(), kind, keep_texts: true };
@@ -49,7 +48,7 @@ pub fn run(args: &DemoArgs, _quiet: bool) -> Result<ExitCode> {
         eprintln!("indexed {} documents into collection {name:?} ({kind:?})", summary.added);
     }
     let suspect = out.join("sample").join("thesis.txt");
-    std::fs::write(&suspect, SUSPECT).with_context(|| format!("writing {}", suspect.display()))?;
+    fs_err::write(&suspect, SUSPECT)?;
     let CheckedFile::Document(report) = engine.check_path(&suspect)? else {
         anyhow::bail!("{} is one document, not an archive", suspect.display());
     };

@@ -85,15 +85,13 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         // The corpus defines offsets on the raw files, so they are read as they are rather
         // than through extraction (which would also refuse the few junk web pages whose
         // text is mostly control characters).
-        let mut files: Vec<PathBuf> = std::fs::read_dir(corpus.src_dir())
-            .with_context(|| format!("listing {}", corpus.src_dir().display()))?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<std::io::Result<_>>()?;
+        let mut files: Vec<PathBuf> =
+            fs_err::read_dir(corpus.src_dir())?.map(|e| e.map(|e| e.path())).collect::<std::io::Result<_>>()?;
         files.sort();
         let texts: Vec<(String, String, String)> = files
             .iter()
             .map(|path| {
-                let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                let bytes = fs_err::read(path)?;
                 let origin = path.display().to_string();
                 Ok((origin.clone(), file_name(&origin), String::from_utf8_lossy(&bytes).into_owned()))
             })
@@ -116,9 +114,9 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         view.docs().into_iter().map(|d| Ok((d.0, file_name(&view.meta(d)?.origin)))).collect::<Result<_>>()?;
     let det_dir = args.out.join("detections");
     if det_dir.exists() {
-        std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
+        fs_err::remove_dir_all(&det_dir)?;
     }
-    std::fs::create_dir_all(&det_dir).with_context(|| format!("creating {}", det_dir.display()))?;
+    fs_err::create_dir_all(&det_dir)?;
     let bar = super::progress::files_bar(quiet, "checking suspects");
     bar.set_length(suspects.len() as u64);
     let started = Instant::now();
@@ -126,7 +124,7 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         .par_iter()
         .map(|susp| -> Result<Vec<Annotation>> {
             let path = corpus.susp_dir().join(susp);
-            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            let text = fs_err::read_to_string(&path)?;
             let suspect = engine.suspect_plain(susp, "", &text);
             let revision = engine.search(&view, &suspect, &collection.name)?;
             let mut out = Vec::new();
@@ -170,7 +168,7 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
 fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitCode> {
     let det_dir = args.out.join("detections");
     if det_dir.exists() {
-        std::fs::remove_dir_all(&det_dir).with_context(|| format!("clearing {}", det_dir.display()))?;
+        fs_err::remove_dir_all(&det_dir)?;
     }
     let pairs: Vec<(String, String)> = corpus.pairs.iter().map(|p| (p.suspicious.clone(), p.source.clone())).collect();
     let summary = super::align::align_pairs(
@@ -206,8 +204,7 @@ fn write_scores(
 ) -> Result<ExitCode> {
     let report = tessera_eval::score_dir(corpus, det_dir)?;
     let json = serde_json::json!({ "scores": report, "timings": timings });
-    std::fs::write(args.out.join("scores.json"), serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("writing {}", args.out.join("scores.json").display()))?;
+    fs_err::write(args.out.join("scores.json"), serde_json::to_string_pretty(&json)?)?;
     if args.format == super::Format::Json {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {

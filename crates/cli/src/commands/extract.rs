@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use tessera_engine::{Document, Extractor};
+use tessera_engine::{Document, Extractor, describe_error};
 
 /// Arguments of `tessera extract`.
 #[derive(Debug, Args)]
@@ -58,7 +58,7 @@ fn write_json(out: &mut impl Write, doc: Document, no_origins: bool) -> Result<(
             }
             serde_json::json!({ "name": doc.name, "document": extracted })
         }
-        Err(e) => serde_json::json!({ "name": doc.name, "error": e.to_string() }),
+        Err(e) => serde_json::json!({ "name": doc.name, "error": describe_error(&e) }),
     };
     serde_json::to_writer(&mut *out, &value).context("writing JSON")?;
     writeln!(out).context("writing to standard output")
@@ -67,7 +67,7 @@ fn write_json(out: &mut impl Write, doc: Document, no_origins: bool) -> Result<(
 fn write_text(out: &mut impl Write, doc: &Document) -> Result<()> {
     writeln!(out, "== {}", doc.name)?;
     match &doc.result {
-        Err(e) => writeln!(out, "error: {e}")?,
+        Err(e) => writeln!(out, "error: {}", describe_error(e))?,
         Ok(d) => {
             write!(out, "format: {}", d.format)?;
             if let Some(encoding) = &d.encoding {

@@ -1,6 +1,6 @@
 //! `tessera dedup`: clusters of near-duplicate documents in a collection.
 
-use std::fs::File;
+use fs_err::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -149,7 +149,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         );
     } else if let Some(jsonl) = jsonl_input(args)? {
         let text_field = args.text_field.as_deref().unwrap_or("text");
-        let file = File::open(&jsonl).with_context(|| format!("opening {}", jsonl.display()))?;
+        let file = File::open(&jsonl)?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let bar = super::progress::bytes_bar(quiet, "sketching", size);
         let mut reader = BufReader::new(file);
@@ -192,9 +192,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     let lsh = dedup.lsh();
     let result = dedup.finish()?;
     let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => {
-            Box::new(BufWriter::new(File::create(path).with_context(|| format!("creating {}", path.display()))?))
-        }
+        Some(path) => Box::new(BufWriter::new(File::create(path)?)),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     for line in &result.lines {

@@ -1,6 +1,6 @@
 //! Parquet input of `tessera dedup` (cargo feature `parquet`): one document per row.
 
-use std::fs::File;
+use fs_err::File;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -19,7 +19,7 @@ pub fn read(
     id_field: Option<&str>,
     mut sink: impl FnMut(Result<Record, (String, String)>) -> Result<()>,
 ) -> Result<()> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let file = File::open(path)?;
     let reader = SerializedFileReader::new(file).with_context(|| format!("reading {} as Parquet", path.display()))?;
     let rows = reader.get_row_iter(None).with_context(|| format!("reading {}", path.display()))?;
     for (i, row) in rows.enumerate() {

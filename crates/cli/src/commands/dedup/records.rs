@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::DedupArgs;
@@ -32,7 +32,7 @@ pub(super) fn jsonl_input(args: &DedupArgs) -> Result<Option<PathBuf>> {
         }
         return Ok(None);
     };
-    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    let meta = fs_err::metadata(path)?;
     let by_name = matches!(path.extension().and_then(|e| e.to_str()), Some("jsonl" | "ndjson"));
     if meta.is_file() && (by_name || args.text_field.is_some()) {
         return Ok(Some(path.clone()));
