@@ -404,7 +404,7 @@ pub(crate) fn add_prepared(
         byte_len: text.len() as u64,
         char_len: text.chars().count() as u64,
     };
-    let snapshot = doc.fingerprint.snapshot();
+    let snapshot = crate::fingerprinter::snapshot(&doc.fingerprint);
     let new = NewDocument { meta, snapshot: &snapshot, text: collection.keep_texts.then_some(text.as_str()) };
     Ok(writer.add(&collection.name, new)?)
 }
