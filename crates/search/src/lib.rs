@@ -13,7 +13,7 @@
 //!
 //! The suspect is a [`Query`] made from its fingerprint: the fingerprint stage
 //! (`tessera-fingerprint`) makes the fingerprint, its sentences and its WordNet
-//! neighbours ([`Query::from`] a `SuspectFingerprint`, or [`Query::from_fingerprint`]);
+//! neighbours (`Query::from` a `SuspectFingerprint`, or [`Query::from_fingerprint`]);
 //! a source is read from its snapshot in the index ([`Query::from_snapshot`]).
 //!
 //! # Example
