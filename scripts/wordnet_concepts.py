@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes crates/search/data/wordnet-en.txt.gz, the English word neighbours alignment uses.
+"""Makes crates/fingerprint/data/wordnet-en.txt.gz, the English word neighbours alignment uses.
 
 Usage: scripts/wordnet_concepts.py [WORDNET_DIR] > table.txt   (then gzip -9 -n)
 WORDNET_DIR defaults to /usr/share/wordnet (Debian package wordnet-base, WordNet 3.0).

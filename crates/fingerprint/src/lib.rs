@@ -1,9 +1,20 @@
-//! Fingerprints: overlapping word shingles hashed to 64 bits.
+//! Fingerprints: everything that turns a text into the hashes Tessera indexes, searches
+//! and sketches.
 //!
-//! A *shingle* is a window of `size` consecutive canonical terms (see
-//! [`tessera_normalize`]). Shingle `i` covers tokens `i .. i + size`; a text with fewer
-//! than `size` tokens (but at least one) has a single shingle covering all of them, so
-//! short texts still match identical short texts.
+//! # Overview
+//! A [`Fingerprinter`] (built from the normalizer and shingle settings an index stores)
+//! normalizes a text ([`tessera_normalize`]) and gives its [`Fingerprint`]: the term
+//! hash, byte span and char span of every token, the text's sentences as token ranges
+//! ([`sentences`]) and its shingle hashes ([`Shingler`]). From the same text it makes
+//! what near-duplicate sketches take ([`SketchInput`]: terms and [`shingles_for_sketch`],
+//! cyclic for short texts) and, for a suspect, a [`SuspectFingerprint`]: the fingerprint
+//! with the English WordNet neighbours of its words ([`Synonyms`]) when it has at least
+//! [`MIN_LATIN_WORDS`] terms in Latin letters. [`Fingerprinters`] keeps one warm
+//! fingerprinter per thread.
+//!
+//! A *shingle* is a window of `size` consecutive canonical terms. Shingle `i` covers
+//! tokens `i .. i + size`; a text with fewer than `size` tokens (but at least one) has a
+//! single shingle covering all of them, so short texts still match identical short texts.
 //!
 //! # The hash (an on-disk contract)
 //! Each token carries `term = xxh3_64(term_utf8, seed 0)`. A shingle's hash is
@@ -12,212 +23,39 @@
 //! the same values (`xxhash.xxh3_64_intdigest(b"".join(t.to_bytes(8, "little") for t in
 //! terms), seed)`), so bindings and batch jobs agree. A golden test pins the values.
 //!
+//! # Example
 //! ```
-//! use tessera_fingerprint::{ShingleConfig, Shingler};
-//! let shingler = Shingler::new(ShingleConfig { size: 3, seed: 0 }).unwrap();
-//! let hashes = shingler.hashes(&[1, 2, 3, 4]);
-//! assert_eq!(hashes.len(), 2);
+//! use tessera_fingerprint::{Fingerprinter, ShingleConfig, Shingler};
+//! use tessera_normalize::NormalizerConfig;
+//!
+//! let shingler = Shingler::new(ShingleConfig { size: 3, seed: 0 })?;
+//! assert_eq!(shingler.hashes(&[1, 2, 3, 4]).len(), 2);
+//!
+//! let mut fp = Fingerprinter::new(NormalizerConfig::default(), ShingleConfig::default())?;
+//! let f = fp.fingerprint("Students copied the essays. Teachers compared them word by word.");
+//! assert_eq!(f.hashes.len(), f.terms.len() - 2);
+//! assert_eq!(f.sentences.len(), 2);
+//! # Ok::<(), tessera_fingerprint::Error>(())
 //! ```
+//!
+//! # When to use this
+//! Whenever a text must be fingerprinted as an index was: adding documents (the index
+//! stores the [`Fingerprint`]), checking a suspect (search aligns its fingerprint with
+//! the sources'), or sketching documents for near-duplicate detection. It depends on
+//! normalization only, so indexing needs neither the index's readers nor search.
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::xxh3_64_with_seed;
+mod error;
+mod fingerprinter;
+mod fingerprinters;
+mod sentence;
+mod shingle;
+mod synonyms;
 
-/// The largest shingle size accepted.
-pub const MAX_SHINGLE_SIZE: usize = 32;
-
-/// Shingle settings. They change fingerprints, so the index stores them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ShingleConfig {
-    /// Words per shingle (Antiplagiat uses 3).
-    pub size: usize,
-    /// Seed of the shingle hash.
-    pub seed: u64,
-}
-
-impl Default for ShingleConfig {
-    fn default() -> Self {
-        Self { size: 3, seed: 0 }
-    }
-}
-
-/// Errors of this crate.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The shingle size is zero or too large.
-    #[error("shingle size must be between 1 and {MAX_SHINGLE_SIZE}, got {0}")]
-    ShingleSize(usize),
-}
-
-/// Computes shingle hashes from term hashes. Built once, reused.
-#[derive(Debug, Clone, Copy)]
-pub struct Shingler {
-    config: ShingleConfig,
-}
-
-impl Shingler {
-    /// Validates the settings.
-    pub fn new(config: ShingleConfig) -> Result<Self, Error> {
-        if config.size == 0 || config.size > MAX_SHINGLE_SIZE {
-            return Err(Error::ShingleSize(config.size));
-        }
-        Ok(Self { config })
-    }
-
-    /// The settings.
-    pub fn config(&self) -> ShingleConfig {
-        self.config
-    }
-
-    /// Number of shingles a text of `tokens` tokens has.
-    pub fn count(&self, tokens: usize) -> usize {
-        match tokens {
-            0 => 0,
-            n if n < self.config.size => 1,
-            n => n - self.config.size + 1,
-        }
-    }
-
-    /// Token range `[first, end)` covered by shingle `i` of a text of `tokens` tokens.
-    pub fn token_range(&self, i: usize, tokens: usize) -> (usize, usize) {
-        (i, (i + self.config.size).min(tokens))
-    }
-
-    /// The shingle hashes of a sequence of term hashes, in text order.
-    pub fn hashes(&self, terms: &[u64]) -> Vec<u64> {
-        let mut out = Vec::with_capacity(self.count(terms.len()));
-        self.hashes_into(terms, &mut out);
-        out
-    }
-
-    /// Like [`Shingler::hashes`], appending to `out` (reuses its allocation).
-    pub fn hashes_into(&self, terms: &[u64], out: &mut Vec<u64>) {
-        let size = self.config.size;
-        let mut buf = [0u8; MAX_SHINGLE_SIZE * 8];
-        if terms.is_empty() {
-            return;
-        }
-        if terms.len() < size {
-            out.push(self.hash_window(terms, &mut buf));
-            return;
-        }
-        out.reserve(terms.len() - size + 1);
-        if size == 3 {
-            // The default size, without copying each window into a buffer for the
-            // general `xxh3`: the same value, see `xxh3_three`.
-            out.extend(terms.windows(3).map(|w| xxh3_three(w[0], w[1], w[2], self.config.seed)));
-            return;
-        }
-        for window in terms.windows(size) {
-            out.push(self.hash_window(window, &mut buf));
-        }
-    }
-
-    fn hash_window(&self, window: &[u64], buf: &mut [u8; MAX_SHINGLE_SIZE * 8]) -> u64 {
-        for (chunk, term) in buf.chunks_exact_mut(8).zip(window) {
-            chunk.copy_from_slice(&term.to_le_bytes());
-        }
-        xxh3_64_with_seed(&buf[..window.len() * 8], self.config.seed)
-    }
-}
-
-/// `xxh3_64_with_seed(le_bytes(a) ++ le_bytes(b) ++ le_bytes(c), seed)`: xxh3's path
-/// for 17 to 128 bytes written out for 24 (two 16-byte mixes, at offsets 0 and 8, with
-/// the first 32 bytes of xxh3's default secret, then its avalanche), with no buffer and
-/// no branch on the length. A test compares it with `xxh3_64_with_seed`.
-#[inline]
-fn xxh3_three(a: u64, b: u64, c: u64, seed: u64) -> u64 {
-    /// The first 32 bytes of xxh3's default secret, as little-endian words.
-    const SECRET: [u64; 4] = [
-        u64::from_le_bytes([0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe]),
-        u64::from_le_bytes([0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c]),
-        u64::from_le_bytes([0xde, 0xd4, 0x6d, 0xe9, 0x83, 0x90, 0x97, 0xdb]),
-        u64::from_le_bytes([0x72, 0x40, 0xa4, 0xa4, 0xb7, 0xb3, 0x67, 0x1f]),
-    ];
-    /// xxh64's first prime.
-    const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
-    let mix = |lo: u64, hi: u64, s_lo: u64, s_hi: u64| {
-        let product = u128::from(lo ^ s_lo.wrapping_add(seed)) * u128::from(hi ^ s_hi.wrapping_sub(seed));
-        (product as u64) ^ ((product >> 64) as u64)
-    };
-    let acc = 24u64
-        .wrapping_mul(PRIME64_1)
-        .wrapping_add(mix(a, b, SECRET[0], SECRET[1]))
-        .wrapping_add(mix(b, c, SECRET[2], SECRET[3]));
-    // xxh3's avalanche.
-    let acc = acc ^ (acc >> 37);
-    let acc = acc.wrapping_mul(0x1656_6791_9E37_79F9);
-    acc ^ (acc >> 32)
-}
-
-/// The canonical hash of one term's text (`xxh3_64`, seed 0), as normalizers compute it.
-pub fn term_hash(term: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(term.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shingler(size: usize, seed: u64) -> Shingler {
-        Shingler::new(ShingleConfig { size, seed }).unwrap()
-    }
-
-    #[test]
-    fn golden_values_never_change() {
-        // Pinned: changing these silently would make every stored index unreadable.
-        let terms: Vec<u64> = ["borrow", "text", "find", "sourc"].iter().map(|t| term_hash(t)).collect();
-        // Values computed independently with Python's `xxhash` package (see the crate docs).
-        assert_eq!(terms, [0xdefe_9997_10c6_5d05, 0x4769_fd1c_60e8_a611, 0x230b_6d4d_4498_1ab6, 0xc4c6_1ea1_7ebe_09cc]);
-        assert_eq!(shingler(3, 0).hashes(&terms), [0x7d50_0118_3ce3_314c, 0x0d9c_3c19_32db_a307]);
-    }
-
-    #[test]
-    fn short_texts_have_one_shingle() {
-        let s = shingler(3, 7);
-        assert_eq!(s.hashes(&[]).len(), 0);
-        assert_eq!(s.hashes(&[5]).len(), 1);
-        assert_eq!(s.hashes(&[5, 6]).len(), 1);
-        assert_eq!(s.count(2), 1);
-        assert_eq!(s.token_range(0, 2), (0, 2));
-    }
-
-    #[test]
-    fn seed_changes_hashes() {
-        let terms = [1, 2, 3];
-        assert_ne!(shingler(3, 0).hashes(&terms), shingler(3, 1).hashes(&terms));
-    }
-
-    #[test]
-    fn rejects_bad_size() {
-        assert!(Shingler::new(ShingleConfig { size: 0, seed: 0 }).is_err());
-        assert!(Shingler::new(ShingleConfig { size: 33, seed: 0 }).is_err());
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn three_term_hash_is_xxh3(a in proptest::prelude::any::<u64>(), b in proptest::prelude::any::<u64>(), c in proptest::prelude::any::<u64>(), seed in proptest::prelude::any::<u64>()) {
-            let mut bytes = Vec::new();
-            for t in [a, b, c] {
-                bytes.extend_from_slice(&t.to_le_bytes());
-            }
-            proptest::prop_assert_eq!(xxh3_three(a, b, c, seed), xxh3_64_with_seed(&bytes, seed));
-            for seed in [0, 1, u64::MAX] {
-                proptest::prop_assert_eq!(xxh3_three(a, b, c, seed), xxh3_64_with_seed(&bytes, seed));
-            }
-        }
-
-        #[test]
-        fn shingle_depends_only_on_its_window(terms in proptest::collection::vec(proptest::prelude::any::<u64>(), 3..40)) {
-            let s = shingler(3, 42);
-            let all = s.hashes(&terms);
-            proptest::prop_assert_eq!(all.len(), terms.len() - 2);
-            for (i, h) in all.iter().enumerate() {
-                proptest::prop_assert_eq!(*h, s.hashes(&terms[i..i + 3])[0]);
-            }
-        }
-    }
-}
+pub use error::{Error, Result};
+pub use fingerprinter::{Fingerprint, Fingerprinter, MIN_LATIN_WORDS, SketchInput, SuspectFingerprint};
+pub use fingerprinters::Fingerprinters;
+pub use sentence::{MAX_SENTENCE_TERMS, sentences};
+pub use shingle::{MAX_SHINGLE_SIZE, ShingleConfig, Shingler, shingles_for_sketch, term_hash};
+pub use synonyms::Synonyms;

@@ -8,8 +8,9 @@
 //!   documented multiply-add-shift family; [`LshParams`] cuts them into bands (chosen
 //!   from a threshold by minimising weighted false-positive and false-negative areas),
 //!   [`LshIndex`] and [`candidate_pairs`] find documents sharing a band.
-//! - Samples: [`bottom_k`], "hash mod M" ([`mod_m`], with a log-size floor for short
-//!   documents) and cyclic shingles for short documents ([`shingles_for_sketch`]).
+//! - Samples: [`bottom_k`] and "hash mod M" ([`mod_m`], with a log-size floor for short
+//!   documents). Sketches of short documents take cyclic shingles, which the fingerprint
+//!   stage makes ([`tessera_fingerprint::shingles_for_sketch`]).
 //! - [`simhash`]: 64-bit SimHash with tf-idf weights ([`Idf`]); [`SimhashTables`] and
 //!   [`all_pairs`] find fingerprints within Hamming distance `k` with Manku, Jain and Das
 //!   Sarma's permuted sorted tables ([`TableDesign`] picks the tables from `k` and the
@@ -65,7 +66,7 @@ pub use lexical::{global_signature, local_signature, signature_overlap};
 pub use lsh::{LshIndex, LshParams, MAX_BUCKET_PREDECESSORS, candidate_pairs, candidate_probability};
 pub use minhash::{MAX_PERMUTATIONS, MinHashConfig, MinHasher, Signature};
 pub use rng::{SplitMix64, mix64};
-pub use sample::{bottom_k, bottom_k_jaccard, mod_m, mod_m_containment, shingles_for_sketch};
+pub use sample::{bottom_k, bottom_k_jaccard, mod_m, mod_m_containment};
 pub use simhash::{Idf, hamming, simhash, simhash_weighted, term_frequencies};
 pub use simhash_tables::{MAX_DISTANCE, MAX_TABLES, SimhashTables, TableDesign, all_pairs, all_pairs_brute_force};
 pub use similarity::{CharProfile, Similarities, containment, intersection, jaccard, shingle_set};

@@ -1,7 +1,5 @@
-//! Shingle samples other than MinHash: bottom-k, "hash mod M", and cyclic shingles for
-//! very short documents.
-
-use tessera_fingerprint::Shingler;
+//! Shingle samples other than MinHash: bottom-k and "hash mod M" (cyclic shingles for
+//! very short documents are made by `tessera_fingerprint::shingles_for_sketch`).
 
 /// The `k` smallest distinct hashes, ascending (Broder's bottom-k sketch). Shingle hashes
 /// are uniform xxh3 values, so the smallest ones are a uniform sample of the set.
@@ -70,30 +68,9 @@ pub fn mod_m_containment(a: &[u64], b: &[u64]) -> f64 {
     crate::similarity::containment(a, b)
 }
 
-/// Shingle hashes with cyclic extension (seed 004) for short documents: a text of `n`
-/// terms, `n < min_terms`, is read as a ring, so it gives `n` shingles (windows wrap to the
-/// start) instead of `n - size + 1` or one. One edited word then changes only `size`
-/// shingles of a short text, as in a long one. Longer texts get the plain shingles.
-pub fn shingles_for_sketch(shingler: &Shingler, terms: &[u64], min_terms: usize) -> Vec<u64> {
-    let size = shingler.config().size;
-    let n = terms.len();
-    if n == 0 || n >= min_terms || size == 1 {
-        return shingler.hashes(terms);
-    }
-    let mut ring = Vec::with_capacity(n + size - 1);
-    ring.extend_from_slice(terms);
-    for i in 0..size - 1 {
-        ring.push(terms[i % n]);
-    }
-    let mut out = shingler.hashes(&ring);
-    out.truncate(n);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tessera_fingerprint::ShingleConfig;
 
     #[test]
     fn bottom_k_keeps_distinct_smallest() {
@@ -115,20 +92,5 @@ mod tests {
         assert_eq!(mod_m(&[10, 3, 20, 7, 10], 10, 1), [10, 20]);
         assert_eq!(mod_m(&[11, 3, 21, 7], 10, 2), [3, 7]);
         assert!((mod_m_containment(&[10, 20], &[10, 20, 30]) - 1.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn cyclic_extension_gives_one_shingle_per_term() {
-        let s = Shingler::new(ShingleConfig { size: 3, seed: 0 }).unwrap();
-        let short = shingles_for_sketch(&s, &[1, 2], 10);
-        assert_eq!(short.len(), 2);
-        assert_eq!(short[0], s.hashes(&[1, 2, 1])[0]);
-        assert_eq!(shingles_for_sketch(&s, &[1, 2, 3, 4, 5], 10).len(), 5);
-        assert_eq!(shingles_for_sketch(&s, &[1, 2, 3, 4, 5], 5), s.hashes(&[1, 2, 3, 4, 5]));
-        assert!(shingles_for_sketch(&s, &[], 10).is_empty());
-        // One changed word of a short text changes `size` shingles, not all of them.
-        let a = shingles_for_sketch(&s, &[1, 2, 3, 4, 5, 6], 10);
-        let b = shingles_for_sketch(&s, &[1, 2, 3, 9, 5, 6], 10);
-        assert_eq!(a.iter().zip(&b).filter(|(x, y)| x != y).count(), 3);
     }
 }

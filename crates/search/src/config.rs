@@ -130,7 +130,7 @@ pub struct AlignConfig {
     /// this (an inserted passage of one's own, not a reworded one). 0: never split.
     pub gap_cosine: f64,
     /// Sentence seeds of a cluster that contradict the order of its exact runs of at
-    /// least this many matched shingles are dropped (see `in_anchor_order` in align.rs;
+    /// least this many matched shingles are dropped (see `in_anchor_order` in align/extension.rs;
     /// 0: never).
     pub anchor_shingles: usize,
     /// A cluster becomes a passage when the tf-idf cosine of its two sides reaches this
@@ -164,7 +164,7 @@ impl Default for AlignConfig {
             max_occurrences: 64,
             min_seed_shingles: 3,
             min_sentence_terms: 3,
-            max_sentence_terms: crate::MAX_SENTENCE_TERMS,
+            max_sentence_terms: tessera_fingerprint::MAX_SENTENCE_TERMS,
             synonyms: true,
             synonym_max_senses: 16,
             seed_cosine: 0.33,

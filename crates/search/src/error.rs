@@ -7,9 +7,6 @@ pub enum Error {
     /// The index has no collection of that name.
     #[error("no collection named {0:?} in the index")]
     UnknownCollection(String),
-    /// The built-in WordNet table could not be read.
-    #[error("synonyms: {0}")]
-    Synonyms(String),
     /// Reading the index failed.
     #[error(transparent)]
     Index(#[from] tessera_index::Error),

@@ -1,15 +1,47 @@
 //! Search: find the sources of a suspect in one collection and align the borrowed
 //! fragments.
 //!
+//! # Overview
 //! Seed 000's two stages: stage 1 ranks the collection's documents by the distinct
 //! suspect shingle hashes they share (postings look-ups); stage 2 builds a *revision*
 //! greedily, taking the best candidate, aligning it with the suspect into *blocks*, and
 //! taking the hashes it explains away from the other candidates before re-ranking.
-//! Alignment ([`align`]) works on the snapshot's hash sequence and maps every block back
-//! to exact byte and char spans on both sides.
+//! Alignment ([`align`], [`align_pair`]) works on the two texts' hash sequences (exact
+//! runs) and, when both texts' terms and sentences are known, on their sentences
+//! (tf-idf sentence pairs, clustered and extended into passages), and maps every block
+//! back to exact byte and char spans on both sides.
 //!
-//! Use [`Searcher`] against an open [`tessera_index::IndexReader`]; the engine crate
-//! builds the [`Query`] from a document.
+//! The suspect is a [`Query`] made from its fingerprint: the fingerprint stage
+//! (`tessera-fingerprint`) makes the fingerprint, its sentences and its WordNet
+//! neighbours (`Query::from` a `SuspectFingerprint`, or [`Query::from_fingerprint`]);
+//! a source is read from its snapshot in the index ([`Query::from_snapshot`]).
+//!
+//! # Example
+//! ```
+//! use tessera_fingerprint::{Fingerprinter, ShingleConfig};
+//! use tessera_normalize::NormalizerConfig;
+//! use tessera_search::{AlignConfig, Query, align_pair};
+//!
+//! let mut fp = Fingerprinter::new(NormalizerConfig::default(), ShingleConfig::default())?;
+//! let passage = "The river freezes early in November and the ice stays until late April. \
+//!     During these months trucks drive across the frozen surface to reach the villages. \
+//!     Every spring the melting ice blocks the narrow channels and floods the meadows.";
+//! let source_text = format!("Fishing boats sold herring to the southern ports. {passage}");
+//! let suspect_text = format!("My essay begins with a summer in the mountains. {passage}");
+//! let suspect = Query::from(fp.suspect(&suspect_text));
+//! let source = Query::from_fingerprint(fp.fingerprint(&source_text), fp.shingle_size(), None);
+//! let blocks = align_pair(&suspect, &source, &[], &AlignConfig::default());
+//! assert_eq!(blocks.len(), 1);
+//! // From the first word that is not a stop word ("river") to the end of the passage.
+//! let bytes = blocks[0].source.bytes;
+//! assert_eq!(&source_text[bytes.start..bytes.end], &passage[4..passage.len() - 1]);
+//! # Ok::<(), tessera_fingerprint::Error>(())
+//! ```
+//!
+//! # When to use this
+//! Through the engine, which fingerprints suspects as their index was built and searches
+//! every collection: use [`Searcher`] directly only against an open
+//! [`tessera_index::IndexReader`], or [`align_pair`] for two texts at hand.
 #![deny(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -19,8 +51,6 @@ mod error;
 mod query;
 mod revision;
 mod searcher;
-mod sentence;
-mod synonyms;
 
 pub use align::{PreparedSuspect, align, align_pair, align_prepared};
 pub use config::{AlignConfig, SearchConfig};
@@ -28,6 +58,4 @@ pub use error::Error;
 pub use query::Query;
 pub use revision::{Block, Revision, SourceMatch, TextSpan};
 pub use searcher::Searcher;
-pub use sentence::{MAX_SENTENCE_TERMS, sentences};
-pub use synonyms::Synonyms;
 pub use tessera_index::{CollectionKind, DocId};

@@ -2,10 +2,9 @@
 
 use std::sync::Arc;
 
+use tessera_fingerprint::{Fingerprint, SuspectFingerprint, Synonyms};
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
-
-use crate::Synonyms;
 
 /// A fingerprinted text: its shingle hashes, where its tokens are and, when the text was
 /// at hand, its terms and sentences.
@@ -34,6 +33,20 @@ impl Query {
     /// Token range `[start, end)` covered by shingles `[first, last]`.
     pub(crate) fn tokens_of_shingles(&self, first: usize, last: usize) -> Span {
         Span { start: first, end: (last + self.shingle_size).min(self.token_bytes.len()) }
+    }
+
+    /// A fingerprinted text as a query: with its terms and sentences (sentence seeding
+    /// uses them), and `synonyms` made with the normalizer that made its terms.
+    pub fn from_fingerprint(fingerprint: Fingerprint, shingle_size: usize, synonyms: Option<Arc<Synonyms>>) -> Self {
+        Self {
+            hashes: fingerprint.hashes,
+            token_bytes: fingerprint.token_bytes,
+            token_chars: fingerprint.token_chars,
+            shingle_size,
+            terms: fingerprint.terms,
+            sentences: fingerprint.sentences,
+            synonyms,
+        }
     }
 
     /// A source snapshot seen as a query: hashes and token spans, and its terms and
@@ -83,5 +96,12 @@ impl Query {
     /// Whether sentence seeding can use this text (terms and sentences known).
     pub fn has_sentences(&self) -> bool {
         !self.sentences.is_empty() && self.terms.len() == self.token_bytes.len()
+    }
+}
+
+impl From<SuspectFingerprint> for Query {
+    /// The suspect's fingerprint with its WordNet neighbours.
+    fn from(suspect: SuspectFingerprint) -> Self {
+        Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms)
     }
 }

@@ -1,6 +1,6 @@
 //! English word neighbours from WordNet 3.0, as terms: two terms are *neighbours* when
-//! they share a *concept*. Alignment lets a source term stand for a neighbour in the
-//! suspect (see [`crate::align`]): reworders swap words for synonyms, more general or
+//! they share a *concept*. Alignment (in `tessera-search`) lets a source term stand for a
+//! neighbour in the suspect: reworders swap words for synonyms, more general or
 //! more specific words and opposites ("write" -> "compose", "poem" -> "verse",
 //! "easy" -> "difficult"), which exact terms cannot see.
 //!

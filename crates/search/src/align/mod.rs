@@ -1,0 +1,281 @@
+//! Alignment: the borrowed passages between a suspect and one source, with character
+//! spans on both sides.
+//!
+//! Written by hand because it is the core of what we do. Two kinds of seeds, then one
+//! extension:
+//! 1. *Exact runs.* Every (suspect position i, source position j) with equal shingle
+//!    hashes is a match (a source hash repeated more than `max_occurrences` times keeps
+//!    its first ones); matches on one diagonal at consecutive positions form a run (an
+//!    exact shared passage); runs are chosen longest first, skipping any that overlaps a
+//!    chosen one on either side; chosen runs, in suspect order, merge while both gaps are
+//!    at most `max_gap` shingles and the source goes forward. This alone is the whole
+//!    alignment when the source's terms are unknown (a snapshot): a block then needs
+//!    `min_block_shingles` matched shingles and its spans run from the first token of
+//!    its first shingle to the last token of its last shingle.
+//! 2. *Sentence pairs* (when both texts' terms and sentences are known; after
+//!    Sanchez-Perez, Sidorov and Gelbukh, PAN 2014): sentences shorter than
+//!    `min_sentence_terms` join the next one; each is a bag of terms weighted by tf-idf
+//!    (idf over the sentences of both texts). For each suspect sentence not mostly
+//!    inside exact blocks, the source sentences (and, with `pair_seeds`, pairs of
+//!    adjacent ones) whose cosine and Dice coefficients reach `seed_cosine` and
+//!    `seed_dice` are candidates, and the best one is a seed, trimmed on each side to
+//!    the first and last term the other side holds. Shuffled, inserted and replaced
+//!    words lower these scores without breaking them as they break shingles.
+//! 3. *Extension.* Seeds of both kinds are clustered: sorted by suspect sentence, split
+//!    where more than `max_sentence_gap` sentences separate them, then the same on the
+//!    source side, until nothing splits. A cluster becomes a passage (the smallest
+//!    ranges holding its seeds) when it holds an exact block of `min_block_shingles` or
+//!    `min_sentence_seeds` seeds and the tf-idf cosine of its two sides reaches
+//!    `validation_cosine`; otherwise it is clustered again with gaps one smaller (a lone
+//!    exact block always stands). A passage with sentence seeds grows at its ends by
+//!    boundary sentences that share enough terms with the other side (`grow_share`).
+//!    With `summary_sentence_gap`, a second extension with that gap looks for summaries:
+//!    its passages whose source side is over `summary_ratio` times longer than their
+//!    suspect side replace the passages they overlap (a summary condenses a long source
+//!    passage into a few sentences).
+//! 4. *Filtering.* Passages overlapping on both sides merge; of passages overlapping on
+//!    the suspect side only, the better one stays; passages under `min_passage_chars`
+//!    suspect characters are dropped.
+//!
+//! Blocks come sorted by suspect position; exact copies keep their spans to the word.
+//!
+//! Each step has its file: `exact_runs.rs`, `sentence_seeds.rs` (with the suspect's side
+//! prepared once per search, [`PreparedSuspect`], and the WordNet neighbours),
+//! `extension.rs` (clustering, validation, growth) and `resolve.rs` (overlaps and
+//! length); this file holds the entry points and runs the steps in order.
+
+mod exact_runs;
+mod extension;
+#[cfg(test)]
+mod fixtures;
+mod resolve;
+mod sentence_seeds;
+
+use foldhash::HashMap;
+use tessera_index::Snapshot;
+use tessera_normalize::Span;
+
+use crate::{AlignConfig, Block, Query, TextSpan};
+use exact_runs::{choose_runs, exact_runs, merge_runs};
+use resolve::{overlaps, resolve};
+pub use sentence_seeds::PreparedSuspect;
+use sentence_seeds::Sentences;
+
+/// Aligns a suspect with one source snapshot: with sentence seeding when both have terms
+/// and sentences (the suspect's terms cut to the snapshot's 32 bits), else exact runs
+/// only (a snapshot of segment format 1 has no terms). Blocks come sorted by suspect
+/// position. `skip[i]` marks suspect shingles already explained by an earlier source
+/// (they neither start nor extend a run); pass an empty slice to use them all.
+pub fn align(query: &Query, source: &Snapshot, skip: &[bool], config: &AlignConfig) -> Vec<Block> {
+    let source = Query::from_snapshot(source, query.shingle_size);
+    if source.has_sentences() && query.has_sentences() {
+        align_pair(&query.with_short_terms(), &source, skip, config)
+    } else {
+        align_pair(query, &source, skip, config)
+    }
+}
+
+/// Aligns a suspect with one source given as a [`Query`]. With terms and sentences on
+/// both sides (texts fingerprinted by the engine), sentence-pair seeds join the exact
+/// runs; otherwise this is [`align`]. `skip` as in [`align`].
+pub fn align_pair(suspect: &Query, source: &Query, skip: &[bool], config: &AlignConfig) -> Vec<Block> {
+    align_prepared(suspect, None, source, skip, config)
+}
+
+/// [`align_pair`] with the suspect prepared once for many sources ([`PreparedSuspect`],
+/// made from the same `suspect` and `config`; `None` prepares it here).
+pub fn align_prepared(
+    suspect: &Query,
+    prepared: Option<&PreparedSuspect>,
+    source: &Query,
+    skip: &[bool],
+    config: &AlignConfig,
+) -> Vec<Block> {
+    let runs = choose_runs(exact_runs(&suspect.hashes, &source.hashes, skip, config.max_occurrences));
+    let sentences = suspect.has_sentences() && source.has_sentences();
+    // With sentences, shorter exact blocks are seeds too: a cluster must validate.
+    let min =
+        if sentences { config.min_seed_shingles.min(config.min_block_shingles) } else { config.min_block_shingles };
+    let exact: Vec<Passage> = merge_runs(&runs, config)
+        .into_iter()
+        .filter(|b| b.matched >= min as usize)
+        .filter_map(|b| b.passage(suspect, source))
+        .collect();
+    let passages = if sentences {
+        let local;
+        let prepared = match prepared {
+            Some(p) if p.made_for(suspect, config) => p,
+            _ => {
+                local = PreparedSuspect::new(suspect, config);
+                &local
+            }
+        };
+        let renamed = prepared.source_terms_with_neighbours(suspect, &source.terms);
+        let t_terms = renamed.as_deref().unwrap_or(&source.terms);
+        SentenceAligner::new(suspect, prepared, source, t_terms, skip, config).align(exact)
+    } else {
+        exact
+    };
+    passages.iter().filter_map(|p| to_block(suspect, source, p)).collect()
+}
+
+/// A passage in token coordinates: suspect tokens `s`, source tokens `t`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Passage {
+    s: Span,
+    t: Span,
+    /// Matched suspect shingles (exact runs), or shared suspect shingles once extended.
+    matched: usize,
+    /// Quality when passages compete for one suspect span (higher wins).
+    score: f64,
+    /// Made with sentence seeds (else of exact runs only, whose spans are exact).
+    sentences: bool,
+}
+
+fn to_block(suspect: &Query, source: &Query, p: &Passage) -> Option<Block> {
+    let (s, t) = (p.s, p.t);
+    if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
+        return None;
+    }
+    let span = |q: &Query, r: Span| TextSpan {
+        bytes: Span { start: q.token_bytes[r.start].start, end: q.token_bytes[r.end - 1].end },
+        chars: Span { start: q.token_chars[r.start].start, end: q.token_chars[r.end - 1].end },
+    };
+    Some(Block {
+        suspect: span(suspect, s),
+        source: span(source, t),
+        suspect_tokens: s,
+        source_tokens: t,
+        matched_shingles: u32::try_from(p.matched).unwrap_or(u32::MAX),
+    })
+}
+
+/// A seed or a cluster member: token ranges and the sentence ranges `[first, last]`
+/// they touch, on both sides.
+#[derive(Debug, Clone, Copy)]
+struct Seed {
+    s: Span,
+    t: Span,
+    s_sent: (usize, usize),
+    t_sent: (usize, usize),
+    /// Matched shingles when the seed is an exact run (0 for sentence seeds).
+    exact: usize,
+    /// The sentence pair's cosine (0 for exact runs).
+    cos: f64,
+}
+
+/// Sentence seeding and extension for one suspect and one source.
+struct SentenceAligner<'a> {
+    suspect: &'a Query,
+    source: &'a Query,
+    /// The source's terms as alignment sees them (with WordNet neighbours of suspect
+    /// words in place of the words they replace).
+    t_terms: &'a [u64],
+    skip: &'a [bool],
+    config: &'a AlignConfig,
+    prepared: &'a PreparedSuspect,
+    s_sent: &'a Sentences,
+    t_sent: Sentences,
+    /// Sentence frequency of each source term among the source's sentences.
+    t_df: HashMap<u64, u32>,
+    /// Sentences of both texts: idf is `ln(n / df)` over them.
+    n: f64,
+}
+
+impl SentenceAligner<'_> {
+    /// Steps 2 to 4 for one source, given the exact blocks of step 1: sentence seeds and
+    /// exact blocks clustered and extended into passages, overlaps resolved, summaries
+    /// found with their own gap, short passages dropped.
+    fn align(&self, exact: Vec<Passage>) -> Vec<Passage> {
+        let mut covered = vec![false; self.suspect.token_bytes.len()];
+        for p in &exact {
+            let end = p.s.end.min(covered.len());
+            covered[p.s.start.min(end)..end].fill(true);
+        }
+        let mut seeds = self.sentence_seeds(&covered);
+        for p in &exact {
+            seeds.push(Seed {
+                s: p.s,
+                t: p.t,
+                s_sent: self.s_sent.range(p.s),
+                t_sent: self.t_sent.range(p.t),
+                exact: p.matched,
+                cos: 0.0,
+            });
+        }
+        if seeds.is_empty() {
+            return Vec::new();
+        }
+        let gap = self.config.max_sentence_gap;
+        let mut passages = resolve(self.extend(seeds.clone(), gap, gap, self.config.validation_cosine, true));
+        if let Some(summary_gap) = self.config.summary_sentence_gap {
+            // A summary passage replaces the passages it overlaps on the suspect side.
+            let ratio = self.config.summary_ratio;
+            let summary: Vec<Passage> =
+                resolve(self.extend(seeds, summary_gap, summary_gap, self.config.summary_validation_cosine, false))
+                    .into_iter()
+                    .filter(|p| (p.t.end - p.t.start) as f64 > ratio * (p.s.end - p.s.start) as f64)
+                    .map(|mut p| {
+                        // The source side of a summary grows over sentences sharing fewer words.
+                        (p.s, p.t) = self.grow_with(
+                            p.s,
+                            p.t,
+                            self.config.summary_grow_share,
+                            self.config.summary_grow_steps,
+                            &[false],
+                        );
+                        p
+                    })
+                    .collect();
+            if !summary.is_empty() {
+                passages.retain(|p| !summary.iter().any(|q| overlaps(p.s, q.s)));
+                passages.extend(summary);
+                passages.sort_by(|a, b| a.s.start.cmp(&b.s.start).then(a.t.start.cmp(&b.t.start)));
+            }
+        }
+        passages.into_iter().filter(|p| self.long_enough(p)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tessera_normalize::Span;
+
+    use crate::{AlignConfig, Query, align_pair};
+
+    proptest::proptest! {
+        #[test]
+        fn sentence_alignment_never_panics_and_stays_in_bounds(
+            s in proptest::collection::vec(0u64..12, 0..120),
+            t in proptest::collection::vec(0u64..12, 0..120),
+            s_ends in proptest::collection::vec(0usize..140, 0..12),
+            t_ends in proptest::collection::vec(0usize..140, 0..12),
+        ) {
+            let side = |terms: &[u64], ends: &[usize]| {
+                let n = terms.len();
+                let spans: Vec<Span> = (0..n).map(|i| Span { start: 10 * i, end: 10 * i + 5 }).collect();
+                let shingler = tessera_fingerprint::Shingler::new(tessera_fingerprint::ShingleConfig::default()).unwrap();
+                Query {
+                    hashes: shingler.hashes(terms),
+                    token_bytes: spans.clone(),
+                    token_chars: spans,
+                    shingle_size: 3,
+                    terms: terms.to_vec(),
+                    // Arbitrary, even out of order or out of bounds.
+                    sentences: ends.iter().map(|&e| Span { start: e / 2, end: e }).collect(),
+                    synonyms: None,
+                }
+            };
+            let (q, src) = (side(&s, &s_ends), side(&t, &t_ends));
+            let config = AlignConfig { min_passage_chars: 0, ..AlignConfig::default() };
+            let blocks = align_pair(&q, &src, &[], &config);
+            let again = align_pair(&q, &src, &[], &config);
+            proptest::prop_assert_eq!(&blocks, &again);
+            for b in &blocks {
+                proptest::prop_assert!(b.suspect_tokens.start < b.suspect_tokens.end);
+                proptest::prop_assert!(b.suspect_tokens.end <= q.token_bytes.len());
+                proptest::prop_assert!(b.source_tokens.end <= src.token_bytes.len());
+            }
+        }
+    }
+}
