@@ -779,3 +779,31 @@ fn index_and_check_archives_member_by_member() {
     let html = tessera(tmp.path(), &["check", "--index", "lib", "--format", "html", "tricks.txt"]).ok();
     assert!(html.contains("<li class=\"bypass\" data-kind=\"spaced_letters\">"), "{html}");
 }
+
+/// `tessera stats | head -1` and the like: a closed standard output ends the command
+/// quietly (status 0 or 141, never a panic message).
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::io::Read;
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    // Enough output to fill the pipe: many documents, each a line of `dedup`'s output.
+    for i in 0..3000 {
+        std::fs::write(docs.join(format!("{i:05}.txt")), format!("document number {i} about rivers and bees")).unwrap();
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["dedup", "-q", "docs"])
+        .current_dir(tmp.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's reading end is dropped here: the rest of the output has nowhere to go.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(matches!(out.status.code(), Some(0 | 141)), "{:?} {stderr}", out.status);
+}
