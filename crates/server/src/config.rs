@@ -32,6 +32,9 @@ pub struct ServerConfig {
     /// How long a check keeps waiting, after the partial report, for the collections that
     /// missed their timeout; then the report stays partial.
     pub late_answer_limit: Duration,
+    /// Requests handled at the same time; one more is answered `503 busy` with
+    /// `Retry-After` (health checks excepted), so memory stays bounded under any load.
+    pub max_concurrent_requests: usize,
 }
 
 impl ServerConfig {
@@ -49,6 +52,7 @@ impl ServerConfig {
             collection_timeout: Duration::from_secs(30),
             collection_timeouts: BTreeMap::new(),
             late_answer_limit: Duration::from_secs(600),
+            max_concurrent_requests: 64,
         }
     }
 

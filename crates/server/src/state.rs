@@ -26,12 +26,13 @@ pub(crate) struct AppState {
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Index writes one at a time (the index has a single writer).
     pub(crate) writer: tokio::sync::Mutex<()>,
+    /// Admission of requests: one permit per request being handled.
+    pub(crate) requests: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
     pub(crate) fn new(config: ServerConfig, engine: Engine, store: CheckStore, next_seq: u64) -> Self {
         Self {
-            config,
             engine: Arc::new(engine),
             store,
             queue: Queue::new(),
@@ -39,6 +40,8 @@ impl AppState {
             running: AtomicUsize::new(0),
             locks: Mutex::new(HashMap::new()),
             writer: tokio::sync::Mutex::new(()),
+            requests: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_requests.max(1))),
+            config,
         }
     }
 

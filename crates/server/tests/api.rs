@@ -399,3 +399,100 @@ fn past_checks_are_listed_newest_first_a_page_at_a_time() {
     assert_eq!(status, 400, "{bad}");
     assert_eq!(bad["error"]["code"], "bad_request");
 }
+
+/// Sends a raw HTTP/1.1 request whose body goes out chunked (no length given), and reads
+/// the status and the JSON body of the answer. Write errors are ignored: the server may
+/// answer and close before the whole body is sent.
+fn chunked(base: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    );
+    let _ = stream.write_all(head.as_bytes());
+    for chunk in body.chunks(8192) {
+        if stream.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).is_err()
+            || stream.write_all(chunk).is_err()
+            || stream.write_all(b"\r\n").is_err()
+        {
+            break;
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let json = answer.find("\r\n\r\n").map_or("", |at| &answer[at + 4..]);
+    // The body itself may be chunked: take the JSON object inside.
+    let json = json.find('{').and_then(|a| json.rfind('}').map(|b| &json[a..=b])).unwrap_or("null");
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
+}
+
+/// Oversize bodies are `413 too_large` in the documented JSON shape whether or not they
+/// declare their length; an empty file is refused at once.
+#[test]
+fn oversize_chunked_bodies_and_empty_files_are_refused_as_documented() {
+    let s = TestServer::start(|c| c.max_upload_bytes = 4096);
+    let big = "word ".repeat(40_000);
+    let (content_type, body) = common::multipart(&[("file", Some("big.txt"), big.as_bytes())]);
+    let (status, v) = chunked(&s.base, "/api/checks", &content_type, &body);
+    assert_eq!((status, v["error"]["code"].as_str()), (413, Some("too_large")), "{v}");
+    let json = serde_json::to_vec(&json!({ "text": big })).unwrap();
+    let (status, v) = chunked(&s.base, "/api/checks", "application/json", &json);
+    assert_eq!((status, v["error"]["code"].as_str()), (413, Some("too_large")), "{v}");
+    let (status, v) = s.upload("empty.txt", b"", None);
+    assert_eq!((status, v["error"]["code"].as_str()), (415, Some("unsupported_format")), "{v}");
+    let (_, health) = s.get("/api/health");
+    assert_eq!(health["queued"], 0, "nothing refused was queued: {health}");
+}
+
+/// The page and the API answer with headers that forbid framing, type sniffing and loading
+/// anything from elsewhere.
+#[test]
+fn security_headers_are_on_every_answer() {
+    let s = TestServer::start(|_| {});
+    for path in ["/", "/api/health", "/api/nothing-here"] {
+        let r = s.agent.get(format!("{}{path}", s.base)).call().unwrap();
+        let h = |name: &str| r.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        assert_eq!(h("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(h("x-frame-options"), "DENY", "{path}");
+        assert!(h("content-security-policy").contains("frame-ancestors 'none'"), "{path}");
+        assert!(h("content-security-policy").contains("script-src 'self'"), "{path}");
+    }
+}
+
+/// Past `max_concurrent_requests`, a request is refused at once with `503 busy` and
+/// `Retry-After` instead of waiting (and holding memory); health checks still answer.
+#[test]
+fn a_full_server_answers_busy_with_retry_after() {
+    use std::io::Write;
+    let s = TestServer::start(|c| c.max_concurrent_requests = 1);
+    // A request that holds the only place: its body never ends while we look.
+    let addr = s.base.trim_start_matches("http://").to_owned();
+    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
+    let head = format!(
+        "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{{\"tex\r\n"
+    );
+    slow.write_all(head.as_bytes()).unwrap();
+    let busy = (0..50).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        let r = s.agent.get(format!("{}/api/collections", s.base)).call().unwrap();
+        (r.status().as_u16() == 503).then_some(r)
+    });
+    let mut busy = busy.expect("a second request is refused while the first holds the place");
+    assert_eq!(busy.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
+    let v: Value = busy.body_mut().read_json().unwrap();
+    assert_eq!(v["error"]["code"], "busy", "{v}");
+    let (status, _) = s.get("/api/health");
+    assert_eq!(status, 200, "health checks always pass");
+    drop(slow);
+    // The place is free again once the slow request is gone.
+    let free = (0..50).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        s.get("/api/collections").0 == 200
+    });
+    assert!(free);
+}

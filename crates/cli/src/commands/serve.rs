@@ -31,6 +31,9 @@ pub struct ServeArgs {
     /// Largest upload, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
     max_upload_bytes: u64,
+    /// Requests handled at the same time; one more is answered 503 busy with Retry-After.
+    #[arg(long, default_value_t = 64)]
+    max_requests: usize,
     /// Seconds a check waits for each collection before its report goes out partial.
     #[arg(long, default_value_t = 30.0)]
     collection_timeout: f64,
@@ -64,6 +67,10 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         config.workers = w;
     }
     config.max_upload_bytes = args.max_upload_bytes;
+    if args.max_requests == 0 {
+        bail!("--max-requests must be at least 1");
+    }
+    config.max_concurrent_requests = args.max_requests;
     config.collection_timeout = seconds(&args.collection_timeout.to_string()).map_err(anyhow::Error::msg)?;
     config.collection_timeouts = args.timeouts.iter().cloned().collect();
     let _ = tracing_subscriber::fmt()

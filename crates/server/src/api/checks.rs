@@ -90,6 +90,13 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
                 }
                 let name = clean_name(field.file_name().unwrap_or("document"));
                 let bytes = field.bytes().await.map_err(|e| multipart_error(&e))?.to_vec();
+                if bytes.is_empty() {
+                    return Err(ApiError::new(
+                        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                        "unsupported_format",
+                        format!("{name} is empty: there is nothing to check"),
+                    ));
+                }
                 upload = Some(Upload { name, title: None, bytes, is_file: true, members: None });
             } else if field.name() == Some("title") {
                 title = Some(field.text().await.map_err(|e| multipart_error(&e))?);
@@ -115,8 +122,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
         }
         Ok(upload)
     } else if content_type.starts_with("application/json") {
-        let Json(body) =
-            Json::<TextCheck>::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
+        let Json(body) = Json::<TextCheck>::from_request(request, &()).await.map_err(|e| json_rejection(state, &e))?;
         if body.text.len() as u64 > state.config.max_upload_bytes {
             return Err(too_large(state));
         }
@@ -132,6 +138,15 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             "send multipart/form-data with a file field, or application/json {\"text\": ...}",
         ))
     }
+}
+
+/// A JSON body that could not be read: too large (a body sent without a length runs into
+/// the limit while it is read) or not the expected object.
+fn json_rejection(state: &AppState, e: &axum::extract::rejection::JsonRejection) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE || e.body_text().contains("length limit") {
+        return too_large(state);
+    }
+    ApiError::bad_request(e.body_text())
 }
 
 fn too_large(state: &AppState) -> ApiError {

@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
@@ -96,8 +97,47 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::map_response(json_errors))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), admission))
+        .layer(axum::middleware::map_response(security_headers))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// At most `max_concurrent_requests` requests are handled at once; one more is refused at
+/// once with `503 busy` and `Retry-After`, so a burst costs a bounded amount of memory and
+/// threads. Health checks always pass, so a monitor sees a busy server as up.
+async fn admission(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    if request.uri().path() == "/api/health" {
+        return next.run(request).await;
+    }
+    let Ok(_permit) = Arc::clone(&state.requests).try_acquire_owned() else {
+        let mut response = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            format!("the server is handling {} requests; try again shortly", state.config.max_concurrent_requests),
+        )
+        .into_response();
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    };
+    next.run(request).await
+}
+
+/// Headers that keep the page and the reports it shows (user content) from being framed,
+/// sniffed into another type or made to load anything from elsewhere.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+             object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        ),
+    );
+    response
 }
 
 /// Layers below the handlers (the body limit) answer in plain text; every error of this
@@ -164,6 +204,21 @@ fn clean_member_name(raw: &str) -> String {
 }
 
 fn multipart_error(e: &axum::extract::multipart::MultipartError) -> ApiError {
+    // A body sent without a length (chunked) runs into the body limit while the form is
+    // read: the same refusal as a declared length over the limit.
+    let mut cause: Option<&dyn std::error::Error> = Some(e);
+    let mut over_limit = false;
+    while let Some(c) = cause {
+        over_limit |= c.to_string().contains("length limit");
+        cause = c.source();
+    }
+    if over_limit {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            "the upload is larger than the server accepts",
+        );
+    }
     let status = e.status();
     let code = if status == StatusCode::PAYLOAD_TOO_LARGE { "too_large" } else { "bad_request" };
     ApiError::new(status, code, e.body_text())
