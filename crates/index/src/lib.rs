@@ -67,7 +67,18 @@
 //! For the postings and document store of a plagiarism or near-duplicate index where
 //! lookups are by exact 64-bit shingle hash and the index must stay small (under 4 bytes
 //! per posting) and crash-safe. It is not a general key-value store: deletes mark ids in
-//! the manifest (no updates), and segment merging is the next step (see `docs/design.md`).
+//! the manifest (no updates) until a merge drops them.
+//!
+//! # Merging
+//!
+//! Every commit adds segments and every look-up visits every segment of its collection,
+//! so a long-lived index merges them: [`IndexWriter::merge`] runs what a tiered
+//! [`MergePolicy`] picks (call it after each commit: it reads no segment when there is
+//! nothing to do), [`IndexWriter::optimize`] merges down to `N` segments per collection
+//! and purges every deleted document. For a background thread, [`Index::plan_merge`]
+//! hands out a [`MergeTask`] to [`MergeTask::run`] without the writer lock, and
+//! [`IndexWriter::finish_merge`] publishes it with one manifest swap. Readers keep their
+//! view; a merge interrupted by a crash leaves the index as it was.
 
 #![deny(missing_docs)]
 
@@ -77,6 +88,7 @@ mod error;
 mod index;
 mod lock;
 mod manifest;
+mod merge;
 mod postings;
 mod reader;
 mod segment;
@@ -89,6 +101,7 @@ mod writer;
 
 pub use error::{Error, Result};
 pub use index::Index;
+pub use merge::{FinishedMerge, MergePolicy, MergeStats, MergeTask};
 pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]
