@@ -94,6 +94,7 @@ mod reader;
 mod segment;
 mod snapshot;
 mod store;
+mod termdict;
 #[cfg(test)]
 mod test_util;
 mod varint;
@@ -106,6 +107,7 @@ pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]
 pub use segment::check_segment_bytes_ignoring_checksums;
+pub use tessera_fingerprint::ShingleConfig;
 pub use writer::{CommitStats, IndexWriter, NewDocument, WriterOptions};
 
 use serde::{Deserialize, Serialize};
@@ -150,6 +152,19 @@ pub struct DocMeta {
     pub byte_len: u64,
     /// Length of the original text in Unicode scalar values.
     pub char_len: u64,
+}
+
+/// The full 64-bit term hashes of a document's tokens and the shingle settings its
+/// snapshot's hashes were made with (see [`IndexWriter::add_with_terms`]). When the
+/// snapshot's hashes are exactly `Shingler::hashes(terms)` under these settings, a
+/// format-3 segment stores the terms (as ids into a per-segment dictionary) and derives
+/// the hashes when it reads the snapshot, instead of storing 8 bytes per shingle.
+#[derive(Debug, Clone, Copy)]
+pub struct FullTerms<'a> {
+    /// One term hash per token, whose low 32 bits are the snapshot's `terms`.
+    pub terms: &'a [u64],
+    /// Shingle size and seed.
+    pub shingles: ShingleConfig,
 }
 
 /// The digital snapshot of a document: what alignment needs, without the text.

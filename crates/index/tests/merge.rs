@@ -370,3 +370,38 @@ fn a_background_merge_runs_beside_the_writer() {
     assert!(!tmp.exists());
     index.verify().unwrap();
 }
+
+#[test]
+fn merges_keep_derived_hashes_compact() {
+    use common::{DERIVED_SHINGLES, derived_snapshot};
+    use tessera_index::FullTerms;
+    let build = |dir: &std::path::Path, commit_every: u64| {
+        let index = Index::create(dir, serde_json::Value::Null).unwrap();
+        let mut w = open_writer(&index, 1 << 30);
+        for k in 0..60u64 {
+            let (s, full) = derived_snapshot(k, 40 + (k % 30) as usize);
+            let doc = NewDocument { meta: doc_meta(k), snapshot: &s, text: None };
+            w.add_with_terms("alpha", doc, FullTerms { terms: &full, shingles: DERIVED_SHINGLES }).unwrap();
+            if k % commit_every == commit_every - 1 {
+                w.commit().unwrap();
+            }
+        }
+        w.commit().unwrap();
+        (index, w)
+    };
+    let one_dir = tempfile::tempdir().unwrap();
+    let (one, _w1) = build(one_dir.path(), 1000);
+    let many_dir = tempfile::tempdir().unwrap();
+    let (many, mut w) = build(many_dir.path(), 5);
+    w.optimize(1).unwrap();
+    let (a, b) = (one.reader().unwrap(), many.reader().unwrap());
+    for k in 0..60 {
+        assert_eq!(b.snapshot(DocId(k)).unwrap(), derived_snapshot(k, 40 + (k % 30) as usize).0);
+    }
+    let (ia, ib) = (a.collection("alpha").unwrap().info(), b.collection("alpha").unwrap().info());
+    assert_eq!(ib.segments, 1);
+    // The merge carried the full terms: hashes are still derived, so the merged
+    // snapshots take what a single build's take (not 8 more bytes per shingle).
+    assert_eq!(ib.snapshot_bytes, ia.snapshot_bytes);
+    assert_eq!(ib.total_bytes, ia.total_bytes);
+}

@@ -39,7 +39,7 @@ pub(crate) use policy::{SegmentStat, pick_optimize};
 use crate::lock::{DirLock, MERGE_LOCK_FILE};
 use crate::manifest::{DocRange, Manifest, SEGMENTS_DIR, SegmentEntry, segment_path};
 use crate::segment::{SegmentBuilder, SegmentReader};
-use crate::{Error, Result};
+use crate::{Error, FullTerms, Result};
 
 /// File name (in `segments/`) a running merge writes its output to.
 pub(crate) const MERGE_TMP_FILE: &str = "merge.tmp";
@@ -227,7 +227,9 @@ impl MergeTask {
             for &(global, si, local) in &docs {
                 let v = &views[si as usize];
                 let text = if self.keep_texts { v.text(local)? } else { None };
-                builder.add(&v.meta(local)?, &v.snapshot(local)?, text.as_deref());
+                let (snapshot, full) = v.snapshot_and_terms(local)?;
+                let full = full.as_ref().map(|(terms, shingles)| FullTerms { terms, shingles: *shingles });
+                builder.add(&v.meta(local)?, &snapshot, text.as_deref(), full);
                 match ranges.last_mut() {
                     Some(r) if r.base + r.count == global => r.count += 1,
                     _ => ranges.push(DocRange { base: global, count: 1 }),
