@@ -446,8 +446,12 @@ impl Drop for IndexWriter {
 /// Deletes what a crashed writer may have left: segment files no manifest references and
 /// a stale `MANIFEST.tmp`. Runs under the lock, so no other writer is creating files.
 fn remove_orphans(dir: &Path, manifest: &Manifest) -> Result<()> {
-    // A merge's output while it runs, else the leftover of one that died.
-    if let Some(_merge_lock) = merge::try_merge_lock(dir)? {
+    // A merge's output while it runs, else the leftover of one that died. (Looked at
+    // first so that indexes that never merged get no `MERGE.LOCK` file.)
+    let merge_tmp = dir.join(SEGMENTS_DIR).join(merge::MERGE_TMP_FILE);
+    if merge_tmp.exists()
+        && let Some(_merge_lock) = merge::try_merge_lock(dir)?
+    {
         merge::remove_stale_output(dir)?;
     }
     let tmp = dir.join(MANIFEST_TMP_FILE);
