@@ -93,6 +93,15 @@ pub enum Error {
         /// The index directory.
         path: PathBuf,
     },
+    /// A finished merge no longer fits the index: one of its source segments is gone
+    /// (merged by another merge since it was planned). Nothing was changed; plan again.
+    #[error("merge of segments {sources:?} no longer applies to {}", path.display())]
+    MergeConflict {
+        /// The index directory.
+        path: PathBuf,
+        /// Ids of the merge's source segments.
+        sources: Vec<u64>,
+    },
 }
 
 /// The crate's result type.

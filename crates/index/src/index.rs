@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::IoContext;
 use crate::lock::DirLock;
 use crate::manifest::{MANIFEST_FILE, Manifest, SEGMENTS_DIR, sync_dir};
+use crate::merge::{self, MergePolicy, MergeTask};
 use crate::reader::{IndexReader, VerifyReport};
 use crate::segment::SegmentReader;
 use crate::writer::{IndexWriter, WriterOptions};
@@ -87,10 +88,42 @@ impl Index {
     /// A consistent view of the last commit. Takes no lock; a commit made later is seen
     /// by the next call.
     pub fn reader(&self) -> Result<IndexReader> {
+        let mut attempts = 0;
+        loop {
+            let manifest = Manifest::load(&self.dir)?;
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            match IndexReader::open(&self.dir, manifest.clone(), &mut cache) {
+                // A merge finished between our manifest read and a segment's open and
+                // deleted it: the manifest has changed since, so read it again.
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound
+                        && attempts < 8
+                        && Manifest::load(&self.dir).is_ok_and(|m| m != manifest) =>
+                {
+                    attempts += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Plans the next merge `policy` picks from the last commit, for a background
+    /// thread: [`MergeTask::run`] it there (no writer needed), then publish it with
+    /// [`crate::IndexWriter::finish_merge`]. `None` when no collection needs a merge or
+    /// another merge of this index is running (one runs at a time: the task holds the
+    /// `MERGE.LOCK` file until it is finished or dropped). Cheap: reads the manifest only.
+    pub fn plan_merge(&self, policy: &MergePolicy) -> Result<Option<MergeTask>> {
+        let Some(lock) = merge::try_merge_lock(&self.dir)? else { return Ok(None) };
         let manifest = Manifest::load(&self.dir)?;
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let reader = IndexReader::open(&self.dir, manifest, &mut cache)?;
-        Ok(reader)
+        merge::plan(&self.dir, &manifest, lock, |stats| policy.pick(stats))
+    }
+
+    /// Plans the next merge of an optimize down to `max_segments` segments per collection
+    /// (see [`crate::IndexWriter::optimize`]), like [`Index::plan_merge`].
+    pub fn plan_optimize(&self, max_segments: usize) -> Result<Option<MergeTask>> {
+        let Some(lock) = merge::try_merge_lock(&self.dir)? else { return Ok(None) };
+        let manifest = Manifest::load(&self.dir)?;
+        merge::plan(&self.dir, &manifest, lock, |stats| merge::pick_optimize(stats, max_segments))
     }
 
     /// Verifies the whole last commit: the manifest, then every segment's footer, every

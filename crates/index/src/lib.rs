@@ -67,7 +67,18 @@
 //! For the postings and document store of a plagiarism or near-duplicate index where
 //! lookups are by exact 64-bit shingle hash and the index must stay small (under 4 bytes
 //! per posting) and crash-safe. It is not a general key-value store: deletes mark ids in
-//! the manifest (no updates), and segment merging is the next step (see `docs/design.md`).
+//! the manifest (no updates) until a merge drops them.
+//!
+//! # Merging
+//!
+//! Every commit adds segments and every look-up visits every segment of its collection,
+//! so a long-lived index merges them: [`IndexWriter::merge`] runs what a tiered
+//! [`MergePolicy`] picks (call it after each commit: it reads no segment when there is
+//! nothing to do), [`IndexWriter::optimize`] merges down to `N` segments per collection
+//! and purges every deleted document. For a background thread, [`Index::plan_merge`]
+//! hands out a [`MergeTask`] to [`MergeTask::run`] without the writer lock, and
+//! [`IndexWriter::finish_merge`] publishes it with one manifest swap. Readers keep their
+//! view; a merge interrupted by a crash leaves the index as it was.
 
 #![deny(missing_docs)]
 
@@ -77,11 +88,13 @@ mod error;
 mod index;
 mod lock;
 mod manifest;
+mod merge;
 mod postings;
 mod reader;
 mod segment;
 mod snapshot;
 mod store;
+mod termdict;
 #[cfg(test)]
 mod test_util;
 mod varint;
@@ -90,10 +103,12 @@ mod writer;
 pub use error::{Error, Result};
 pub use index::Index;
 pub use manifest::valid_name as valid_collection_name;
+pub use merge::{FinishedMerge, MergePolicy, MergeStats, MergeTask};
 pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]
 pub use segment::check_segment_bytes_ignoring_checksums;
+pub use tessera_fingerprint::ShingleConfig;
 pub use writer::{CommitStats, IndexWriter, NewDocument, WriterOptions};
 
 use serde::{Deserialize, Serialize};
@@ -138,6 +153,19 @@ pub struct DocMeta {
     pub byte_len: u64,
     /// Length of the original text in Unicode scalar values.
     pub char_len: u64,
+}
+
+/// The full 64-bit term hashes of a document's tokens and the shingle settings its
+/// snapshot's hashes were made with (see [`IndexWriter::add_with_terms`]). When the
+/// snapshot's hashes are exactly `Shingler::hashes(terms)` under these settings, a
+/// format-3 segment stores the terms (as ids into a per-segment dictionary) and derives
+/// the hashes when it reads the snapshot, instead of storing 8 bytes per shingle.
+#[derive(Debug, Clone, Copy)]
+pub struct FullTerms<'a> {
+    /// One term hash per token, whose low 32 bits are the snapshot's `terms`.
+    pub terms: &'a [u64],
+    /// Shingle size and seed.
+    pub shingles: ShingleConfig,
 }
 
 /// The digital snapshot of a document: what alignment needs, without the text.

@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 use crate::error::IoContext;
 use crate::{Error, Result};
 
-/// File name of the lock.
+/// File name of the writer lock.
 pub(crate) const LOCK_FILE: &str = "LOCK";
+/// File name of the merge lock: held by the one merge that may run at a time (see
+/// `merge`), so a merge's temporary file and its source segments are its own.
+pub(crate) const MERGE_LOCK_FILE: &str = "MERGE.LOCK";
 
 /// A held lock; released on drop.
 #[derive(Debug)]
@@ -23,7 +26,13 @@ pub(crate) struct DirLock {
 impl DirLock {
     /// Takes the lock of index directory `dir`, or fails with [`Error::Locked`].
     pub(crate) fn acquire(dir: &Path) -> Result<DirLock> {
-        let path = dir.join(LOCK_FILE);
+        DirLock::acquire_named(dir, LOCK_FILE)
+    }
+
+    /// Takes the lock file `name` of index directory `dir`, or fails with
+    /// [`Error::Locked`] naming it.
+    pub(crate) fn acquire_named(dir: &Path, name: &str) -> Result<DirLock> {
+        let path = dir.join(name);
         let file = File::options().read(true).write(true).create(true).truncate(false).open(&path).at(&path)?;
         match file.try_lock() {
             Ok(()) => Ok(DirLock { _file: file, path }),

@@ -9,8 +9,9 @@ use crate::manifest::{
     CollectionEntry, DocRange, MANIFEST_TMP_FILE, Manifest, SEGMENTS_DIR, SegmentEntry, segment_path, sync_dir,
     valid_name,
 };
+use crate::merge::{self, FinishedMerge, MergePolicy, MergeStats, MergeTask, SegmentStat};
 use crate::segment::SegmentBuilder;
-use crate::{CollectionConfig, DocId, DocMeta, Error, Result, Snapshot};
+use crate::{CollectionConfig, DocId, DocMeta, Error, FullTerms, Result, Snapshot};
 
 /// Settings of a writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +63,12 @@ pub struct IndexWriter {
     dir: PathBuf,
     _lock: DirLock,
     options: WriterOptions,
-    /// The last committed manifest plus collections created since.
+    /// The last committed manifest plus what was changed since (collections created,
+    /// documents deleted, origins attached, segment ids taken).
     manifest: Manifest,
+    /// The last manifest this writer stored (committed or merged): what a merge
+    /// publishes its change to, leaving uncommitted changes out.
+    committed: Manifest,
     buffers: BTreeMap<String, Buffer>,
     /// Segment files written since the last commit.
     pending: Vec<PendingSegment>,
@@ -103,6 +108,7 @@ impl IndexWriter {
             dir: dir.to_path_buf(),
             _lock: lock,
             options,
+            committed: manifest.clone(),
             manifest,
             buffers: BTreeMap::new(),
             pending: Vec::new(),
@@ -150,6 +156,21 @@ impl IndexWriter {
     /// Adds a document to `collection`; it becomes visible at the next commit. The id is
     /// final once committed.
     pub fn add(&mut self, collection: &str, doc: NewDocument<'_>) -> Result<DocId> {
+        self.add_inner(collection, doc, None)
+    }
+
+    /// Like [`IndexWriter::add`], with the full 64-bit term hashes of the document's
+    /// tokens and the shingle settings its snapshot's hashes were made with. When the
+    /// hashes are exactly the shingles of these terms (checked), the segment stores the
+    /// terms once (ids into a per-segment dictionary) and derives the hashes when the
+    /// snapshot is read: about 8 bytes less per shingle. Otherwise (or when `terms` do
+    /// not match the snapshot's 32-bit terms) it is stored as [`IndexWriter::add`] would.
+    /// The snapshot read back is identical either way.
+    pub fn add_with_terms(&mut self, collection: &str, doc: NewDocument<'_>, full: FullTerms<'_>) -> Result<DocId> {
+        self.add_inner(collection, doc, Some(full))
+    }
+
+    fn add_inner(&mut self, collection: &str, doc: NewDocument<'_>, full: Option<FullTerms<'_>>) -> Result<DocId> {
         self.check_usable()?;
         let entry = self
             .manifest
@@ -174,7 +195,7 @@ impl IndexWriter {
             .buffers
             .entry(collection.to_string())
             .or_insert_with(|| Buffer { builder: SegmentBuilder::new(keep_texts), ranges: Vec::new() });
-        buffer.builder.add(&doc.meta, s, if keep_texts { doc.text } else { None });
+        buffer.builder.add(&doc.meta, s, if keep_texts { doc.text } else { None }, full);
         match buffer.ranges.last_mut() {
             Some(r) if r.base + r.count == id => r.count += 1,
             _ => buffer.ranges.push(DocRange { base: id, count: 1 }),
@@ -305,12 +326,110 @@ impl IndexWriter {
             self.poisoned = true;
             return Err(e);
         }
+        self.committed = next.clone();
         self.manifest = next;
         self.pending.clear();
         self.maybe_published = false;
         self.uncommitted_docs = 0;
         self.dirty = false;
         Ok(stats)
+    }
+}
+
+impl IndexWriter {
+    /// Runs the merges `policy` picks in every collection, one after the other, until it
+    /// picks none; each is published with its own manifest swap. Only committed segments
+    /// are merged; documents added, deleted or attached since the last commit stay
+    /// pending. Cheap when there is nothing to do (reads no segment). Returns at once,
+    /// merging nothing, while another merge of this index runs (see
+    /// [`crate::Index::plan_merge`]).
+    pub fn merge(&mut self, policy: &MergePolicy) -> Result<MergeStats> {
+        self.merge_loop(|stats| policy.pick(stats))
+    }
+
+    /// Merges every collection down to at most `max_segments` segments (at least 1) and
+    /// purges every deleted document, whatever their sizes (`max_merged_bytes` is not
+    /// applied). Memory: the largest merged segment is built in memory, about twice its
+    /// size on disk. Returns at once, merging nothing, while another merge runs.
+    pub fn optimize(&mut self, max_segments: usize) -> Result<MergeStats> {
+        self.merge_loop(|stats| merge::pick_optimize(stats, max_segments))
+    }
+
+    fn merge_loop(&mut self, pick: impl Fn(&[SegmentStat]) -> Option<Vec<usize>>) -> Result<MergeStats> {
+        let mut total = MergeStats::default();
+        loop {
+            self.check_usable()?;
+            let Some(lock) = merge::try_merge_lock(&self.dir)? else { return Ok(total) };
+            let Some(task) = merge::plan(&self.dir, &self.committed, lock, &pick)? else { return Ok(total) };
+            let done = task.run()?;
+            total.add(&self.finish_merge(done)?);
+        }
+    }
+
+    /// The next merge `policy` picks from this writer's committed state, for running
+    /// elsewhere ([`MergeTask::run`]) and finishing here; `None` when there is nothing to
+    /// do or another merge runs.
+    pub fn plan_merge(&self, policy: &MergePolicy) -> Result<Option<MergeTask>> {
+        self.check_usable()?;
+        let Some(lock) = merge::try_merge_lock(&self.dir)? else { return Ok(None) };
+        merge::plan(&self.dir, &self.committed, lock, |stats| policy.pick(stats))
+    }
+
+    /// Publishes a merge run by [`MergeTask::run`] (planned by this or any earlier writer
+    /// of the index): its segment replaces the sources with one manifest swap, then the
+    /// source files are deleted. Documents pending in this writer stay pending. Fails
+    /// with [`Error::MergeConflict`] (changing nothing) when a source is no longer in the
+    /// index.
+    pub fn finish_merge(&mut self, mut done: FinishedMerge) -> Result<MergeStats> {
+        self.check_usable()?;
+        let mut next = self.committed.clone();
+        let conflict =
+            || Error::MergeConflict { path: self.dir.clone(), sources: done.sources.iter().map(|s| s.id).collect() };
+        // Check before renaming anything.
+        merge::apply(&mut next.clone(), &done.collection, &done.sources, None, &done.purge).map_err(|()| conflict())?;
+        let merged = match done.output.take() {
+            None => None,
+            Some(out) => {
+                let id = self.manifest.next_segment_id;
+                self.manifest.next_segment_id += 1;
+                let path = segment_path(&self.dir, id);
+                if let Err(e) = std::fs::rename(&out.path, &path) {
+                    let _ = std::fs::remove_file(&out.path);
+                    return Err(Error::io(&path, e));
+                }
+                Some((
+                    SegmentEntry { id, doc_ranges: out.ranges, doc_count: out.doc_count, file_len: out.file_len },
+                    path,
+                ))
+            }
+        };
+        let entry = merged.as_ref().map(|(e, _)| e.clone());
+        let abandon = |merged: &Option<(SegmentEntry, PathBuf)>| {
+            if let Some((_, path)) = merged {
+                let _ = std::fs::remove_file(path);
+            }
+        };
+        if let Err(e) = sync_dir(&self.dir.join(SEGMENTS_DIR)) {
+            abandon(&merged);
+            return Err(e);
+        }
+        merge::apply(&mut next, &done.collection, &done.sources, entry.clone(), &done.purge)
+            .map_err(|()| conflict())?;
+        next.next_segment_id = self.manifest.next_segment_id;
+        if let Err(e) = next.store(&self.dir) {
+            // As in `commit`: the rename may have happened; a new writer sorts it out.
+            self.poisoned = true;
+            return Err(e);
+        }
+        self.committed = next;
+        merge::apply(&mut self.manifest, &done.collection, &done.sources, entry, &done.purge)
+            .map_err(|()| conflict())?;
+        for s in &done.sources {
+            // Open readers keep their maps; where deleting fails, the next writer's
+            // open removes the file.
+            let _ = std::fs::remove_file(segment_path(&self.dir, s.id));
+        }
+        Ok(done.stats)
     }
 }
 
@@ -327,6 +446,14 @@ impl Drop for IndexWriter {
 /// Deletes what a crashed writer may have left: segment files no manifest references and
 /// a stale `MANIFEST.tmp`. Runs under the lock, so no other writer is creating files.
 fn remove_orphans(dir: &Path, manifest: &Manifest) -> Result<()> {
+    // A merge's output while it runs, else the leftover of one that died. (Looked at
+    // first so that indexes that never merged get no `MERGE.LOCK` file.)
+    let merge_tmp = dir.join(SEGMENTS_DIR).join(merge::MERGE_TMP_FILE);
+    if merge_tmp.exists()
+        && let Some(_merge_lock) = merge::try_merge_lock(dir)?
+    {
+        merge::remove_stale_output(dir)?;
+    }
     let tmp = dir.join(MANIFEST_TMP_FILE);
     match std::fs::remove_file(&tmp) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(tmp, e)),

@@ -5,7 +5,9 @@
 //! cargo test -p tessera-index --test format_fixture`.
 //!
 //! `index-v1`: segment format 1 (snapshots without terms and sentences), made by the
-//! writer of 2026-11-21. `index-v2`: segment format 2.
+//! writer of 2026-11-21. `index-v2`: segment format 2. `index-v3`: segment format 3
+//! (term dictionary, compact records; the even documents are added with their full terms,
+//! so their hashes are derived, the odd ones store theirs).
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
@@ -13,8 +15,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{collection, doc_meta, doc_snapshot, doc_text};
-use tessera_index::{CollectionKind, DocId, Index, NewDocument, WriterOptions};
+use common::{DERIVED_SHINGLES, collection, derived_snapshot, doc_meta, doc_snapshot, doc_text};
+use tessera_index::{CollectionKind, DocId, FullTerms, Index, NewDocument, WriterOptions};
 
 fn fixture_dir(version: u32) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/index-v{version}"))
@@ -23,6 +25,9 @@ fn fixture_dir(version: u32) -> PathBuf {
 /// What the fixture of segment format `version` holds for document `n`: version 1
 /// snapshots have no terms or sentences.
 fn expected_snapshot(n: u64, version: u32) -> tessera_index::Snapshot {
+    if version >= 3 && n.is_multiple_of(2) {
+        return derived_snapshot(n, 12 + n as usize * 3).0;
+    }
     let mut s = doc_snapshot(n, 12 + n as usize * 3);
     if version < 2 {
         s.terms.clear();
@@ -42,9 +47,15 @@ fn build(dir: &Path) {
     w.ensure_collection(collection("web", CollectionKind::Source, false)).unwrap();
     w.ensure_collection(collection("laws", CollectionKind::Citation, true)).unwrap();
     for (i, &(name, n)) in DOCS.iter().enumerate() {
-        let s = doc_snapshot(n, 12 + n as usize * 3);
         let text = doc_text(n);
-        w.add(name, NewDocument { meta: doc_meta(n), snapshot: &s, text: Some(&text) }).unwrap();
+        if n.is_multiple_of(2) {
+            let (s, full) = derived_snapshot(n, 12 + n as usize * 3);
+            let doc = NewDocument { meta: doc_meta(n), snapshot: &s, text: Some(&text) };
+            w.add_with_terms(name, doc, FullTerms { terms: &full, shingles: DERIVED_SHINGLES }).unwrap();
+        } else {
+            let s = doc_snapshot(n, 12 + n as usize * 3);
+            w.add(name, NewDocument { meta: doc_meta(n), snapshot: &s, text: Some(&text) }).unwrap();
+        }
         if i == 5 {
             w.commit().unwrap();
         }
@@ -71,13 +82,18 @@ fn index_v1_fixture_still_opens() {
 }
 
 #[test]
-fn index_v2_fixture() {
-    let fixture = fixture_dir(2);
+fn index_v2_fixture_still_opens() {
+    check_content(&fixture_dir(2), 2);
+}
+
+#[test]
+fn index_v3_fixture() {
+    let fixture = fixture_dir(3);
     if std::env::var_os("TESSERA_BLESS").is_some_and(|v| v == "1") {
         let _ = std::fs::remove_dir_all(&fixture);
         build(&fixture);
     }
-    check_content(&fixture, 2);
+    check_content(&fixture, 3);
 
     // Today's writer produces the same bytes.
     let tmp = tempfile::tempdir().unwrap();
@@ -132,7 +148,7 @@ fn check_content(fixture: &Path, version: u32) {
 /// An index made by an older build grows with segments of today's format: both are
 /// read, each with what its format holds.
 #[test]
-fn version_1_index_takes_version_2_segments() {
+fn version_1_index_takes_version_3_segments() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     std::fs::create_dir_all(dir.join("segments")).unwrap();

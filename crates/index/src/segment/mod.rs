@@ -64,7 +64,7 @@ mod tests {
                 sentence_starts: (0..n).step_by(4).collect(),
             };
             let meta = DocMeta { title: format!("t{d}"), origin: "o".into(), added_at: d, byte_len: 1, char_len: 1 };
-            b.add(&meta, &s, (d % 3 != 0).then_some("some text some text"));
+            b.add(&meta, &s, (d % 3 != 0).then_some("some text some text"), None);
         }
         let path = dir.path().join("x.seg");
         b.write(&path).unwrap();

@@ -7,9 +7,10 @@ use super::footer::{Footer, Section};
 use crate::docmeta::{decode_meta, decode_text};
 use crate::error::IoContext;
 use crate::postings::{Postings, PostingsIter};
-use crate::snapshot::decode_snapshot;
+use crate::snapshot::{decode_snapshot, decode_snapshot_v3};
 use crate::store::Store;
-use crate::{DocMeta, Error, Result, Snapshot};
+use crate::termdict::TermDict;
+use crate::{DocMeta, Error, Result, ShingleConfig, Snapshot};
 
 /// An open segment file whose footer and small sections (postings directory, offset
 /// tables) are verified; buckets and records are verified as they are read.
@@ -75,6 +76,9 @@ impl SegmentReader {
     }
 }
 
+/// The full terms and shingle settings a snapshot's hashes were derived from.
+pub(crate) type DerivedFrom = (Vec<u64>, ShingleConfig);
+
 /// Borrowed views of one segment's sections; cheap to build (no decoding).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SegmentView<'a> {
@@ -82,6 +86,8 @@ pub(crate) struct SegmentView<'a> {
     snapshots: Store<'a>,
     metas: Store<'a>,
     texts: Option<Store<'a>>,
+    /// The term dictionary (empty before format 3).
+    dict: TermDict<'a>,
     footer: &'a Footer,
     file: &'a Path,
 }
@@ -91,8 +97,20 @@ impl<'a> SegmentView<'a> {
     /// the per-bucket and per-record crc32 checks on (off only for fuzzing). O(1).
     pub(crate) fn new(bytes: &'a [u8], footer: &'a Footer, file: &'a Path, checksums: bool) -> Result<SegmentView<'a>> {
         let n = footer.doc_count;
-        let store = |offsets: Section, records: Section, what: &'static str| {
-            Store::new(footer.section(bytes, offsets), footer.section(bytes, records), n, what, file, checksums)
+        let store = |offsets: &'a [u8], records: Section, what: &'static str| {
+            Store::new(offsets, footer.section(bytes, records), n, what, file, checksums)
+        };
+        // Format 3: the snapshot offset table is followed by the term dictionary.
+        let snapshot_offsets = footer.section(bytes, Section::SnapshotOffsets);
+        let (snapshot_table, dict) = if footer.version >= 3 {
+            let table_len = usize::try_from(n).ok().and_then(|n| n.checked_add(1)?.checked_mul(8));
+            let Some(table_len) = table_len.filter(|&l| l <= snapshot_offsets.len()) else {
+                return Err(Error::corrupt(file, "snapshot offsets section too short for its table"));
+            };
+            let (table, dict) = snapshot_offsets.split_at(table_len);
+            (table, TermDict::parse(dict).map_err(|r| Error::corrupt(file, r))?)
+        } else {
+            (snapshot_offsets, TermDict::empty())
         };
         Ok(SegmentView {
             postings: Postings::new(
@@ -102,9 +120,14 @@ impl<'a> SegmentView<'a> {
                 file,
                 checksums,
             )?,
-            snapshots: store(Section::SnapshotOffsets, Section::Snapshots, "snapshot")?,
-            metas: store(Section::MetadataOffsets, Section::Metadata, "metadata")?,
-            texts: if footer.has_texts() { Some(store(Section::TextOffsets, Section::Texts, "text")?) } else { None },
+            snapshots: store(snapshot_table, Section::Snapshots, "snapshot")?,
+            metas: store(footer.section(bytes, Section::MetadataOffsets), Section::Metadata, "metadata")?,
+            texts: if footer.has_texts() {
+                Some(store(footer.section(bytes, Section::TextOffsets), Section::Texts, "text")?)
+            } else {
+                None
+            },
+            dict,
             footer,
             file,
         })
@@ -150,9 +173,21 @@ impl<'a> SegmentView<'a> {
 
     /// Snapshot of document `local`.
     pub(crate) fn snapshot(&self, local: u32) -> Result<Snapshot> {
+        self.snapshot_and_terms(local).map(|(s, _)| s)
+    }
+
+    /// Snapshot of document `local`, with the full terms and shingle settings its hashes
+    /// were derived from, if they were (format 3).
+    pub(crate) fn snapshot_and_terms(&self, local: u32) -> Result<(Snapshot, Option<DerivedFrom>)> {
         self.check_local(local)?;
-        decode_snapshot(self.snapshots.get(local)?, self.footer.version)
-            .map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
+        let corrupt = |r: String| Error::corrupt(self.file, format!("doc {local}: {r}"));
+        let record = self.snapshots.get(local)?;
+        if self.footer.version < 3 {
+            return decode_snapshot(record, self.footer.version).map(|s| (s, None)).map_err(corrupt);
+        }
+        let d = decode_snapshot_v3(record, &self.dict).map_err(corrupt)?;
+        let config = self.dict.shingler().map(|s| s.config());
+        Ok((d.snapshot, d.full_terms.zip(config)))
     }
 
     /// Kept text of document `local`, if any.

@@ -8,9 +8,10 @@ use super::footer::{FLAG_TEXTS, FLAG_WIDE_DIRECTORY, Footer, SECTION_COUNT, SEGM
 use crate::docmeta::{encode_meta, encode_text};
 use crate::error::IoContext;
 use crate::postings::{self, pack};
-use crate::snapshot::encode_snapshot;
+use crate::snapshot::encode_snapshot_v3;
 use crate::store::StoreWriter;
-use crate::{DocMeta, Result, Snapshot};
+use crate::termdict::DictBuilder;
+use crate::{DocMeta, FullTerms, Result, Snapshot};
 
 /// Bytes the postings encoder adds per buffered posting while it writes (the bit stream
 /// and directory, with margin), counted in the memory estimate.
@@ -28,6 +29,8 @@ pub(crate) struct SegmentBuilder {
     snapshots: StoreWriter,
     metas: StoreWriter,
     texts: Option<StoreWriter>,
+    /// The term dictionary of the snapshot records.
+    dict: DictBuilder,
     scratch: Vec<u64>,
 }
 
@@ -47,6 +50,7 @@ impl SegmentBuilder {
             snapshots: StoreWriter::default(),
             metas: StoreWriter::default(),
             texts: keep_texts.then(StoreWriter::default),
+            dict: DictBuilder::default(),
             scratch: Vec::new(),
         }
     }
@@ -69,18 +73,26 @@ impl SegmentBuilder {
             + self.snapshots.heap_bytes()
             + self.metas.heap_bytes()
             + self.texts.as_ref().map_or(0, StoreWriter::heap_bytes)
+            + self.dict.heap_bytes()
             + self.scratch.capacity() * 8
     }
 
-    /// Buffers one document; returns its local id.
-    pub(crate) fn add(&mut self, meta: &DocMeta, snapshot: &Snapshot, text: Option<&str>) -> u32 {
+    /// Buffers one document; returns its local id. With `full` terms that make its
+    /// hashes, the record derives them instead of storing them.
+    pub(crate) fn add(
+        &mut self,
+        meta: &DocMeta,
+        snapshot: &Snapshot,
+        text: Option<&str>,
+        full: Option<FullTerms<'_>>,
+    ) -> u32 {
         let local = self.doc_count();
         self.scratch.clear();
         self.scratch.extend_from_slice(&snapshot.hashes);
         self.scratch.sort_unstable();
         self.scratch.dedup();
         self.postings.extend(self.scratch.iter().map(|&h| pack(h, local)));
-        encode_snapshot(snapshot, self.snapshots.buf());
+        encode_snapshot_v3(snapshot, full, &mut self.dict, self.snapshots.buf());
         self.snapshots.end_record();
         encode_meta(meta, self.metas.buf());
         self.metas.end_record();
@@ -113,7 +125,11 @@ impl SegmentBuilder {
         let io = |e| crate::Error::io(path, e);
         write_section(0, &mut out, &|o| o.write_all(&enc.directory)).map_err(io)?;
         write_section(1, &mut out, &|o| o.write_all(&enc.data)).map_err(io)?;
-        write_section(2, &mut out, &|o| self.snapshots.write_offsets(o)).map_err(io)?;
+        write_section(2, &mut out, &|o| {
+            self.snapshots.write_offsets(o)?;
+            self.dict.write(o)
+        })
+        .map_err(io)?;
         write_section(3, &mut out, &|o| self.snapshots.write_records(o)).map_err(io)?;
         write_section(4, &mut out, &|o| self.metas.write_offsets(o)).map_err(io)?;
         write_section(5, &mut out, &|o| self.metas.write_records(o)).map_err(io)?;

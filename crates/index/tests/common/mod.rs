@@ -57,3 +57,21 @@ pub fn doc_text(n: u64) -> String {
 pub fn collection(name: &str, kind: CollectionKind, keep_texts: bool) -> CollectionConfig {
     CollectionConfig { name: name.into(), kind, keep_texts }
 }
+
+/// The shingle settings of [`derived_snapshot`].
+pub const DERIVED_SHINGLES: tessera_index::ShingleConfig = tessera_index::ShingleConfig { size: 5, seed: 0 };
+
+/// A snapshot whose hashes are the shingles of its full term hashes (as the engine makes
+/// them), for [`tessera_index::IndexWriter::add_with_terms`]: `len` tokens drawn from a
+/// vocabulary of 300 terms, returned with those full terms.
+pub fn derived_snapshot(n: u64, len: usize) -> (Snapshot, Vec<u64>) {
+    let full: Vec<u64> = (0..len as u64).map(|t| mix(mix(n * 7919 + t) % 300)).collect();
+    let hashes = tessera_fingerprint::Shingler::new(DERIVED_SHINGLES).expect("valid settings").hashes(&full);
+    let mut s = snapshot_from(Vec::new());
+    s.token_bytes = (0..len as u64).map(|t| (t * 7, t * 7 + 5)).collect();
+    s.token_chars = s.token_bytes.clone();
+    s.terms = full.iter().map(|&t| t as u32).collect();
+    s.sentence_starts = (0..len as u64).step_by(10).collect();
+    s.hashes = hashes;
+    (s, full)
+}
