@@ -11,7 +11,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 use tessera_extract::Extracted;
-use tessera_index::{CollectionConfig, DocId, DocMeta, IndexReader, IndexWriter, NewDocument, WriterOptions};
+use tessera_fingerprint::ShingleConfig;
+use tessera_index::{
+    CollectionConfig, DocId, DocMeta, FullTerms, IndexReader, IndexWriter, MergeStats, NewDocument, WriterOptions,
+};
 
 use crate::{Engine, Error, Fingerprint, Result, describe_error};
 
@@ -267,14 +270,17 @@ impl<'e> AddSession<'e> {
 
     fn write(&mut self, doc: &Prepared) -> Result<DocId> {
         let collection = self.collection.clone();
-        let id = add_prepared(self.writer()?, &collection, doc)?;
+        let shingles = self.engine.settings().shingles;
+        let id = add_prepared(self.writer()?, &collection, shingles, doc)?;
         self.added.push((doc.origin.clone(), id));
         Ok(id)
     }
 
     /// Makes everything of this session durable and visible (one commit, then the
-    /// attachments to documents of the same batch), releases the writer, and returns the
-    /// documents committed since the last call, in the order they were added.
+    /// attachments to documents of the same batch), merges segments as the engine's merge
+    /// policy picks (nothing to do costs nothing: many small adds do not pile up
+    /// segments), releases the writer, and returns the documents committed since the last
+    /// call, in the order they were added.
     pub fn commit(&mut self) -> Result<Vec<(String, DocId)>> {
         if let Some(mut writer) = self.writer.take() {
             writer.commit()?;
@@ -284,6 +290,7 @@ impl<'e> AddSession<'e> {
                 }
                 writer.commit()?;
             }
+            writer.merge(&self.engine.options().merge)?;
             self.reader = self.engine.reader()?;
         }
         self.fresh.clear();
@@ -367,7 +374,15 @@ fn check_compatible(existing: &CollectionConfig, wanted: &CollectionConfig) -> R
     Ok(())
 }
 
-pub(crate) fn add_prepared(writer: &mut IndexWriter, collection: &CollectionConfig, doc: &Prepared) -> Result<DocId> {
+/// Adds one document to the writer. Its full term hashes go along, so the index derives
+/// the shingle hashes from them instead of storing them (segment format 3; the snapshot
+/// read back is the same).
+pub(crate) fn add_prepared(
+    writer: &mut IndexWriter,
+    collection: &CollectionConfig,
+    shingles: ShingleConfig,
+    doc: &Prepared,
+) -> Result<DocId> {
     let text = &doc.extracted.text;
     let title = doc.extracted.title.clone().unwrap_or_else(|| file_title(Path::new(&doc.origin)));
     let meta = DocMeta {
@@ -379,7 +394,7 @@ pub(crate) fn add_prepared(writer: &mut IndexWriter, collection: &CollectionConf
     };
     let snapshot = crate::fingerprinter::snapshot(&doc.fingerprint);
     let new = NewDocument { meta, snapshot: &snapshot, text: collection.keep_texts.then_some(text.as_str()) };
-    Ok(writer.add(&collection.name, new)?)
+    Ok(writer.add_with_terms(&collection.name, new, FullTerms { terms: &doc.fingerprint.terms, shingles })?)
 }
 
 /// A title from a file name when the document has none.
@@ -513,7 +528,8 @@ impl Engine {
         Ok(outcome)
     }
 
-    /// Deletes documents by id (one commit). Returns how many were live before.
+    /// Deletes documents by id (one commit; merges then purge them as the merge policy
+    /// picks). Returns how many were live before.
     pub fn delete(&self, docs: &[DocId]) -> Result<u64> {
         let mut writer = self.index().writer(WriterOptions { memory_budget: self.options().memory_budget })?;
         let mut n = 0;
@@ -521,7 +537,16 @@ impl Engine {
             n += u64::from(writer.delete(d)?);
         }
         writer.commit()?;
+        writer.merge(&self.options().merge)?;
         Ok(n)
+    }
+
+    /// Merges every collection down to at most `max_segments` segments (at least 1) and
+    /// purges every deleted document (`tessera optimize`). Readers keep their view; a
+    /// crash in the middle loses nothing.
+    pub fn optimize(&self, max_segments: usize) -> Result<MergeStats> {
+        let mut writer = self.index().writer(WriterOptions { memory_budget: self.options().memory_budget })?;
+        Ok(writer.optimize(max_segments.max(1))?)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use tessera_extract::{Document, ExtractConfig, Extracted};
-use tessera_index::{CollectionInfo, Index, IndexReader, VerifyReport};
+use tessera_index::{CollectionInfo, Index, IndexReader, MergePolicy, VerifyReport};
 use tessera_report::ReportOptions;
 use tessera_search::{SearchConfig, Searcher};
 
@@ -23,6 +23,8 @@ pub struct EngineOptions {
     /// Documents prepared in parallel per batch (bounds memory between extraction and
     /// the writer).
     pub batch_size: usize,
+    /// Which segments are merged after each commit.
+    pub merge: MergePolicy,
 }
 
 impl Default for EngineOptions {
@@ -33,6 +35,7 @@ impl Default for EngineOptions {
             report: ReportOptions::default(),
             memory_budget: 256 << 20,
             batch_size: 256,
+            merge: MergePolicy::default(),
         }
     }
 }

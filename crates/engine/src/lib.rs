@@ -54,7 +54,9 @@ pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use tessera_extract::{
     Document, ExtractConfig, Extracted, Extractor, Format, Metadata, Trick, UnpackLimits, Warning, WorkerCommand,
 };
-pub use tessera_index::{CollectionConfig, CollectionInfo, CollectionKind, DocId, DocMeta, VerifyReport};
+pub use tessera_index::{
+    CollectionConfig, CollectionInfo, CollectionKind, DocId, DocMeta, MergePolicy, MergeStats, VerifyReport,
+};
 pub use tessera_report::{
     BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, Render, Report, ReportOptions, TextRenderer,
 };

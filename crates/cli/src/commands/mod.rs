@@ -12,6 +12,7 @@ mod eval;
 mod extract;
 mod index;
 mod near;
+mod optimize;
 mod progress;
 mod serve;
 mod stats;
@@ -70,6 +71,9 @@ enum Command {
     Near(near::NearArgs),
     /// Delete documents from an index by id.
     Delete(near::DeleteArgs),
+    /// Merge an index's segments (each collection down to --max-segments) and purge deleted
+    /// documents; adds and deletes also merge as they go, by a tiered policy.
+    Optimize(optimize::OptimizeArgs),
     /// Crawl the web politely into a collection, adding only pages not already
     /// contained in an indexed document.
     Crawl(crawl::CrawlArgs),
@@ -246,6 +250,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Dedup(args) => dedup::run(&args, quiet),
         Command::Near(args) => near::run(&args),
         Command::Delete(args) => near::delete(&args),
+        Command::Optimize(args) => optimize::run(&args),
         Command::Crawl(args) => crawl::run(&args, quiet),
         Command::Serve(args) => serve::run(&args),
     }

@@ -1,0 +1,75 @@
+//! Many small adds into one index do not pile up segments (each add merges as the tiered
+//! policy picks), `tessera optimize` merges down to one segment and purges deleted
+//! documents, and the index verifies and answers the same checks afterwards.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+fn tessera(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TESSERA_INDEX")
+        .env_remove("TESSERA_THREADS")
+        .output()
+        .expect("running tessera");
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert!(out.status.success(), "{args:?}\n{stdout}\n{stderr}");
+    stdout
+}
+
+fn stats(dir: &Path) -> serde_json::Value {
+    let json: serde_json::Value =
+        serde_json::from_str(&tessera(dir, &["stats", "--index", "idx", "--format", "json"])).unwrap();
+    json["collections"][0].clone()
+}
+
+/// A text of `n` words drawn from a seeded generator (no two documents alike).
+fn words(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (0..4 + (x % 5) as usize).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn small_adds_merge_as_they_go_and_optimize_purges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    const RUNS: u64 = 40;
+    for i in 0..RUNS {
+        let file = dir.join(format!("doc{i:03}.txt"));
+        std::fs::write(&file, words(i + 1, 120)).unwrap();
+        tessera(dir, &["index", "-q", "--index", "idx", file.file_name().unwrap().to_str().unwrap()]);
+    }
+    let before = stats(dir);
+    assert_eq!(before["docs"], RUNS, "{before}");
+    let segments = before["segments"].as_u64().unwrap();
+    assert!(segments <= 12, "{RUNS} one-document adds left {segments} segments");
+    tessera(dir, &["verify", "--index", "idx"]);
+    let check = |dir: &Path| {
+        let report: serde_json::Value =
+            serde_json::from_str(&tessera(dir, &["check", "--index", "idx", "--format", "json", "doc007.txt"]))
+                .unwrap();
+        (report["totals"]["borrowings"].clone(), report["sources"][0]["origin"].clone())
+    };
+    let answer = check(dir);
+    assert_eq!(answer.1, "doc007.txt");
+
+    tessera(dir, &["delete", "--index", "idx", "0", "1", "2"]);
+    let out = tessera(dir, &["optimize", "--index", "idx"]);
+    assert!(out.contains("deleted ones purged"), "{out}");
+    let after = stats(dir);
+    assert_eq!(after["segments"], 1, "{after}");
+    assert_eq!(after["docs"], RUNS - 3, "{after}");
+    assert_eq!(after["deleted"], 0, "purged: {after}");
+    tessera(dir, &["verify", "--index", "idx"]);
+    assert_eq!(check(dir), answer, "the same answer from the merged index");
+}
