@@ -167,9 +167,10 @@ impl Budget {
                 format!("unpacks to more than {} bytes (the unpack budget)", self.limits.max_total_bytes)
             }
             Trip::Ratio { unpacked, packed, declared } => format!(
-                "compression ratio over {}:1 ({unpacked} bytes from {packed}{}), refused as a decompression bomb",
-                self.limits.max_ratio,
-                if declared { " declared" } else { " so far" }
+                "unpacks {unpacked} bytes from {packed} ({}): compression ratio over {}:1, refused as a \
+                 decompression bomb",
+                if declared { "declared sizes" } else { "so far" },
+                self.limits.max_ratio
             ),
         };
         Error::Limit { name: name.into(), limit }
