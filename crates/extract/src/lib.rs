@@ -25,7 +25,8 @@
 //!   white and tiny text left out and reported as [`Warning::Bypass`];
 //!   title and metadata (authors, dates, language, pages or slides);
 //! - **Markdown** ([`MarkdownExtractor`]) by extension (`.md`,
-//!   `.markdown`, ...): the text without the markup, each piece with its
+//!   `.markdown`, ...), or by its markup when the name does not say plain
+//!   text or source code: the text without the markup, each piece with its
 //!   block number, HTML comments reported as hidden text;
 //! - **Word 97-2003** ([`DocExtractor`]): the OLE compound file read with
 //!   `cfb`, then our own reader of the FIB and the piece table; 8-bit pieces
@@ -75,7 +76,18 @@
 //! bytes contradict it); then UTF-16 without a BOM; then valid UTF-8; then
 //! "mostly UTF-8" (at most 1 in 20 non-ASCII sequences broken: the broken
 //! ones become U+FFFD and a [`Warning::InvalidBytes`] counts them); then
-//! `chardetng`. The name used is in [`Extracted::encoding`].
+//! `chardetng`, unless the text is at least 95 % ASCII and the guessed code
+//! page would put letters of another script inside Latin words (stray
+//! bytes in English): then UTF-8 with U+FFFD as above. The name used is in
+//! [`Extracted::encoding`].
+//!
+//! ## Hostile archives
+//!
+//! Unpacking is guarded while it happens: a member fails with
+//! [`Error::TooLarge`] or [`Error::Limit`] as soon as it passes
+//! [`ExtractConfig::max_bytes`], the [`UnpackLimits`] budget or ratio, or
+//! earlier when its declared size does; members are extracted one at a
+//! time, so memory stays near one member per nesting level.
 //!
 //! # Example
 //!

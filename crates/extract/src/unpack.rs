@@ -62,8 +62,8 @@ enum Trip {
     Member,
     /// The container's budget.
     Total,
-    /// The compression ratio.
-    Ratio { unpacked: u64, packed: u64 },
+    /// The compression ratio, measured while reading or declared.
+    Ratio { unpacked: u64, packed: u64, declared: bool },
 }
 
 impl Budget {
@@ -100,7 +100,7 @@ impl Budget {
             && size > RATIO_FLOOR
             && size / packed.max(1) > self.limits.max_ratio
         {
-            return Err(self.error(name, Trip::Ratio { unpacked: size, packed }));
+            return Err(self.error(name, Trip::Ratio { unpacked: size, packed, declared: true }));
         }
         Ok(())
     }
@@ -166,8 +166,10 @@ impl Budget {
             Trip::Member | Trip::Total => {
                 format!("unpacks to more than {} bytes (the unpack budget)", self.limits.max_total_bytes)
             }
-            Trip::Ratio { unpacked, packed } => format!(
-                "compression ratio over {}:1 ({unpacked} bytes from {packed} so far), refused as a decompression bomb",
+            Trip::Ratio { unpacked, packed, declared } => format!(
+                "unpacks {unpacked} bytes from {packed} ({}): compression ratio over {}:1, refused as a \
+                 decompression bomb",
+                if declared { "declared sizes" } else { "so far" },
                 self.limits.max_ratio
             ),
         };
@@ -257,7 +259,7 @@ impl<R: Read> Read for Guarded<R> {
             let packed = counter.load(Ordering::Relaxed).saturating_sub(self.start).max(1);
             if self.read / packed > self.max_ratio {
                 let unpacked = self.read;
-                return Err(self.stop(Trip::Ratio { unpacked, packed }));
+                return Err(self.stop(Trip::Ratio { unpacked, packed, declared: false }));
             }
         }
         Ok(n)
