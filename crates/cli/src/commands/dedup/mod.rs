@@ -94,7 +94,8 @@ pub struct DedupArgs {
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
     /// Write the kept records here, unchanged, in the input's format (a CSV/TSV with its
-    /// header; documents: their paths, one a line). Not for Parquet yet.
+    /// header; documents: their paths, one a line). Not for Parquet yet. The records are
+    /// held in memory until the clusters are known.
     #[arg(long, value_name = "FILE")]
     write_kept: Option<PathBuf>,
     /// Write the removed records (the duplicates) here, as `--write-kept` does.
