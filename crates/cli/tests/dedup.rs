@@ -227,10 +227,11 @@ fn many_inputs_globs_stdin_and_compression() {
     fs::create_dir_all(&data).unwrap();
     fs::write(data.join("part-1.jsonl"), line(&press) + &line(&bees)).unwrap();
     fs::write(data.join("part-2.jsonl.gz"), gzip(line(&edit(&press, 100)).as_bytes())).unwrap();
-    let zst = ruzstd::encoding::compress_to_vec(
-        (line(&rivers) + &line(&bees)).as_bytes(),
-        ruzstd::encoding::CompressionLevel::Fastest,
-    );
+    // Two zstd frames one after the other, as `cat a.zst b.zst` makes.
+    let frame = |text: &str| {
+        ruzstd::encoding::compress_to_vec(line(text).as_bytes(), ruzstd::encoding::CompressionLevel::Fastest)
+    };
+    let zst = [frame(&rivers), frame(&bees)].concat();
     fs::write(data.join("part-3.jsonl.zst"), zst).unwrap();
     // Compressed JSONL under a name that says nothing: recognised by content.
     fs::write(tmp.path().join("shard.bin"), gzip(line(&rivers).as_bytes())).unwrap();

@@ -2,7 +2,7 @@
 //! documents or records (JSONL, CSV, TSV, Parquet), and opened with gzip or zstd
 //! decompression recognised by content.
 
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -92,10 +92,37 @@ fn decompressed(reader: Box<dyn Read>) -> Result<(Box<dyn Read>, bool)> {
     if head.starts_with(GZIP) {
         Ok((Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(reader))), true))
     } else if head.starts_with(ZSTD) {
-        let decoder = ruzstd::decoding::StreamingDecoder::new(reader).context("reading a zstd frame header")?;
-        Ok((Box::new(decoder), true))
+        let decoder =
+            ruzstd::decoding::StreamingDecoder::new(BufReader::new(reader)).context("reading a zstd frame header")?;
+        Ok((Box::new(ZstdFrames { current: Some(decoder) }), true))
     } else {
         Ok((reader, false))
+    }
+}
+
+/// A zstd stream of one or more frames (`cat a.zst b.zst`, multi-threaded compressors):
+/// the decoder reads one frame, so a new one starts where it ends.
+struct ZstdFrames<R: BufRead> {
+    current: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
+}
+
+impl<R: BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let Some(decoder) = &mut self.current else { return Ok(0) };
+            let n = decoder.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(decoder) = self.current.take() else { return Ok(0) };
+            let mut rest = decoder.into_inner();
+            if rest.fill_buf()?.is_empty() {
+                return Ok(0);
+            }
+            let next = ruzstd::decoding::StreamingDecoder::new(rest)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("zstd frame: {e}")))?;
+            self.current = Some(next);
+        }
     }
 }
 
