@@ -443,6 +443,20 @@ fn a_wrong_field_is_one_clear_error() {
         run.stderr
     );
 
+    // Once a record has the field, records without it are skipped, and the first 20 named.
+    let some: String = std::iter::once("{\"text\": \"one text\"}\n".to_owned())
+        .chain((0..30).map(|i| format!("{{\"body\": \"{i}\"}}\n")))
+        .collect();
+    fs::write(tmp.path().join("some.jsonl"), some).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "some.jsonl"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("skipped some.jsonl:").count(), 20, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("skipped some.jsonl:21: no field \"text\"\n... and 10 more skipped\n"),
+        "{}",
+        run.stderr
+    );
+
     fs::write(tmp.path().join("data.csv"), "id,lang,text\n1,en,hello\n").unwrap();
     let run = tessera(tmp.path(), &["dedup", "data.csv", "--text-field", "body"]);
     assert_eq!(run.code, Some(1));
