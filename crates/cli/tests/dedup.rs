@@ -253,7 +253,7 @@ fn many_inputs_globs_stdin_and_compression() {
 
     // Standard input between two files.
     let mut child = Command::new(bin())
-        .args(["dedup", "data/part-2.jsonl.gz", "-", "shard.bin"])
+        .args(["dedup", "data/part-2.jsonl.gz", "-", "shard.bin", "--write-removed", "removed.jsonl"])
         .current_dir(tmp.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -281,6 +281,8 @@ fn many_inputs_globs_stdin_and_compression() {
             triple("shard.bin:1", "-:2", false),
         ]
     );
+    // The removed records: standard input's, then the file's (read again).
+    assert_eq!(fs::read_to_string(tmp.path().join("removed.jsonl")).unwrap(), line(&press) + &line(&rivers));
 
     // A pattern that matches nothing, and `-` twice.
     let run = tessera(tmp.path(), &["dedup", "data/nothing-*.jsonl"]);

@@ -94,8 +94,8 @@ pub struct DedupArgs {
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
     /// Write the kept records here, unchanged, in the input's format (a CSV/TSV with its
-    /// header; documents: their paths, one a line). Not for Parquet yet. The records are
-    /// held in memory until the clusters are known.
+    /// header; documents: their paths, one a line). Not for Parquet yet. Files are read a
+    /// second time for it (standard input's records are held in memory).
     #[arg(long, value_name = "FILE")]
     write_kept: Option<PathBuf>,
     /// Write the removed records (the duplicates) here, as `--write-kept` does.
@@ -134,15 +134,19 @@ impl DedupArgs {
     }
 }
 
-/// The record inputs' state: the batch being filled, the original bytes of the records
-/// that became documents (only when they are written back), the CSV header.
+/// The record inputs' state: the batch being filled, the CSV header, and when records are
+/// written back, the bytes of standard input's records (files are read a second time).
 struct Collector<'a> {
     dedup: Deduplicator,
     fields: Fields<'a>,
     /// Several inputs: default ids are `file:line`.
     many: bool,
     batch: Vec<(String, String)>,
-    raws: Option<Vec<Vec<u8>>>,
+    /// Records are written back (`--write-kept`, `--write-removed`).
+    writing: bool,
+    /// The input being read is standard input.
+    from_stdin: bool,
+    stdin_raws: Vec<Vec<u8>>,
     header: Option<Vec<u8>>,
     bar: indicatif::ProgressBar,
 }
@@ -167,8 +171,8 @@ impl Collector<'_> {
             Ok(Record { id, text }) => {
                 let id = if self.many && self.fields.id.is_none() { format!("{name}:{line}") } else { id };
                 self.batch.push((id, text));
-                if let Some(raws) = &mut self.raws {
-                    raws.push(raw.to_vec());
+                if self.writing && self.from_stdin {
+                    self.stdin_raws.push(raw.to_vec());
                 }
                 if self.batch.len() == BATCH {
                     self.flush();
@@ -183,6 +187,7 @@ impl Collector<'_> {
     fn read(&mut self, input: &Input) -> Result<()> {
         let name = input.name();
         let mut check = FieldCheck::default();
+        self.from_stdin = input.path.is_none();
         let read = match input.kind {
             Kind::Jsonl => {
                 let reader = inputs::open(input.path.as_deref())?;
@@ -225,7 +230,7 @@ impl Collector<'_> {
         let trim = |h: &[u8]| h.trim_ascii_end().to_vec();
         match &self.header {
             None => self.header = Some(header),
-            Some(first) if self.raws.is_some() && trim(first) != trim(&header) => bail!(
+            Some(first) if self.writing && trim(first) != trim(&header) => bail!(
                 "{name} has another header than the first CSV/TSV input; --write-kept and --write-removed \
                  write one file with one header"
             ),
@@ -247,6 +252,55 @@ impl Collector<'_> {
             "{name} is a Parquet file, and this tessera was built without Parquet support (cargo feature `parquet` of tessera-cli)"
         )
     }
+}
+
+/// Writes each record to the kept or the removed output (`outs`), by its line of `lines`
+/// (records that gave no document go to neither). Files are read a second time, so memory
+/// never holds the records; standard input's were kept from the first reading.
+fn write_back(
+    records: &[&Input],
+    fields: &Fields,
+    lines: &[tessera_engine::DedupLine],
+    stdin_raws: &[Vec<u8>],
+    outs: [Option<&mut BufWriter<File>>; 2],
+) -> Result<()> {
+    let [mut kept, mut removed] = outs;
+    let mut next = lines.iter();
+    let mut put = |raw: &[u8]| -> Result<()> {
+        let line = next.next().context("an input changed while dedup read it")?;
+        let out = if line.kept { kept.as_mut() } else { removed.as_mut() };
+        if let Some(out) = out {
+            out.write_all(raw)?;
+        }
+        Ok(())
+    };
+    for input in records {
+        let name = input.name();
+        match (&input.path, input.kind) {
+            (None, _) => stdin_raws.iter().try_for_each(|raw| put(raw))?,
+            (Some(path), Kind::Jsonl) => {
+                read_jsonl(
+                    inputs::open(Some(path))?,
+                    &name,
+                    fields,
+                    |_, raw, r| if r.is_ok() { put(raw) } else { Ok(()) },
+                )?
+            }
+            (Some(path), Kind::Delimited(delimiter)) => read_delimited(
+                inputs::open(Some(path))?,
+                delimiter,
+                &name,
+                fields,
+                |_| {},
+                |_, raw, r| if r.is_ok() { put(raw) } else { Ok(()) },
+            )?,
+            (Some(_), kind) => bail!("{name}: {} records are not written back", kind.name()),
+        }
+    }
+    if next.next().is_some() {
+        bail!("an input changed while dedup read it");
+    }
+    Ok(())
 }
 
 /// Opens an output file of `--write-kept` or `--write-removed`.
@@ -287,7 +341,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     let mut kept_out = create(args.write_kept.as_ref())?;
     let mut removed_out = create(args.write_removed.as_ref())?;
 
-    let (result, lsh, header, raws) = if records.is_empty() {
+    let (result, lsh, header, stdin_raws) = if records.is_empty() {
         if fields_given {
             let first = &documents[0];
             let what = if first.path.as_ref().is_some_and(|p| p.is_dir()) { "a folder" } else { "a document" };
@@ -306,7 +360,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         }
         bar.finish_and_clear();
         let lsh = dedup.lsh();
-        (dedup.finish()?, lsh, None, None)
+        (dedup.finish()?, lsh, None, Vec::new())
     } else {
         if writing {
             if let Some(p) = records.iter().find(|i| i.kind == Kind::Parquet) {
@@ -327,7 +381,9 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
             fields: Fields { text: args.text_field.as_deref().unwrap_or("text"), id: args.id_field.as_deref() },
             many: records.len() > 1,
             batch: Vec::with_capacity(BATCH),
-            raws: writing.then(Vec::new),
+            writing,
+            from_stdin: false,
+            stdin_raws: Vec::new(),
             header: None,
             bar: super::progress::records_bar(quiet, "sketching"),
         };
@@ -337,7 +393,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         collector.flush();
         collector.bar.finish_and_clear();
         let lsh = collector.dedup.lsh();
-        (collector.dedup.finish()?, lsh, collector.header, collector.raws)
+        (collector.dedup.finish()?, lsh, collector.header, collector.stdin_raws)
     };
 
     let mut out: Box<dyn Write> = match &args.output {
@@ -350,17 +406,22 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     }
     out.flush().context("writing the clusters")?;
 
-    for out in [&mut kept_out, &mut removed_out] {
-        if let (Some(out), Some(header)) = (out.as_mut(), &header) {
-            out.write_all(header)?;
+    if writing && records.is_empty() {
+        for line in &result.lines {
+            let out = if line.kept { kept_out.as_mut() } else { removed_out.as_mut() };
+            if let Some(out) = out {
+                writeln!(out, "{}", line.id)?;
+            }
         }
-    }
-    for (i, line) in result.lines.iter().enumerate() {
-        let Some(out) = (if line.kept { kept_out.as_mut() } else { removed_out.as_mut() }) else { continue };
-        match &raws {
-            Some(raws) => out.write_all(&raws[i])?,
-            None => writeln!(out, "{}", line.id)?,
+    } else if writing {
+        for out in [&mut kept_out, &mut removed_out] {
+            if let (Some(out), Some(header)) = (out.as_mut(), &header) {
+                out.write_all(header)?;
+            }
         }
+        let fields = Fields { text: args.text_field.as_deref().unwrap_or("text"), id: args.id_field.as_deref() };
+        let outs = [kept_out.as_mut(), removed_out.as_mut()];
+        write_back(&records, &fields, &result.lines, &stdin_raws, outs)?;
     }
     for (out, path) in [(kept_out, &args.write_kept), (removed_out, &args.write_removed)] {
         if let (Some(mut out), Some(path)) = (out, path) {
