@@ -284,6 +284,22 @@ fn many_inputs_globs_stdin_and_compression() {
     // The removed records: standard input's, then the file's (read again).
     assert_eq!(fs::read_to_string(tmp.path().join("removed.jsonl")).unwrap(), line(&press) + &line(&rivers));
 
+    // A folder of shards is its record files, in order.
+    let folder = tessera(tmp.path(), &["dedup", "data"]);
+    assert_eq!(folder.code, Some(0), "{}", folder.stderr);
+    let shards = tessera(tmp.path(), &["dedup", "data/part-*"]);
+    assert_eq!(folder.stdout, shards.stdout);
+    assert!(folder.stdout.contains("data/part-3.jsonl.zst:2"), "{}", folder.stdout);
+    // A folder of records and documents is refused.
+    fs::write(data.join("notes.txt"), "a document").unwrap();
+    let run = tessera(tmp.path(), &["dedup", "data"]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.contains("data holds records (data/part-1.jsonl) and documents (data/notes.txt)"),
+        "{}",
+        run.stderr
+    );
+
     // A pattern that matches nothing, and `-` twice.
     let run = tessera(tmp.path(), &["dedup", "data/nothing-*.jsonl"]);
     assert_eq!(run.code, Some(1));

@@ -76,6 +76,33 @@ pub(super) fn expand(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Folders of record files (shards: every file named `.jsonl`, `.csv.gz`, ...) replaced by
+/// their files, sorted by path; a folder of documents stays; a folder of both is refused.
+pub(super) fn open_folders(paths: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::with_capacity(paths.len());
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path);
+            continue;
+        }
+        let files = tessera_engine::list_files(std::slice::from_ref(&path))?;
+        let record = files.iter().find(|f| kind_by_name(f).is_some());
+        let document = files.iter().find(|f| kind_by_name(f).is_none());
+        match (record, document) {
+            (Some(r), Some(d)) => bail!(
+                "{} holds records ({}) and documents ({}): dedup takes one or the other; name the record files                  (a pattern such as '{}/*.jsonl')",
+                path.display(),
+                r.display(),
+                d.display(),
+                path.display()
+            ),
+            (Some(_), None) => out.extend(files),
+            _ => out.push(path),
+        }
+    }
+    Ok(out)
+}
+
 /// Reads up to `n` bytes from the start of `reader` and gives them back with a reader of
 /// the whole stream (the bytes read first, then the rest).
 fn peek(mut reader: Box<dyn Read>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Read>)> {

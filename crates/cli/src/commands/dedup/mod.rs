@@ -57,7 +57,8 @@ pub struct DedupArgs {
     /// TSV with a header (`.csv`/`.tsv`), Parquet (`.parquet`, one document per row); gzip
     /// and zstd files are recognised by content (name them `.jsonl.gz`, `.csv.zst`, ...).
     /// Patterns (`data/part-*.jsonl`) are expanded when the shell did not; `-` is standard
-    /// input (JSONL). Documents and records cannot be mixed.
+    /// input (JSONL). A folder of record files only is read as those records. Documents
+    /// and records cannot be mixed.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// How documents are compared.
@@ -317,7 +318,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     let fields_given = args.text_field.is_some() || args.id_field.is_some();
     let writing = args.write_kept.is_some() || args.write_removed.is_some();
 
-    let paths = inputs::expand(&args.inputs)?;
+    let paths = inputs::open_folders(inputs::expand(&args.inputs)?)?;
     if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("- (standard input) can be given once");
     }
