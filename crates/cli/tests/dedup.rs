@@ -38,6 +38,30 @@ fn tessera(dir: &Path, args: &[&str]) -> Run {
     run
 }
 
+/// `tessera` with `input` on its standard input.
+fn tessera_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TESSERA_THREADS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let run = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    };
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
 fn demo(name: &str) -> String {
     fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo/library").join(name))
         .unwrap()
@@ -252,25 +276,9 @@ fn many_inputs_globs_stdin_and_compression() {
     assert!(run.stderr.starts_with("6 documents, 3 clusters, 3 duplicates removed"), "{}", run.stderr);
 
     // Standard input between two files.
-    let mut child = Command::new(bin())
-        .args(["dedup", "data/part-2.jsonl.gz", "-", "shard.bin", "--write-removed", "removed.jsonl"])
-        .current_dir(tmp.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(gzip((line(&press) + &line(&rivers)).as_bytes()).as_slice()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    };
+    let input = gzip((line(&press) + &line(&rivers)).as_bytes());
+    let args = ["dedup", "data/part-2.jsonl.gz", "-", "shard.bin", "--write-removed", "removed.jsonl"];
+    let run = tessera_stdin(tmp.path(), &args, &input);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(
         json_lines(&run),
@@ -411,6 +419,12 @@ fn kept_and_removed_records_are_written_unchanged() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let second = tsv.lines().nth(2).unwrap();
     assert_eq!(fs::read_to_string(tmp.path().join("r.tsv")).unwrap(), format!("text\tn\n{second}\n"));
+
+    // CSV on standard input: told by its header naming the text field.
+    let csv = fs::read(tmp.path().join("a.csv")).unwrap();
+    let run = tessera_stdin(tmp.path(), &["dedup", "-", "--text-field", "body", "--write-kept", "k2.csv"], &csv);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(tmp.path().join("k2.csv")).unwrap(), format!("{header}{}{}", rows[0], rows[1]));
 
     // JSONL from two shards: the lines as they were, blank lines dropped.
     let a = format!("{}\n\n{}\n", serde_json::json!({"text": press, "x": 1}), serde_json::json!({"text": bees}));

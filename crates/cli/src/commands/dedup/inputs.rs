@@ -153,13 +153,32 @@ impl<R: BufRead> Read for ZstdFrames<R> {
     }
 }
 
-/// Opens an input's bytes, decompressed (gzip and zstd are recognised by content).
-pub(super) fn open(path: Option<&Path>) -> Result<Box<dyn Read>> {
-    let raw: Box<dyn Read> = match path {
-        Some(p) => Box::new(fs_err::File::open(p)?),
-        None => Box::new(std::io::stdin()),
-    };
-    Ok(decompressed(raw)?.0)
+/// Opens a file's bytes, decompressed (gzip and zstd are recognised by content).
+pub(super) fn open(path: &Path) -> Result<Box<dyn Read>> {
+    Ok(decompressed(Box::new(fs_err::File::open(path)?))?.0)
+}
+
+/// What standard input holds, told by its first bytes (decompressed), and a reader of it
+/// all: JSONL when its first line is a JSON object, else TSV or CSV when its first line is
+/// a header naming `text_field`, else JSONL (whose reading then says what is wrong).
+pub(super) fn recognise_stdin(text_field: &str) -> Result<(Kind, Box<dyn Read>)> {
+    let (raw_head, raw) = peek(Box::new(std::io::stdin()), 4).context("reading standard input")?;
+    if raw_head.starts_with(PARQUET) {
+        bail!("Parquet cannot be read from standard input (it is read from its end): give the file");
+    }
+    let (reader, _) = decompressed(raw)?;
+    let (head, reader) = peek(reader, 64 * 1024).context("reading standard input")?;
+    if looks_like_jsonl(&head) {
+        return Ok((Kind::Jsonl, reader));
+    }
+    let text = String::from_utf8_lossy(&head);
+    let first = text.lines().next().unwrap_or_default();
+    for delimiter in [b'\t', b','] {
+        if first.split(char::from(delimiter)).any(|name| name.trim().trim_matches('"') == text_field) {
+            return Ok((Kind::Delimited(delimiter), reader));
+        }
+    }
+    Ok((Kind::Jsonl, reader))
 }
 
 /// The record format a file name says, looking under `.gz`/`.zst`.
@@ -198,9 +217,7 @@ fn looks_like_jsonl(head: &[u8]) -> bool {
 /// `.ndjson`, `.csv`, `.tsv`, `.parquet`, also under `.gz`/`.zst`) or by content (Parquet's
 /// magic, a JSON object on the first line); other files are documents, unless
 /// `fields_given` (then JSONL, as `--text-field` says) or compressed (refused).
-pub(super) fn recognise(path: Option<&Path>, fields_given: bool) -> Result<Kind> {
-    // Standard input cannot be read twice: it is JSONL, and its reading says otherwise.
-    let Some(path) = path else { return Ok(Kind::Jsonl) };
+pub(super) fn recognise(path: &Path, fields_given: bool) -> Result<Kind> {
     if fs_err::metadata(path)?.is_dir() {
         return Ok(Kind::Documents);
     }

@@ -57,7 +57,7 @@ pub struct DedupArgs {
     /// TSV with a header (`.csv`/`.tsv`), Parquet (`.parquet`, one document per row); gzip
     /// and zstd files are recognised by content (name them `.jsonl.gz`, `.csv.zst`, ...).
     /// Patterns (`data/part-*.jsonl`) are expanded when the shell did not; `-` is standard
-    /// input (JSONL). A folder of record files only is read as those records. Documents
+    /// input (JSONL, or CSV/TSV whose header names the text field). A folder of record files only is read as those records. Documents
     /// and records cannot be mixed.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
@@ -149,6 +149,8 @@ struct Collector<'a> {
     from_stdin: bool,
     stdin_raws: Vec<Vec<u8>>,
     header: Option<Vec<u8>>,
+    /// Standard input, its first bytes read already to tell its format.
+    stdin: Option<Box<dyn std::io::Read>>,
     bar: indicatif::ProgressBar,
 }
 
@@ -191,12 +193,12 @@ impl Collector<'_> {
         self.from_stdin = input.path.is_none();
         let read = match input.kind {
             Kind::Jsonl => {
-                let reader = inputs::open(input.path.as_deref())?;
+                let reader = self.open(input)?;
                 let fields = Fields { text: self.fields.text, id: self.fields.id };
                 read_jsonl(reader, &name, &fields, |line, raw, record| self.take(&name, &mut check, line, raw, record))
             }
             Kind::Delimited(delimiter) => {
-                let reader = inputs::open(input.path.as_deref())?;
+                let reader = self.open(input)?;
                 let fields = Fields { text: self.fields.text, id: self.fields.id };
                 // The header comes before the first record (or alone, in an input with none).
                 let header = std::cell::RefCell::new(None);
@@ -222,6 +224,14 @@ impl Collector<'_> {
         };
         read?;
         check.finish(&self.fields, &name)
+    }
+
+    /// An input's bytes, decompressed.
+    fn open(&mut self, input: &Input) -> Result<Box<dyn std::io::Read>> {
+        match &input.path {
+            Some(path) => inputs::open(path),
+            None => self.stdin.take().context("standard input is read once"),
+        }
     }
 
     /// Keeps the first CSV header; another input's must be the same when records are
@@ -280,15 +290,10 @@ fn write_back(
         match (&input.path, input.kind) {
             (None, _) => stdin_raws.iter().try_for_each(|raw| put(raw))?,
             (Some(path), Kind::Jsonl) => {
-                read_jsonl(
-                    inputs::open(Some(path))?,
-                    &name,
-                    fields,
-                    |_, raw, r| if r.is_ok() { put(raw) } else { Ok(()) },
-                )?
+                read_jsonl(inputs::open(path)?, &name, fields, |_, raw, r| if r.is_ok() { put(raw) } else { Ok(()) })?
             }
             (Some(path), Kind::Delimited(delimiter)) => read_delimited(
-                inputs::open(Some(path))?,
+                inputs::open(path)?,
                 delimiter,
                 &name,
                 fields,
@@ -323,10 +328,16 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         bail!("- (standard input) can be given once");
     }
     let mut all = Vec::with_capacity(paths.len());
+    let mut stdin = None;
     for path in paths {
-        let path = (path.as_os_str() != "-").then_some(path);
-        let kind = inputs::recognise(path.as_deref(), fields_given)?;
-        all.push(Input { path, kind });
+        if path.as_os_str() == "-" {
+            let (kind, reader) = inputs::recognise_stdin(args.text_field.as_deref().unwrap_or("text"))?;
+            stdin = Some(reader);
+            all.push(Input { path: None, kind });
+        } else {
+            let kind = inputs::recognise(&path, fields_given)?;
+            all.push(Input { path: Some(path), kind });
+        }
     }
     let documents: Vec<&Input> = all.iter().filter(|i| i.kind == Kind::Documents).collect();
     let records: Vec<&Input> = all.iter().filter(|i| i.kind != Kind::Documents).collect();
@@ -386,6 +397,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
             from_stdin: false,
             stdin_raws: Vec::new(),
             header: None,
+            stdin,
             bar: super::progress::records_bar(quiet, "sketching"),
         };
         for input in &records {
