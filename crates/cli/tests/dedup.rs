@@ -16,13 +16,43 @@ struct Run {
     stderr: String,
 }
 
+/// The binary under test; `TESSERA_BIN` overrides it, for worktrees that share a target
+/// directory (where `target/debug/tessera` is whichever worktree linked last).
+fn bin() -> PathBuf {
+    std::env::var_os("TESSERA_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tessera")), PathBuf::from)
+}
+
 fn tessera(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+    let out = Command::new(bin())
         .args(args)
         .current_dir(dir)
         .env_remove("TESSERA_THREADS")
         .output()
         .expect("running tessera");
+    let run = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    };
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
+/// `tessera` with `input` on its standard input.
+fn tessera_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TESSERA_THREADS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
     let run = Run {
         code: out.status.code(),
         stdout: String::from_utf8(out.stdout).unwrap(),
@@ -183,4 +213,310 @@ fn parquet_rows_are_documents() {
         .map(|l| (l["id"].as_str().unwrap(), l["cluster"].as_str().unwrap(), l["kept"].as_bool().unwrap()))
         .collect();
     assert_eq!(pairs, [("10", "10", true), ("20", "20", true), ("30", "10", false)]);
+}
+
+fn json_lines(run: &Run) -> Vec<(String, String, bool)> {
+    run.stdout
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["id"].as_str().unwrap().to_owned(),
+                v["cluster"].as_str().unwrap().to_owned(),
+                v["kept"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn triple(id: &str, cluster: &str, kept: bool) -> (String, String, bool) {
+    (id.to_owned(), cluster.to_owned(), kept)
+}
+
+/// Shards: plain, gzip and zstd (named so, or not), a pattern the shell did not expand,
+/// standard input; ids `file:line`, unique across shards, in the order given.
+#[test]
+fn many_inputs_globs_stdin_and_compression() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (press, bees, rivers) = (demo("printing-press.txt"), demo("honey-bees.txt"), demo("siberian-rivers.txt"));
+    let line = |text: &str| serde_json::json!({"text": text}).to_string() + "\n";
+    let data = tmp.path().join("data");
+    fs::create_dir_all(&data).unwrap();
+    fs::write(data.join("part-1.jsonl"), line(&press) + &line(&bees)).unwrap();
+    fs::write(data.join("part-2.jsonl.gz"), gzip(line(&edit(&press, 100)).as_bytes())).unwrap();
+    // Two zstd frames one after the other, as `cat a.zst b.zst` makes.
+    let frame = |text: &str| {
+        ruzstd::encoding::compress_to_vec(line(text).as_bytes(), ruzstd::encoding::CompressionLevel::Fastest)
+    };
+    let zst = [frame(&rivers), frame(&bees)].concat();
+    fs::write(data.join("part-3.jsonl.zst"), zst).unwrap();
+    // Compressed JSONL under a name that says nothing: recognised by content.
+    fs::write(tmp.path().join("shard.bin"), gzip(line(&rivers).as_bytes())).unwrap();
+
+    let run = tessera(tmp.path(), &["dedup", "data/part-*", "shard.bin"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        json_lines(&run),
+        [
+            triple("data/part-1.jsonl:1", "data/part-1.jsonl:1", true),
+            triple("data/part-1.jsonl:2", "data/part-1.jsonl:2", true),
+            triple("data/part-2.jsonl.gz:1", "data/part-1.jsonl:1", false),
+            triple("data/part-3.jsonl.zst:1", "data/part-3.jsonl.zst:1", true),
+            triple("data/part-3.jsonl.zst:2", "data/part-1.jsonl:2", false),
+            triple("shard.bin:1", "data/part-3.jsonl.zst:1", false),
+        ]
+    );
+    assert!(run.stderr.starts_with("6 documents, 3 clusters, 3 duplicates removed"), "{}", run.stderr);
+
+    // Standard input between two files.
+    let input = gzip((line(&press) + &line(&rivers)).as_bytes());
+    let args = ["dedup", "data/part-2.jsonl.gz", "-", "shard.bin", "--write-removed", "removed.jsonl"];
+    let run = tessera_stdin(tmp.path(), &args, &input);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        json_lines(&run),
+        [
+            triple("data/part-2.jsonl.gz:1", "data/part-2.jsonl.gz:1", true),
+            triple("-:1", "data/part-2.jsonl.gz:1", false),
+            triple("-:2", "-:2", true),
+            triple("shard.bin:1", "-:2", false),
+        ]
+    );
+    // The removed records: standard input's, then the file's (read again).
+    assert_eq!(fs::read_to_string(tmp.path().join("removed.jsonl")).unwrap(), line(&press) + &line(&rivers));
+
+    // A folder of shards is its record files, in order.
+    let folder = tessera(tmp.path(), &["dedup", "data"]);
+    assert_eq!(folder.code, Some(0), "{}", folder.stderr);
+    let shards = tessera(tmp.path(), &["dedup", "data/part-*"]);
+    assert_eq!(folder.stdout, shards.stdout);
+    assert!(folder.stdout.contains("data/part-3.jsonl.zst:2"), "{}", folder.stdout);
+    // A folder of records and documents is refused.
+    fs::write(data.join("notes.txt"), "a document").unwrap();
+    let run = tessera(tmp.path(), &["dedup", "data"]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.contains("data holds records (data/part-1.jsonl) and documents (data/notes.txt)"),
+        "{}",
+        run.stderr
+    );
+
+    // A pattern that matches nothing, and `-` twice.
+    let run = tessera(tmp.path(), &["dedup", "data/nothing-*.jsonl"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("no file matches data/nothing-*.jsonl"), "{}", run.stderr);
+    let run = tessera(tmp.path(), &["dedup", "-", "-"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("can be given once"), "{}", run.stderr);
+}
+
+/// A frame made by the zstd command-line tool (level 19: compressed blocks), and
+/// `--id-field` ids used as given across inputs.
+#[test]
+fn zstd_from_the_command_line_tool_and_ids_as_given() {
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/dedup/tiny.jsonl.zst");
+    let tmp = tempfile::tempdir().unwrap();
+    fs::copy(&fixture, tmp.path().join("tiny.jsonl.zst")).unwrap();
+    fs::write(tmp.path().join("more.jsonl"), "{\"id\":\"d\",\"text\":\"something else entirely, other words\"}\n")
+        .unwrap();
+    let run = tessera(tmp.path(), &["dedup", "tiny.jsonl.zst", "more.jsonl", "--id-field", "id"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        json_lines(&run),
+        [triple("a", "a", true), triple("b", "a", false), triple("c", "c", true), triple("d", "c", false)]
+    );
+}
+
+/// Two JSONL files without `--text-field` are records, not two documents; so is one CSV;
+/// a `.txt` holding JSON lines too.
+#[test]
+fn records_are_recognised_by_name_and_content() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (press, bees) = (demo("printing-press.txt"), demo("honey-bees.txt"));
+    let line = |text: &str| serde_json::json!({"text": text}).to_string() + "\n";
+    fs::write(tmp.path().join("a.jsonl"), line(&press) + &line(&bees)).unwrap();
+    fs::write(tmp.path().join("b.ndjson"), line(&press)).unwrap();
+    fs::write(tmp.path().join("c.txt"), line(&bees)).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "a.jsonl", "b.ndjson", "c.txt"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        json_lines(&run),
+        [
+            triple("a.jsonl:1", "a.jsonl:1", true),
+            triple("a.jsonl:2", "a.jsonl:2", true),
+            triple("b.ndjson:1", "a.jsonl:1", false),
+            triple("c.txt:1", "a.jsonl:2", false),
+        ]
+    );
+    // One JSONL file keeps the line number as its default id, as before.
+    let run = tessera(tmp.path(), &["dedup", "a.jsonl"]);
+    assert_eq!(json_lines(&run), [triple("1", "1", true), triple("2", "2", true)]);
+
+    let mut csv = String::from("id,text\n");
+    for (id, text) in [("p", &press), ("b", &bees), ("p2", &press)] {
+        csv += &format!("{id},\"{}\"\n", text.replace('"', "\"\""));
+    }
+    fs::write(tmp.path().join("d.csv"), csv).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "d.csv"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // Default ids of CSV rows: the line each record starts on (these texts span lines).
+    let second = 3 + press.matches('\n').count();
+    let third = (second + 1 + bees.matches('\n').count()).to_string();
+    let second = second.to_string();
+    assert_eq!(json_lines(&run), [triple("2", "2", true), triple(&second, &second, true), triple(&third, "2", false)]);
+}
+
+/// `--write-kept` and `--write-removed`: the input records with their bytes unchanged,
+/// CSV with its header (CRLF lines, a quoted text over several lines), TSV, JSONL.
+#[test]
+fn kept_and_removed_records_are_written_unchanged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (press, bees) = (demo("printing-press.txt"), demo("honey-bees.txt"));
+    let quoted = |t: &str| format!("\"{}\"", t.replace('"', "\"\""));
+    let header = "key,lang,body\r\n";
+    let rows = [
+        format!("k1,en,{}\r\n", quoted(&press)),
+        format!("k2,en,{}\r\n", quoted(&bees)),
+        format!("k3,en,{}\r\n", quoted(&edit(&press, 100))),
+        format!("k4,en,{}", quoted(&bees)),
+    ];
+    fs::write(tmp.path().join("a.csv"), format!("{header}{}", rows.concat())).unwrap();
+    let run = tessera(
+        tmp.path(),
+        &[
+            "dedup",
+            "a.csv",
+            "--text-field",
+            "body",
+            "--id-field",
+            "key",
+            "--write-kept",
+            "k.csv",
+            "--write-removed",
+            "r.csv",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        json_lines(&run),
+        [triple("k1", "k1", true), triple("k2", "k2", true), triple("k3", "k1", false), triple("k4", "k2", false)]
+    );
+    assert_eq!(fs::read_to_string(tmp.path().join("k.csv")).unwrap(), format!("{header}{}{}", rows[0], rows[1]));
+    // The last record had no line end: it gets one.
+    assert_eq!(fs::read_to_string(tmp.path().join("r.csv")).unwrap(), format!("{header}{}{}\n", rows[2], rows[3]));
+
+    // TSV, gzip-compressed, with only the removed records written.
+    let tsv = format!("text\tn\n{}\t1\n{}\t2\n", press.replace(['\n', '\t'], " "), press.replace(['\n', '\t'], " "));
+    fs::write(tmp.path().join("b.tsv.gz"), gzip(tsv.as_bytes())).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "b.tsv.gz", "--write-removed", "r.tsv"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let second = tsv.lines().nth(2).unwrap();
+    assert_eq!(fs::read_to_string(tmp.path().join("r.tsv")).unwrap(), format!("text\tn\n{second}\n"));
+
+    // CSV on standard input: told by its header naming the text field.
+    let csv = fs::read(tmp.path().join("a.csv")).unwrap();
+    let run = tessera_stdin(tmp.path(), &["dedup", "-", "--text-field", "body", "--write-kept", "k2.csv"], &csv);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(tmp.path().join("k2.csv")).unwrap(), format!("{header}{}{}", rows[0], rows[1]));
+
+    // JSONL from two shards: the lines as they were, blank lines dropped.
+    let a = format!("{}\n\n{}\n", serde_json::json!({"text": press, "x": 1}), serde_json::json!({"text": bees}));
+    let b = format!("{}\n", serde_json::json!({ "x": 2,   "text": press}));
+    fs::write(tmp.path().join("a.jsonl"), &a).unwrap();
+    fs::write(tmp.path().join("b.jsonl"), &b).unwrap();
+    let run =
+        tessera(tmp.path(), &["dedup", "a.jsonl", "b.jsonl", "--write-kept", "k.jsonl", "--write-removed", "r.jsonl"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(tmp.path().join("k.jsonl")).unwrap(), a.replace("\n\n", "\n"));
+    assert_eq!(fs::read_to_string(tmp.path().join("r.jsonl")).unwrap(), b);
+
+    // Documents: the kept paths, one a line.
+    corpus(tmp.path());
+    let run = tessera(tmp.path(), &["dedup", "docs", "--write-kept", "kept.txt"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let kept: Vec<String> = json_lines(&run).into_iter().filter(|l| l.2).map(|l| l.0).collect();
+    assert_eq!(fs::read_to_string(tmp.path().join("kept.txt")).unwrap(), kept.join("\n") + "\n");
+    assert!(kept.len() >= 4 && kept.len() < 7, "{kept:?}");
+
+    // Writing back needs one format.
+    let run = tessera(tmp.path(), &["dedup", "a.jsonl", "a.csv", "--text-field", "body", "--write-kept", "x"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("a.jsonl is JSONL while a.csv is CSV"), "{}", run.stderr);
+}
+
+/// A wrong `--text-field` stops after a few records with one error naming the fields seen;
+/// a CSV names its columns at once.
+#[test]
+fn a_wrong_field_is_one_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lines: String = (0..1000)
+        .map(|i| serde_json::json!({"id": i, "lang": "en", "text": format!("text number {i}")}).to_string() + "\n")
+        .collect();
+    fs::write(tmp.path().join("data.jsonl"), lines).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "data.jsonl", "--text-field", "body"]);
+    assert_eq!(run.code, Some(1));
+    assert_eq!(
+        run.stderr.trim(),
+        "error: no record has field body (the first 5 records of data.jsonl); fields seen: id, lang, text"
+    );
+    fs::write(tmp.path().join("two.jsonl"), "{\"text\":\"a\"}\n{\"text\":\"b\"}\n").unwrap();
+    let run = tessera(tmp.path(), &["dedup", "two.jsonl", "--id-field", "key"]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.contains("no record has fields text and key (the first 2 records of two.jsonl); fields seen: text"),
+        "{}",
+        run.stderr
+    );
+
+    // Once a record has the field, records without it are skipped, and the first 20 named.
+    let some: String = std::iter::once("{\"text\": \"one text\"}\n".to_owned())
+        .chain((0..30).map(|i| format!("{{\"body\": \"{i}\"}}\n")))
+        .collect();
+    fs::write(tmp.path().join("some.jsonl"), some).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "some.jsonl"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("skipped some.jsonl:").count(), 20, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("skipped some.jsonl:21: no field \"text\"\n... and 10 more skipped\n"),
+        "{}",
+        run.stderr
+    );
+
+    fs::write(tmp.path().join("data.csv"), "id,lang,text\n1,en,hello\n").unwrap();
+    let run = tessera(tmp.path(), &["dedup", "data.csv", "--text-field", "body"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("data.csv has no column body; columns: id, lang, text"), "{}", run.stderr);
+
+    // Not records at all (a CSV piped in as if JSONL).
+    let not_json: String = (0..10).map(|i| format!("{i},hello\n")).collect();
+    fs::write(tmp.path().join("rows.jsonl"), not_json).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "rows.jsonl"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("rows.jsonl does not read as records: its first 5 records failed"), "{}", run.stderr);
+}
+
+/// Documents and records together are refused, so are summary formats that make no sense.
+#[test]
+fn mixed_inputs_and_html_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    corpus(tmp.path());
+    fs::write(tmp.path().join("a.jsonl"), "{\"text\":\"a\"}\n").unwrap();
+    let run = tessera(tmp.path(), &["dedup", "docs", "a.jsonl"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("dedup takes documents or records, not both: docs holds documents"), "{}", run.stderr);
+    let run = tessera(tmp.path(), &["dedup", "docs", "--format", "html"]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("invalid value 'html'"), "{}", run.stderr);
+    // A compressed file that holds no records.
+    fs::write(tmp.path().join("book.txt.gz"), gzip(b"Chapter one. It was a dark night.")).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "book.txt.gz"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("book.txt.gz is compressed and holds no records"), "{}", run.stderr);
 }

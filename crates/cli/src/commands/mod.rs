@@ -61,8 +61,9 @@ enum Command {
     /// Measure detection quality on an evaluation corpus.
     #[command(subcommand)]
     Eval(eval::EvalCommand),
-    /// Cluster near-duplicate documents of a folder or a JSONL file; a JSONL line per
-    /// document (id, cluster, kept, similarity) and a summary on stderr.
+    /// Cluster near-duplicate documents (folders, or JSONL/CSV/TSV/Parquet records, also
+    /// gzip/zstd); a JSONL line per document (id, cluster, kept, similarity), the kept and
+    /// removed records on request, and a summary on stderr.
     Dedup(dedup::DedupArgs),
     /// The documents of an index nearest to one document, with their similarities: ranked
     /// by the exact Jaccard similarity of the shingle sets; candidates share an LSH band, a

@@ -16,14 +16,14 @@ pub fn files_bar(quiet: bool, message: &'static str) -> ProgressBar {
     bar
 }
 
-/// A bar counting bytes of one input file.
-pub fn bytes_bar(quiet: bool, message: &'static str, total: u64) -> ProgressBar {
+/// A counter of records read from inputs of unknown length (streams, compressed files).
+pub fn records_bar(quiet: bool, message: &'static str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(total);
+    let bar = ProgressBar::new_spinner();
     bar.set_style(
-        ProgressStyle::with_template("{msg} {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})")
+        ProgressStyle::with_template("{msg} {spinner} {human_pos} records ({per_sec})")
             .expect("static template is valid"),
     );
     bar.set_message(message);

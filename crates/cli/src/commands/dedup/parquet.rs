@@ -7,26 +7,24 @@ use anyhow::{Context, Result};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
-use super::records::Record;
+use super::records::{Fail, Fields, Record};
 
-/// Reads the rows of a Parquet file in order and calls `sink` with each row's record,
-/// or with the row's name and the reason it has none. `text_field` must be a string
-/// column (UTF-8 bytes are accepted); `id_field`, when given, a string or integer column
-/// (default id: the row number, from 1).
-pub fn read(
-    path: &Path,
-    text_field: &str,
-    id_field: Option<&str>,
-    mut sink: impl FnMut(Result<Record, (String, String)>) -> Result<()>,
-) -> Result<()> {
-    let file = File::open(path)?;
+/// Reads the rows of a Parquet file in order and calls `sink` with each row's number
+/// (from one) and its record, or the reason it has none. The text field must be a string
+/// column (UTF-8 bytes are accepted); the id field, when given, a string or integer
+/// column (default id: the row number).
+pub fn read(path: &Path, fields: &Fields, mut sink: impl FnMut(u64, Result<Record, Fail>) -> Result<()>) -> Result<()> {
+    let (text_field, id_field) = (fields.text, fields.id);
+    // The reader wants the standard file; fs-err's names the path in the open error.
+    let file = File::open(path)?.into_parts().0;
     let reader = SerializedFileReader::new(file).with_context(|| format!("reading {} as Parquet", path.display()))?;
     let rows = reader.get_row_iter(None).with_context(|| format!("reading {}", path.display()))?;
     for (i, row) in rows.enumerate() {
         let number = i as u64 + 1;
         let row = row.with_context(|| format!("reading row {number} of {}", path.display()))?;
-        let (mut text, mut id) = (None, None);
+        let (mut text, mut id, mut names) = (None, None, Vec::new());
         for (name, field) in row.get_column_iter() {
+            names.push(name.clone());
             if name == text_field {
                 text = Some(field);
             }
@@ -34,12 +32,25 @@ pub fn read(
                 id = Some(field);
             }
         }
-        sink(
-            record(number, text_field, text, id_field, id)
-                .map_err(|reason| (format!("{}:{number}", path.display()), reason)),
-        )?;
+        sink(number, record(number, text_field, text, id_field, id).map_err(|e| e.into_fail(names)))?;
     }
     Ok(())
+}
+
+/// Why a row has no record: a missing column (the row's columns are added by the caller)
+/// or another reason.
+enum RowFail {
+    Missing,
+    Bad(String),
+}
+
+impl RowFail {
+    fn into_fail(self, names: Vec<String>) -> Fail {
+        match self {
+            RowFail::Missing => Fail::Missing(names),
+            RowFail::Bad(reason) => Fail::Bad(reason),
+        }
+    }
 }
 
 fn record(
@@ -48,24 +59,24 @@ fn record(
     text: Option<&Field>,
     id_field: Option<&str>,
     id: Option<&Field>,
-) -> Result<Record, String> {
+) -> Result<Record, RowFail> {
     let text = match text {
         Some(Field::Str(s)) => s.clone(),
         Some(Field::Bytes(b)) => match std::str::from_utf8(b.data()) {
             Ok(s) => s.to_owned(),
-            Err(_) => return Err(format!("column {text_field:?} is not UTF-8")),
+            Err(_) => return Err(RowFail::Bad(format!("column {text_field:?} is not UTF-8"))),
         },
-        Some(Field::Null) => return Err(format!("column {text_field:?} is null")),
-        Some(_) => return Err(format!("column {text_field:?} is not a string")),
-        None => return Err(format!("no column {text_field:?}")),
+        Some(Field::Null) => return Err(RowFail::Bad(format!("column {text_field:?} is null"))),
+        Some(_) => return Err(RowFail::Bad(format!("column {text_field:?} is not a string"))),
+        None => return Err(RowFail::Missing),
     };
     let id = match (id_field, id) {
         (None, _) => number.to_string(),
         (Some(_), Some(Field::Str(s))) => s.clone(),
         (Some(_), Some(f @ (Field::Byte(_) | Field::Short(_) | Field::Int(_) | Field::Long(_)))) => f.to_string(),
         (Some(_), Some(f @ (Field::UByte(_) | Field::UShort(_) | Field::UInt(_) | Field::ULong(_)))) => f.to_string(),
-        (Some(f), Some(_)) => return Err(format!("column {f:?} is not a string or integer")),
-        (Some(f), None) => return Err(format!("no column {f:?}")),
+        (Some(f), Some(_)) => return Err(RowFail::Bad(format!("column {f:?} is not a string or integer"))),
+        (Some(_), None) => return Err(RowFail::Missing),
     };
     Ok(Record { id, text })
 }
