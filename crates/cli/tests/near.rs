@@ -83,13 +83,12 @@ fn if_new_near_and_delete() {
     assert_snapshot!("delete", ok(dir, &["delete", "--index", "idx", &doc, &doc]));
     let after = ok(dir, &["near", "--index", "idx", "pages/e-new-again.txt", "--format", "json"]);
     assert_eq!(after.trim(), "[]");
-    // `stats` counts live documents and says how many were deleted.
+    // `stats` counts live documents; the delete's merge already purged the deleted one (a
+    // delete merges as the policy picks, and one of a few documents is past its 20 %).
     let stats: serde_json::Value =
         serde_json::from_str(&ok(dir, &["stats", "--index", "idx", "--format", "json"])).unwrap();
     let collection = &stats["collections"][0];
-    assert_eq!(collection["deleted"], 1, "{stats}");
-    let text = ok(dir, &["stats", "--index", "idx"]);
-    assert!(text.contains("(+1 deleted)"), "{text}");
+    assert_eq!((collection["docs"].as_u64(), collection["deleted"].as_u64()), (Some(4), Some(0)), "{stats}");
     // The deleted text is new again.
     let again = ok(dir, &["index", "-q", "--index", "idx", "--if-new", "pages/d-new.txt"]);
     assert!(again.starts_with("added 1 new documents"), "{again}");
