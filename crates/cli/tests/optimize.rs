@@ -3,11 +3,12 @@
 //! documents, and the index verifies and answers the same checks afterwards.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
 
 fn tessera(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+    let out = support::tessera()
         .args(args)
         .current_dir(dir)
         .env_remove("TESSERA_INDEX")
