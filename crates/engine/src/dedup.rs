@@ -322,6 +322,15 @@ impl Deduplicator {
         }
     }
 
+    /// MinHash: every document's id and signature so far, in order (none with SimHash,
+    /// whose fingerprints depend on the whole collection's term weights).
+    pub fn signatures(&self) -> impl Iterator<Item = (&str, &Signature)> {
+        self.ids.iter().zip(&self.sketches).filter_map(|(id, s)| match s {
+            Sketch::MinHash { signature, .. } => Some((id.as_str(), signature)),
+            Sketch::SimHash { .. } => None,
+        })
+    }
+
     /// Records an input that could not be read (a bad record of a JSONL file).
     pub fn add_failure(&mut self, name: String, reason: String) {
         self.failed.push((name, reason));
