@@ -260,6 +260,14 @@ impl MinHashPlan {
         clustering.kept.iter().zip(&clustering.similarity).map(|(&k, &s)| (k, round_similarity(s))).collect()
     }
 
+    /// [`MinHashPlan::cluster_sets`] from the documents' texts (in document order): the
+    /// exact verification a distributed job runs on a component, whose texts it joined
+    /// back, so that its answer equals `tessera dedup`'s default (exact) one.
+    pub fn cluster_texts(&self, texts: &[&str], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
+        let sets: Vec<Vec<u64>> = texts.par_iter().map(|t| self.shingle_set(t)).collect();
+        self.cluster_sets(&sets, pairs)
+    }
+
     fn cluster_exact<S: AsRef<[u64]> + Sync>(&self, sets: &[S], pairs: &[(u32, u32)]) -> Clustering {
         let t = self.config.threshold;
         tessera_near::cluster(sets.len(), pairs, |a, b| {
@@ -623,8 +631,8 @@ mod tests {
                 let clustered = if verify == Verify::Estimate {
                     plan.cluster(&comp_sigs, &pairs)
                 } else {
-                    let sets: Vec<Vec<u64>> = members.iter().map(|&d| plan.shingle_set(&docs[d as usize])).collect();
-                    plan.cluster_sets(&sets, &pairs)
+                    let texts: Vec<&str> = members.iter().map(|&d| docs[d as usize].as_str()).collect();
+                    plan.cluster_texts(&texts, &pairs)
                 };
                 for (i, (kept, sim)) in clustered.into_iter().enumerate() {
                     got[members[i] as usize] = (members[kept as usize], sim);
