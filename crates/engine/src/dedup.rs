@@ -370,7 +370,9 @@ impl Deduplicator {
         match &self.plan {
             Some(plan) => Sketch::MinHash {
                 signature: plan.hasher.sign(&shingles),
-                set: if self.keep_sets { tessera_near::shingle_set(&shingles) } else { Vec::new() },
+                // Kept as they come: only documents that turn out to be candidates are
+                // sorted into sets, when the run finishes.
+                set: if self.keep_sets { shingles } else { Vec::new() },
             },
             None => Sketch::SimHash { tf: tessera_near::term_frequencies(&terms) },
         }
@@ -438,9 +440,10 @@ impl Deduplicator {
 
     /// Clusters everything sketched: each document is checked against its cluster's
     /// kept document (no chaining), so the answer does not depend on thread count.
-    pub fn finish(self) -> Result<DedupResult> {
+    pub fn finish(mut self) -> Result<DedupResult> {
         let near = |e: tessera_near::Error| Error::Settings(e.to_string());
-        let clustering = match &self.plan {
+        let plan = self.plan.take();
+        let clustering = match &plan {
             Some(plan) => self.cluster_minhash(plan),
             None => self.cluster_simhash().map_err(near)?,
         };
@@ -464,24 +467,51 @@ impl Deduplicator {
             duplicates_removed: clustering.duplicates(),
             failed: self.failed.len(),
             method: self.config.method,
-            verified: self.plan.as_ref().map(|_| if self.keep_sets { Verified::Exact } else { Verified::Estimate }),
-            bands: self.plan.as_ref().map(MinHashPlan::bands),
-            rows: self.plan.as_ref().map(MinHashPlan::rows),
+            verified: plan.as_ref().map(|_| if self.keep_sets { Verified::Exact } else { Verified::Estimate }),
+            bands: plan.as_ref().map(MinHashPlan::bands),
+            rows: plan.as_ref().map(MinHashPlan::rows),
         };
         Ok(DedupResult { lines, failed: self.failed, summary })
     }
 
-    fn cluster_minhash(&self, plan: &MinHashPlan) -> Clustering {
-        let mut signatures = Vec::with_capacity(self.sketches.len());
-        let mut sets = Vec::with_capacity(self.sketches.len());
-        for s in &self.sketches {
-            if let Sketch::MinHash { signature, set } = s {
-                signatures.push(signature.clone());
-                sets.push(set.as_slice());
-            }
-        }
+    fn cluster_minhash(&mut self, plan: &MinHashPlan) -> Clustering {
+        let signatures: Vec<Signature> = self
+            .sketches
+            .iter()
+            .filter_map(|s| match s {
+                Sketch::MinHash { signature, .. } => Some(signature.clone()),
+                Sketch::SimHash { .. } => None,
+            })
+            .collect();
         let pairs = tessera_near::candidate_pairs(&signatures, plan.params);
-        if self.keep_sets { plan.cluster_exact(&sets, &pairs) } else { plan.cluster_signatures(&signatures, &pairs) }
+        if !self.keep_sets {
+            return plan.cluster_signatures(&signatures, &pairs);
+        }
+        // The shingles of candidates become sorted sets; the others are dropped.
+        let mut candidate = vec![false; signatures.len()];
+        for &(a, b) in &pairs {
+            candidate[a as usize] = true;
+            candidate[b as usize] = true;
+        }
+        self.sketches.par_iter_mut().zip(candidate).for_each(|(s, is_candidate)| {
+            if let Sketch::MinHash { set, .. } = s {
+                if is_candidate {
+                    set.sort_unstable();
+                    set.dedup();
+                } else {
+                    *set = Vec::new();
+                }
+            }
+        });
+        let sets: Vec<&[u64]> = self
+            .sketches
+            .iter()
+            .filter_map(|s| match s {
+                Sketch::MinHash { set, .. } => Some(set.as_slice()),
+                Sketch::SimHash { .. } => None,
+            })
+            .collect();
+        plan.cluster_exact(&sets, &pairs)
     }
 
     fn cluster_simhash(&self) -> std::result::Result<Clustering, tessera_near::Error> {
