@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple};
@@ -44,7 +44,7 @@ pub(crate) fn item_hash(item: &Bound<'_, PyAny>) -> PyResult<u64> {
 ///         compare.
 ///     hashvalues: start from these values (e.g. a row of `tessera.sketch`, or another
 ///         MinHash's `digest()`), each below 2**32; their length sets `num_perm`.
-#[pyclass(module = "tessera._tessera", name = "MinHash", skip_from_py_object)]
+#[pyclass(module = "tessera._tessera", name = "MinHash")]
 pub struct MinHash {
     pub(crate) hasher: Arc<MinHasher>,
     pub(crate) mins: Vec<u32>,

@@ -23,7 +23,7 @@ use crate::{errors, settings};
 ///
 /// Each feature is spread to 64 bits by SplitMix64's mixer; bit `i` is set when the
 /// weights of the features with bit `i` set outweigh the others. No feature gives 0.
-#[pyclass(module = "tessera._tessera", name = "SimHash", frozen, skip_from_py_object)]
+#[pyclass(module = "tessera._tessera", name = "SimHash", frozen)]
 pub struct SimHash {
     value: u64,
 }
