@@ -178,11 +178,8 @@ impl Index {
         let mut docs: Vec<(String, String, String)> = Vec::new();
         for text in texts.try_iter()? {
             let text = text?;
-            let text: String = text
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err("texts are str"))?
-                .to_cow()?
-                .into_owned();
+            let text: String =
+                text.cast::<PyString>().map_err(|_| PyTypeError::new_err("texts are str"))?.to_cow()?.into_owned();
             let n = docs.len() + 1;
             let origin = match origins.as_mut() {
                 None => format!("text:{:016x}", xxh3_64(text.as_bytes())),
@@ -200,9 +197,7 @@ impl Index {
             };
             docs.push((origin, title, text));
         }
-        let summary = py
-            .detach(|| self.engine.add_texts(&config, docs, mode, &|_| {}))
-            .map_err(errors::engine)?;
+        let summary = py.detach(|| self.engine.add_texts(&config, docs, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
     }
 
@@ -224,8 +219,7 @@ impl Index {
             Some(x) => add_mode(x)?,
         };
         let config = self::collection(collection, kind, keep_texts)?;
-        let summary =
-            py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
+        let summary = py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
     }
 

@@ -134,16 +134,8 @@ pub(crate) fn sketch<'py>(
     short_words: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let default = DedupConfig::default();
-    let plan = plan(&config(
-        default.threshold,
-        num_perm,
-        seed,
-        shingle_size,
-        stop_words,
-        stemming,
-        language,
-        short_words,
-    ))?;
+    let plan =
+        plan(&config(default.threshold, num_perm, seed, shingle_size, stop_words, stemming, language, short_words))?;
     let (n, values) = signatures_of(py, &plan, texts)?;
     let wide: Vec<u64> = py.detach(|| values.into_iter().map(u64::from).collect());
     let array = Array2::from_shape_vec((n, num_perm), wide).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -287,6 +279,11 @@ fn position(v: i64, what: &str) -> PyResult<u32> {
     u32::try_from(v).map_err(|_| PyValueError::new_err(format!("{what} {v} is out of range (0 to 2**32 - 1)")))
 }
 
+/// Band keys (n, bands) and whether each document takes part in the bands (n,).
+type BandKeys<'py> = (Bound<'py, PyArray2<u64>>, Bound<'py, PyArray1<bool>>);
+/// Each document's kept position and its similarity to it.
+type Clusters<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>);
+
 /// The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
 /// Spark job): the engine's `MinHashPlan`. Running them as its docstrings say gives the
 /// answer `tessera.dedup` and `tessera dedup` give on one machine:
@@ -358,8 +355,8 @@ impl DedupPlan {
     #[pyo3(text_signature = "($self, texts)")]
     fn signatures<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let (n, values) = signatures_of(py, &self.plan, texts)?;
-        let array = Array2::from_shape_vec((n, self.num_perm()), values)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let array =
+            Array2::from_shape_vec((n, self.num_perm()), values).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(array.into_pyarray(py))
     }
 
@@ -371,7 +368,7 @@ impl DedupPlan {
         &self,
         py: Python<'py>,
         signatures: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray2<u64>>, Bound<'py, PyArray1<bool>>)> {
+    ) -> PyResult<BandKeys<'py>> {
         let sigs = signature_rows(signatures, self.num_perm())?;
         let bands = self.bands();
         let (keys, usable) = py.detach(|| {
@@ -445,7 +442,7 @@ impl DedupPlan {
         py: Python<'py>,
         signatures: &Bound<'py, PyAny>,
         pairs: PyReadonlyArray2<'py, i64>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>)> {
+    ) -> PyResult<Clusters<'py>> {
         let sigs = signature_rows(signatures, self.num_perm())?;
         if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
             return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));
