@@ -18,6 +18,10 @@ use crate::{errors, settings};
 /// Texts taken from Python at a time before the work on them runs without the GIL: it
 /// bounds the memory of the copies (the CLI reads records in batches of the same size).
 const BATCH: usize = 1024;
+/// Texts signed at a time by `sketch` and `DedupPlan.signatures`: larger batches keep both
+/// cores busy to the end of a batch; the bytes bound keeps the copies' memory bounded.
+const SIGN_BATCH: usize = 16_384;
+const SIGN_BATCH_BYTES: usize = 64 << 20;
 
 /// Plans by settings, built once per process: a plan holds the warm normalizers.
 fn plan(config: &DedupConfig) -> PyResult<Arc<MinHashPlan>> {
@@ -80,7 +84,7 @@ fn signatures_of(py: Python<'_>, plan: &MinHashPlan, texts: &Bound<'_, PyAny>) -
     let p = plan.config().num_perm;
     let mut out: Vec<u32> = Vec::new();
     let mut n = 0;
-    let mut batch: Vec<Option<String>> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<Option<String>> = Vec::new();
     let run = |batch: &mut Vec<Option<String>>, out: &mut Vec<u32>| {
         let refs: Vec<&str> = batch.iter().map(|t| t.as_deref().unwrap_or("")).collect();
         let sigs = py.detach(|| plan.signatures(&refs));
@@ -90,11 +94,15 @@ fn signatures_of(py: Python<'_>, plan: &MinHashPlan, texts: &Bound<'_, PyAny>) -
         }
         batch.clear();
     };
+    let mut bytes = 0usize;
     for item in texts.try_iter()? {
-        batch.push(text_of(&item?, true)?);
+        let text = text_of(&item?, true)?;
+        bytes += text.as_ref().map_or(0, String::len);
+        batch.push(text);
         n += 1;
-        if batch.len() == BATCH {
+        if batch.len() == SIGN_BATCH || bytes >= SIGN_BATCH_BYTES {
             run(&mut batch, &mut out);
+            bytes = 0;
         }
     }
     run(&mut batch, &mut out);

@@ -185,7 +185,10 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> PyResult<()> {
 #[pymethods]
 impl MinHashLsh {
     #[new]
-    #[pyo3(signature = (threshold = 0.8, num_perm = 128, weights = (0.5, 0.5), params = None))]
+    #[pyo3(
+        signature = (threshold = 0.8, num_perm = 128, weights = (0.5, 0.5), params = None),
+        text_signature = "(threshold=0.8, num_perm=128, weights=(0.5, 0.5), params=None)"
+    )]
     fn new(
         py: Python<'_>,
         threshold: f64,
