@@ -372,11 +372,7 @@ impl DedupPlan {
     /// (n, bands) and usable bool of shape (n,); an empty signature takes part in no band
     /// (usable False, its keys 0).
     #[pyo3(text_signature = "($self, signatures)")]
-    fn band_keys<'py>(
-        &self,
-        py: Python<'py>,
-        signatures: &Bound<'py, PyAny>,
-    ) -> PyResult<BandKeys<'py>> {
+    fn band_keys<'py>(&self, py: Python<'py>, signatures: &Bound<'py, PyAny>) -> PyResult<BandKeys<'py>> {
         let sigs = signature_rows(signatures, self.num_perm())?;
         let bands = self.bands();
         let (keys, usable) = py.detach(|| {
