@@ -288,9 +288,15 @@ def _components(edges: "DataFrame") -> "DataFrame":
             .distinct()
         ).localCheckpoint()
         # Stars around minima: no vertex is both a centre and a leaf, each leaf has one centre.
-        centres_as_leaves = small.select(F.col("u").alias("v")).distinct().join(small.select("v"), "v", "left_semi")
-        leaves_twice = small.groupBy("v").count().where("count > 1")
-        if centres_as_leaves.limit(1).count() == 0 and leaves_twice.limit(1).count() == 0:
+        ends = small.select(F.col("u").alias("n"), F.lit(1).alias("centre"), F.lit(0).alias("leaf")).unionByName(
+            small.select(F.col("v").alias("n"), F.lit(0).alias("centre"), F.lit(1).alias("leaf"))
+        )
+        not_star = (
+            ends.groupBy("n")
+            .agg(F.max("centre").alias("centre"), F.sum("leaf").alias("leaf"))
+            .where("(centre = 1 AND leaf > 0) OR leaf > 1")
+        )
+        if not_star.limit(1).count() == 0:
             roots = small.select(F.col("u").alias(_VID)).distinct().withColumn(_COMP, F.col(_VID))
             leaves = small.select(F.col("v").alias(_VID), F.col("u").alias(_COMP))
             return roots.unionByName(leaves)

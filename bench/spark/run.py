@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The Spark benchmark of issue 16 on a planted corpus (bench/spark/generate.py):
+
+(a) `tessera dedup` on one machine (all cores);
+(b) the Spark job, `python -m tessera.spark dedup`, on `--master` (default local[2]);
+(c) Spark MLlib's MinHashLSH + approxSimilarityJoin (bench/spark/mllib.py), same master.
+
+Prints seconds (wall time of each command, Spark start-up included, and the time the job
+itself reports), documents per second, and recall / wrong merges against the planted
+truth; checks that (b) gives exactly (a)'s answer.
+
+    python bench/spark/generate.py /tmp/spark-bench/100mb --mb 100
+    python bench/spark/run.py /tmp/spark-bench/100mb --tessera target/release/tessera
+
+Recall: planted near-duplicates ("dup" copies) that end in their original's cluster.
+Wrong merges: documents put in a cluster with a document they are not a planted
+near-duplicate of (another group, or a "neg" copy with its original). Tessera's clusters
+are its answer; MLlib returns pairs, whose connected components are taken as clusters
+(and its raw pairs are scored too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+
+def timed(cmd: list[str], timeout: float | None, **kw) -> tuple[float, subprocess.CompletedProcess | None]:
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - started, None
+    return time.perf_counter() - started, done
+
+
+def truth_of(files: list[str]) -> dict[str, tuple[int, str, float]]:
+    truth = {}
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                truth[r["id"]] = (r["group"], r["role"], r.get("rate", 0.0))
+    return truth
+
+
+def score(rep: dict[str, str], truth: dict[str, tuple[int, str, float]]) -> dict:
+    """`rep`: each document's cluster representative (itself when alone)."""
+    members: dict[str, list[str]] = {}
+    for doc, r in rep.items():
+        members.setdefault(r, []).append(doc)
+    found = planted = wrong = 0
+    by_rate: dict[float, list[int]] = {}
+    for doc, (group, role, rate) in truth.items():
+        if role == "dup":
+            planted += 1
+            hit = rep.get(doc) is not None and rep.get(doc) == rep.get(f"{group}.0")
+            found += hit
+            by_rate.setdefault(rate, [0, 0])[0] += hit
+            by_rate[rate][1] += 1
+    for docs in members.values():
+        if len(docs) < 2:
+            continue
+        # The cluster's planted group: its most common group among originals and dups.
+        groups = [truth[d][0] for d in docs if truth[d][1] in ("orig", "dup")]
+        main = max(set(groups), key=groups.count) if groups else None
+        wrong += sum(1 for d in docs if truth[d][0] != main or truth[d][1] == "neg")
+    recall_by_rate = {f"{rate:g}": round(f / t, 4) for rate, (f, t) in sorted(by_rate.items())}
+    return {
+        "recall": found / planted if planted else 1.0,
+        "planted": planted,
+        "wrong_merges": wrong,
+        "recall_by_edit_rate": recall_by_rate,
+    }
+
+
+def components(pairs: list[tuple[str, str]], docs: list[str]) -> dict[str, str]:
+    parent = {d: d for d in docs}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return {d: find(d) for d in docs}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", help="a folder written by generate.py")
+    p.add_argument("--out", default=None, help="where outputs go (default: DATA-out)")
+    p.add_argument("--tessera", default=str(REPO / "target/release/tessera"))
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--driver-memory", default="6g")
+    p.add_argument("--tables", type=int, default=5, help="MLlib numHashTables")
+    p.add_argument("--skip", action="append", default=[], choices=["tessera", "spark", "mllib"])
+    p.add_argument("--timeout", type=float, default=3 * 3600, help="seconds before a run is stopped")
+    args = p.parse_args()
+
+    files = sorted(glob.glob(os.path.join(args.data, "part-*.jsonl")))
+    size = sum(os.path.getsize(f) for f in files)
+    out = Path(args.out or args.data.rstrip("/") + "-out")
+    out.mkdir(parents=True, exist_ok=True)
+    truth = truth_of(files)
+    n = len(truth)
+    print(f"{n} documents, {size / 1e6:.0f} MB in {len(files)} files; master {args.master}", flush=True)
+    spark_conf = [f"spark.driver.memory={args.driver_memory}", "spark.sql.shuffle.partitions=16"]
+    rows = []
+    answers = {}
+
+    if "tessera" not in args.skip:
+        seconds, done = timed(
+            [args.tessera, "-q", "dedup", *files, "--id-field", "id", "-o", str(out / "tessera.jsonl"), "--format", "json"],
+            args.timeout,
+        )
+        assert done is not None and done.returncode == 0, done and done.stderr
+        lines = [json.loads(line) for line in open(out / "tessera.jsonl", encoding="utf-8")]
+        answers["tessera"] = lines
+        rows.append(("tessera dedup (1 machine, 2 cores)", seconds, None, score({r["id"]: r["cluster"] for r in lines}, truth)))
+        print(rows[-1], flush=True)
+
+    if "spark" not in args.skip:
+        conf = [a for c in spark_conf for a in ("--conf", c)]
+        pattern = os.path.join(args.data, "part-*.jsonl")
+        seconds, done = timed(
+            [sys.executable, "-m", "tessera.spark", "dedup", pattern, "--id-col", "id", "--output", str(out / "spark")]
+            + ["--master", args.master, "--summary-format", "json", *conf],
+            args.timeout,
+        )
+        assert done is not None and done.returncode == 0, done and done.stderr[-3000:]
+        summary = json.loads([s for s in done.stderr.splitlines() if s.startswith("{")][-1])
+        import pyarrow.parquet as pq
+
+        spark_rows = pq.read_table(out / "spark").to_pylist()
+        answers["spark"] = spark_rows
+        rows.append((f"tessera.spark on {args.master}", seconds, summary["seconds"], score({r["id"]: r["cluster"] for r in spark_rows}, truth)))
+        print(rows[-1], flush=True)
+
+    if "mllib" not in args.skip:
+        conf = [a for c in spark_conf for a in ("--conf", c)]
+        seconds, done = timed(
+            [sys.executable, str(HERE / "mllib.py"), *files, str(out / "mllib"), "--master", args.master]
+            + ["--tables", str(args.tables), *conf],
+            args.timeout,
+        )
+        if done is None:
+            rows.append((f"MLlib MinHashLSH ({args.tables} tables) on {args.master}", seconds, None, {"stopped": f"after {args.timeout:.0f} s"}))
+        else:
+            assert done.returncode == 0, done.stderr[-3000:]
+            summary = json.loads(done.stdout.strip().splitlines()[-1])
+            import pyarrow.parquet as pq
+
+            pairs = pq.read_table(out / "mllib", columns=["a", "b"]).to_pylist()
+            pairs = [(r["a"], r["b"]) for r in pairs]
+            result = score(components(pairs, list(truth)), truth)
+            good_pairs = sum(
+                1
+                for a, b in pairs
+                if truth[a][0] == truth[b][0] and truth[a][1] != "neg" and truth[b][1] != "neg"
+            )
+            result.update(pairs=len(pairs), wrong_pairs=len(pairs) - good_pairs)
+            rows.append((f"MLlib MinHashLSH ({args.tables} tables) on {args.master}", seconds, summary["seconds"], result))
+        print(rows[-1], flush=True)
+
+    if "tessera" in answers and "spark" in answers:
+        same = [{k: r[k] for k in ("id", "cluster", "kept", "similarity")} for r in answers["spark"]] == [
+            {k: r[k] for k in ("id", "cluster", "kept", "similarity")} for r in answers["tessera"]
+        ]
+        print(f"tessera.spark's answer equals tessera dedup's: {same}")
+
+    print()
+    print("| run | wall s | job s | docs/s (wall) | recall | wrong merges |")
+    print("|---|---|---|---|---|---|")
+    for name, wall, job, result in rows:
+        if "stopped" in result:
+            print(f"| {name} | > {wall:.0f} (stopped) | | | | |")
+            continue
+        extra = f" ({result['wrong_pairs']} of {result['pairs']} pairs wrong)" if "pairs" in result else ""
+        job_s = f"{job:.1f}" if job is not None else ""
+        print(
+            f"| {name} | {wall:.1f} | {job_s} | {n / wall:,.0f} | {result['recall']:.4f} of {result['planted']} "
+            f"| {result['wrong_merges']}{extra} |"
+        )
+    for name, _, _, result in rows:
+        if "recall_by_edit_rate" in result:
+            print(f"{name}: recall by share of words replaced {result['recall_by_edit_rate']}")
+
+
+if __name__ == "__main__":
+    main()
