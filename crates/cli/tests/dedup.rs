@@ -520,3 +520,55 @@ fn mixed_inputs_and_html_are_refused() {
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("book.txt.gz is compressed and holds no records"), "{}", run.stderr);
 }
+
+#[test]
+fn signatures_are_written_and_agree_with_the_clusters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = demo("printing-press.txt");
+    let other = demo("honey-bees.txt");
+    let lines = [
+        serde_json::json!({"id": "a", "text": base}),
+        serde_json::json!({"id": "b", "text": other}),
+        serde_json::json!({"id": "a-copy", "text": base}),
+        serde_json::json!({"id": "a-edit", "text": edit(&base, 25)}),
+        serde_json::json!({"id": "empty", "text": ""}),
+    ];
+    let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(tmp.path().join("d.jsonl"), jsonl).unwrap();
+    let run = tessera(
+        tmp.path(),
+        &["dedup", "d.jsonl", "--id-field", "id", "--threshold", "0.5", "--write-signatures", "sig.jsonl"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let sigs: Vec<(String, Vec<u32>)> = fs::read_to_string(tmp.path().join("sig.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let sig = v["minhash"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
+            (v["id"].as_str().unwrap().to_owned(), sig)
+        })
+        .collect();
+    let ids: Vec<&str> = sigs.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "a-copy", "a-edit", "empty"]);
+    assert!(sigs.iter().all(|s| s.1.len() == 128));
+    assert_eq!(sigs[0].1, sigs[2].1, "copies have one signature");
+    assert_ne!(sigs[0].1, sigs[1].1);
+    assert!(sigs[4].1.iter().all(|&v| v == u32::MAX), "an empty text has the empty signature");
+    // The similarity printed for the edited copy is the signatures' estimate.
+    let agree = sigs[0].1.iter().zip(&sigs[3].1).filter(|(x, y)| x == y).count() as f64 / 128.0;
+    let edited: Value = serde_json::from_str(run.stdout.lines().nth(3).unwrap()).unwrap();
+    assert_eq!(edited["cluster"], "a");
+    assert!((edited["similarity"].as_f64().unwrap() - agree).abs() < 1e-4, "{edited} vs {agree}");
+
+    let small = tessera(tmp.path(), &["dedup", "d.jsonl", "--num-perm", "64", "--write-signatures", "s64.jsonl"]);
+    assert_eq!(small.code, Some(0), "{}", small.stderr);
+    let first: Value =
+        serde_json::from_str(fs::read_to_string(tmp.path().join("s64.jsonl")).unwrap().lines().next().unwrap())
+            .unwrap();
+    assert_eq!(first["minhash"].as_array().unwrap().len(), 64);
+
+    let simhash = tessera(tmp.path(), &["dedup", "d.jsonl", "--method", "simhash", "--write-signatures", "x.jsonl"]);
+    assert_ne!(simhash.code, Some(0));
+    assert!(simhash.stderr.contains("--write-signatures writes MinHash signatures"), "{}", simhash.stderr);
+}

@@ -127,6 +127,10 @@ pub struct AddSummary {
     pub failed: Vec<FailedDocument>,
     /// Seconds spent.
     pub seconds: f64,
+    /// The documents added, in the order they were added: where each came from and its
+    /// id (not in the JSON summary: one entry per document of an add of millions).
+    #[serde(skip)]
+    pub documents: Vec<(String, DocId)>,
 }
 
 /// Progress of a long add, for progress bars.
@@ -464,11 +468,11 @@ impl Engine {
                 }
             }
             if matches!(mode, AddMode::IfNew { .. }) {
-                session.commit()?;
+                summary.documents.extend(session.commit()?);
             }
             progress(AddProgress { done, total });
         }
-        session.commit()?;
+        summary.documents.extend(session.commit()?);
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
     }
@@ -503,11 +507,11 @@ impl Engine {
                 summary.record(doc, outcome, &session)?;
             }
             if matches!(mode, AddMode::IfNew { .. }) {
-                session.commit()?;
+                summary.documents.extend(session.commit()?);
             }
             progress(AddProgress { done, total: 0 });
         }
-        session.commit()?;
+        summary.documents.extend(session.commit()?);
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
     }

@@ -115,6 +115,117 @@ enum Sketch {
     SimHash { tf: Vec<(u64, u32)> },
 }
 
+/// The MinHash side of a dedup run, piece by piece: signatures of texts, band keys,
+/// the pairs a bucket of band-sharing documents gives, and the no-chaining clustering of
+/// a set of documents in order. [`Deduplicator`] runs them on one machine; a job that
+/// spreads the work over a cluster (the Spark job of the Python package) runs the same
+/// pieces where its data is, so both give the same answer:
+///
+/// 1. [`MinHashPlan::signatures`] per document;
+/// 2. [`MinHashPlan::band_keys`]: documents sharing a key of one band are a bucket;
+/// 3. [`MinHashPlan::bucket_pairs`]: the candidate pairs of a bucket, members in
+///    document order;
+/// 4. [`MinHashPlan::cluster`] on each connected component of the candidate pairs (the
+///    rule only follows candidate pairs, so components are independent), members in
+///    document order.
+#[derive(Debug, Clone)]
+pub struct MinHashPlan {
+    config: DedupConfig,
+    hasher: MinHasher,
+    params: LshParams,
+    fingerprinters: Fingerprinters,
+}
+
+impl MinHashPlan {
+    /// Checks the MinHash settings of `config` (its method is not looked at) and chooses
+    /// the LSH bands for its threshold.
+    pub fn new(config: &DedupConfig) -> Result<Self> {
+        let near = |e: tessera_near::Error| Error::Settings(e.to_string());
+        check_threshold(config.threshold)?;
+        let hasher = MinHasher::new(MinHashConfig { num_perm: config.num_perm, seed: config.seed }).map_err(near)?;
+        let params = LshParams::optimal(config.threshold, config.num_perm, 0.5, 0.5).map_err(near)?;
+        let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
+        Ok(Self { config: config.clone(), hasher, params, fingerprinters })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &DedupConfig {
+        &self.config
+    }
+
+    /// LSH bands.
+    pub fn bands(&self) -> usize {
+        self.params.bands
+    }
+
+    /// Values per band.
+    pub fn rows(&self) -> usize {
+        self.params.rows
+    }
+
+    fn sketch_input(&self, fp: &mut Fingerprinter, text: &str) -> SketchInput {
+        fp.sketch_input(text, self.config.short_words)
+    }
+
+    /// The signature of one text: Tessera's normalizer, word shingles of the configured
+    /// size (cyclic ones for short texts), MinHash. A text without terms has the empty
+    /// signature (every value `u32::MAX`), which is never a candidate.
+    pub fn signature(&self, text: &str) -> Signature {
+        self.fingerprinters.with(|fp| self.hasher.sign(&self.sketch_input(fp, text).shingles))
+    }
+
+    /// The signatures of texts, in parallel, in order.
+    pub fn signatures(&self, texts: &[&str]) -> Vec<Signature> {
+        texts.par_iter().map(|t| self.signature(t)).collect()
+    }
+
+    /// The key of each band of a signature; `None` for an empty signature or one of
+    /// another length (it takes part in no band).
+    pub fn band_keys(&self, signature: &Signature) -> Option<Vec<u64>> {
+        (signature.0.len() == self.config.num_perm && self.params.fits(signature))
+            .then(|| self.params.band_keys(signature))
+    }
+
+    /// The candidate pairs `(earlier, later)` of positions in a bucket of `len`
+    /// documents that share one band key, listed in document order (each document is
+    /// paired with its nearest predecessors, at most
+    /// [`tessera_near::MAX_BUCKET_PREDECESSORS`]).
+    pub fn bucket_pairs(len: usize) -> Vec<(u32, u32)> {
+        tessera_near::bucket_positions(len).map(|(a, b)| (a as u32, b as u32)).collect()
+    }
+
+    /// Clusters documents (`signatures` in document order) from their candidate pairs
+    /// `(earlier, later)` (positions; others are ignored): for each document, the
+    /// position of its cluster's kept document and its similarity to it, rounded as
+    /// `tessera dedup` prints it. Every member is compared with its kept document itself
+    /// (estimated Jaccard at least the threshold), so clusters do not chain.
+    pub fn cluster(&self, signatures: &[Signature], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
+        let clustering = self.cluster_signatures(signatures, pairs);
+        clustering.kept.iter().zip(&clustering.similarity).map(|(&k, &s)| (k, round_similarity(s))).collect()
+    }
+
+    fn cluster_signatures(&self, signatures: &[Signature], pairs: &[(u32, u32)]) -> Clustering {
+        let t = self.config.threshold;
+        tessera_near::cluster(signatures.len(), pairs, |a, b| {
+            let s = signatures[a as usize].jaccard(&signatures[b as usize]);
+            (s >= t).then_some(s)
+        })
+    }
+}
+
+fn check_threshold(threshold: f64) -> Result<()> {
+    if threshold > 0.0 && threshold < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::Settings(format!("threshold must be strictly between 0 and 1, got {threshold}")))
+    }
+}
+
+/// Similarities are given to 4 decimals, so that outputs compare equal across machines.
+fn round_similarity(s: f64) -> f64 {
+    (s * 1e4).round() / 1e4
+}
+
 /// Near-duplicate clusters of documents given in batches (texts or files); memory holds
 /// one sketch per document, not the texts.
 #[derive(Debug)]
@@ -122,8 +233,7 @@ pub struct Deduplicator {
     config: DedupConfig,
     extract: ExtractConfig,
     fingerprinters: Fingerprinters,
-    hasher: Option<MinHasher>,
-    params: Option<LshParams>,
+    plan: Option<MinHashPlan>,
     ids: Vec<String>,
     sketches: Vec<Sketch>,
     failed: Vec<(String, String)>,
@@ -132,20 +242,8 @@ pub struct Deduplicator {
 impl Deduplicator {
     /// Checks the settings once; files are extracted with `extract`.
     pub fn new(config: DedupConfig, extract: ExtractConfig) -> Result<Self> {
-        let near = |e: tessera_near::Error| Error::Settings(e.to_string());
-        let (hasher, params) = match config.method {
-            DedupMethod::Minhash => {
-                if !(config.threshold > 0.0 && config.threshold < 1.0) {
-                    return Err(Error::Settings(format!(
-                        "threshold must be strictly between 0 and 1, got {}",
-                        config.threshold
-                    )));
-                }
-                let hasher =
-                    MinHasher::new(MinHashConfig { num_perm: config.num_perm, seed: config.seed }).map_err(near)?;
-                let params = LshParams::optimal(config.threshold, config.num_perm, 0.5, 0.5).map_err(near)?;
-                (Some(hasher), Some(params))
-            }
+        let plan = match config.method {
+            DedupMethod::Minhash => Some(MinHashPlan::new(&config)?),
             DedupMethod::Simhash => {
                 if config.max_distance > tessera_near::MAX_DISTANCE {
                     return Err(Error::Settings(format!(
@@ -154,20 +252,11 @@ impl Deduplicator {
                         config.max_distance
                     )));
                 }
-                (None, None)
+                None
             }
         };
         let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
-        Ok(Self {
-            config,
-            extract,
-            fingerprinters,
-            hasher,
-            params,
-            ids: Vec::new(),
-            sketches: Vec::new(),
-            failed: Vec::new(),
-        })
+        Ok(Self { config, extract, fingerprinters, plan, ids: Vec::new(), sketches: Vec::new(), failed: Vec::new() })
     }
 
     /// The settings.
@@ -177,7 +266,7 @@ impl Deduplicator {
 
     /// The LSH bands and rows (MinHash).
     pub fn lsh(&self) -> Option<(usize, usize)> {
-        self.params.map(|p| (p.bands, p.rows))
+        self.plan.as_ref().map(|p| (p.bands(), p.rows()))
     }
 
     /// Documents sketched so far.
@@ -192,9 +281,9 @@ impl Deduplicator {
 
     fn sketch(&self, fp: &mut Fingerprinter, text: &str) -> Sketch {
         let SketchInput { terms, shingles } = fp.sketch_input(text, self.config.short_words);
-        match &self.hasher {
-            Some(h) => Sketch::MinHash {
-                signature: h.sign(&shingles),
+        match &self.plan {
+            Some(plan) => Sketch::MinHash {
+                signature: plan.hasher.sign(&shingles),
                 set: if self.config.exact { tessera_near::shingle_set(&shingles) } else { Vec::new() },
             },
             None => Sketch::SimHash { tf: tessera_near::term_frequencies(&terms) },
@@ -233,6 +322,15 @@ impl Deduplicator {
         }
     }
 
+    /// MinHash: every document's id and signature so far, in order (none with SimHash,
+    /// whose fingerprints depend on the whole collection's term weights).
+    pub fn signatures(&self) -> impl Iterator<Item = (&str, &Signature)> {
+        self.ids.iter().zip(&self.sketches).filter_map(|(id, s)| match s {
+            Sketch::MinHash { signature, .. } => Some((id.as_str(), signature)),
+            Sketch::SimHash { .. } => None,
+        })
+    }
+
     /// Records an input that could not be read (a bad record of a JSONL file).
     pub fn add_failure(&mut self, name: String, reason: String) {
         self.failed.push((name, reason));
@@ -242,8 +340,8 @@ impl Deduplicator {
     /// kept document (no chaining), so the answer does not depend on thread count.
     pub fn finish(self) -> Result<DedupResult> {
         let near = |e: tessera_near::Error| Error::Settings(e.to_string());
-        let clustering = match self.params {
-            Some(params) => self.cluster_minhash(params).map_err(near)?,
+        let clustering = match &self.plan {
+            Some(plan) => self.cluster_minhash(plan),
             None => self.cluster_simhash().map_err(near)?,
         };
         let lines = self
@@ -256,7 +354,7 @@ impl Deduplicator {
                     id: id.clone(),
                     cluster: self.ids[kept].clone(),
                     kept: kept == i,
-                    similarity: (clustering.similarity[i] * 1e4).round() / 1e4,
+                    similarity: round_similarity(clustering.similarity[i]),
                 }
             })
             .collect();
@@ -266,13 +364,13 @@ impl Deduplicator {
             duplicates_removed: clustering.duplicates(),
             failed: self.failed.len(),
             method: self.config.method,
-            bands: self.params.map(|p| p.bands),
-            rows: self.params.map(|p| p.rows),
+            bands: self.plan.as_ref().map(MinHashPlan::bands),
+            rows: self.plan.as_ref().map(MinHashPlan::rows),
         };
         Ok(DedupResult { lines, failed: self.failed, summary })
     }
 
-    fn cluster_minhash(&self, params: LshParams) -> std::result::Result<Clustering, tessera_near::Error> {
+    fn cluster_minhash(&self, plan: &MinHashPlan) -> Clustering {
         let mut signatures = Vec::with_capacity(self.sketches.len());
         let mut sets = Vec::with_capacity(self.sketches.len());
         for s in &self.sketches {
@@ -281,15 +379,15 @@ impl Deduplicator {
                 sets.push(set);
             }
         }
+        let pairs = tessera_near::candidate_pairs(&signatures, plan.params);
         if !self.config.exact {
-            return tessera_near::cluster_minhash(&signatures, params, self.config.threshold);
+            return plan.cluster_signatures(&signatures, &pairs);
         }
-        let pairs = tessera_near::candidate_pairs(&signatures, params);
         let t = self.config.threshold;
-        Ok(tessera_near::cluster(signatures.len(), &pairs, |a, b| {
+        tessera_near::cluster(signatures.len(), &pairs, |a, b| {
             let s = tessera_near::jaccard(sets[a as usize], sets[b as usize]);
             (s >= t).then_some(s)
-        }))
+        })
     }
 
     fn cluster_simhash(&self) -> std::result::Result<Clustering, tessera_near::Error> {
@@ -361,6 +459,87 @@ mod tests {
                 assert_eq!(result.summary.duplicates_removed, 1);
                 assert!(result.lines[2].similarity > 0.7 || method == DedupMethod::Simhash);
             }
+        }
+    }
+
+    /// The pieces of [`MinHashPlan`] run as a distributed job runs them (buckets by band
+    /// key, pairs per bucket, clustering per connected component) give exactly the
+    /// one-machine answer.
+    #[test]
+    fn the_plan_run_by_components_equals_the_deduplicator() {
+        // Families of edited copies (chains a ~ b ~ c where a !~ c too), exact copies
+        // (buckets longer than the predecessor cap), empty and short texts.
+        let mut docs: Vec<String> = Vec::new();
+        for family in 0..12u64 {
+            let base = text(100 + family, 120);
+            let words: Vec<&str> = base.split(' ').collect();
+            for edit in 0..6usize {
+                let mut w = words.clone();
+                for k in 0..edit * 4 {
+                    let n = w.len();
+                    w[(k * 7 + edit) % n] = "zzedit";
+                }
+                docs.push(w.join(" "));
+            }
+        }
+        for _ in 0..(tessera_near::MAX_BUCKET_PREDECESSORS + 10) {
+            docs.push(text(7, 80));
+        }
+        docs.extend(["".to_owned(), "one two".to_owned(), text(8, 5)]);
+        let batch: Vec<(String, String)> = docs.iter().enumerate().map(|(i, t)| (i.to_string(), t.clone())).collect();
+        for threshold in [0.5, 0.8] {
+            let config = DedupConfig { threshold, ..DedupConfig::default() };
+            let mut d = Deduplicator::new(config.clone(), ExtractConfig::default()).unwrap();
+            d.add_texts(&batch);
+            let expected = d.finish().unwrap();
+
+            let plan = MinHashPlan::new(&config).unwrap();
+            let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
+            let sigs = plan.signatures(&texts);
+            let mut buckets: std::collections::BTreeMap<(usize, u64), Vec<u32>> = Default::default();
+            for (doc, sig) in sigs.iter().enumerate() {
+                for (band, key) in plan.band_keys(sig).into_iter().flatten().enumerate() {
+                    buckets.entry((band, key)).or_default().push(doc as u32);
+                }
+            }
+            let mut parent: Vec<u32> = (0..docs.len() as u32).collect();
+            fn root(p: &mut [u32], mut x: u32) -> u32 {
+                while p[x as usize] != x {
+                    x = p[x as usize];
+                }
+                x
+            }
+            let mut edges = Vec::new();
+            for members in buckets.values() {
+                for (a, b) in MinHashPlan::bucket_pairs(members.len()) {
+                    let (a, b) = (members[a as usize], members[b as usize]);
+                    edges.push((a, b));
+                    let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                    parent[ra.max(rb) as usize] = ra.min(rb);
+                }
+            }
+            let mut components: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for doc in 0..docs.len() as u32 {
+                let r = root(&mut parent, doc);
+                components.entry(r).or_default().push(doc);
+            }
+            let mut got = vec![(0u32, 1.0f64); docs.len()];
+            for members in components.values() {
+                let local = |d: u32| members.binary_search(&d).unwrap() as u32;
+                let pairs: Vec<(u32, u32)> = edges
+                    .iter()
+                    .filter(|(a, _)| members.binary_search(a).is_ok())
+                    .map(|&(a, b)| (local(a), local(b)))
+                    .collect();
+                let comp_sigs: Vec<Signature> = members.iter().map(|&d| sigs[d as usize].clone()).collect();
+                for (i, (kept, sim)) in plan.cluster(&comp_sigs, &pairs).into_iter().enumerate() {
+                    got[members[i] as usize] = (members[kept as usize], sim);
+                }
+            }
+            let want: Vec<(u32, f64)> =
+                expected.lines.iter().map(|l| (l.cluster.parse().unwrap(), l.similarity)).collect();
+            assert_eq!(got, want, "threshold {threshold}");
+            assert!(expected.summary.duplicates_removed > 70, "{:?}", expected.summary);
         }
     }
 

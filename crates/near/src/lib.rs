@@ -63,7 +63,7 @@ mod store;
 pub use cluster::{Clustering, cluster, cluster_minhash, cluster_simhash};
 pub use error::{Error, Result};
 pub use lexical::{global_signature, local_signature, signature_overlap};
-pub use lsh::{LshIndex, LshParams, MAX_BUCKET_PREDECESSORS, candidate_pairs, candidate_probability};
+pub use lsh::{LshIndex, LshParams, MAX_BUCKET_PREDECESSORS, bucket_positions, candidate_pairs, candidate_probability};
 pub use minhash::{MAX_PERMUTATIONS, MinHashConfig, MinHasher, Signature};
 pub use rng::{SplitMix64, mix64};
 pub use sample::{bottom_k, bottom_k_jaccard, mod_m, mod_m_containment};

@@ -131,13 +131,17 @@ pub fn candidate_pairs(signatures: &[Signature], params: LshParams) -> Vec<(u32,
 fn bucket_pairs(entries: &[(u64, u32)]) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for run in entries.chunk_by(|a, b| a.0 == b.0) {
-        for (i, &(_, doc)) in run.iter().enumerate().skip(1) {
-            for &(_, earlier) in &run[i.saturating_sub(MAX_BUCKET_PREDECESSORS)..i] {
-                out.push((earlier, doc));
-            }
-        }
+        out.extend(bucket_positions(run.len()).map(|(earlier, later)| (run[earlier].1, run[later].1)));
     }
     out
+}
+
+/// The pairs `(earlier, later)` of positions that a bucket of `len` documents (in
+/// document order) gives: each document with its [`MAX_BUCKET_PREDECESSORS`] nearest
+/// predecessors. The one statement of the rule, for [`candidate_pairs`] and for jobs that
+/// group band keys elsewhere (Spark's shuffle).
+pub fn bucket_positions(len: usize) -> impl Iterator<Item = (usize, usize)> {
+    (1..len).flat_map(|later| (later.saturating_sub(MAX_BUCKET_PREDECESSORS)..later).map(move |e| (e, later)))
 }
 
 /// An in-memory LSH index: per band, `(key, document)` sorted by key. Query by binary

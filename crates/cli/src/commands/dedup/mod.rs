@@ -102,6 +102,11 @@ pub struct DedupArgs {
     /// Write the removed records (the duplicates) here, as `--write-kept` does.
     #[arg(long, value_name = "FILE")]
     write_removed: Option<PathBuf>,
+    /// MinHash: write every document's signature here, one JSON line each
+    /// (`{"id": ..., "minhash": [u32, ...]}`, in input order): the values the Python
+    /// package's `tessera.sketch` gives for the same settings.
+    #[arg(long, value_name = "FILE")]
+    write_signatures: Option<PathBuf>,
     /// Summary format (on stderr).
     #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
     format: SummaryFormat,
@@ -314,11 +319,36 @@ fn create(path: Option<&PathBuf>) -> Result<Option<BufWriter<File>>> {
     path.map(|p| Ok(BufWriter::new(File::create(p)?))).transpose()
 }
 
+/// Writes the signatures (`--write-signatures`) of everything sketched, then clusters.
+fn finish(
+    dedup: Deduplicator,
+    signatures: Option<&PathBuf>,
+) -> Result<(tessera_engine::DedupResult, Option<(usize, usize)>)> {
+    if let Some(path) = signatures {
+        #[derive(Serialize)]
+        struct Line<'a> {
+            id: &'a str,
+            minhash: &'a [u32],
+        }
+        let mut out = BufWriter::new(File::create(path)?);
+        for (id, signature) in dedup.signatures() {
+            serde_json::to_writer(&mut out, &Line { id, minhash: &signature.0 })?;
+            out.write_all(b"\n")?;
+        }
+        out.flush().with_context(|| format!("writing {}", path.display()))?;
+    }
+    let lsh = dedup.lsh();
+    Ok((dedup.finish()?, lsh))
+}
+
 /// How many skipped inputs are named one by one.
 const NAMED_FAILURES: usize = 20;
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     let started = Instant::now();
+    if args.write_signatures.is_some() && args.method != Method::Minhash {
+        bail!("--write-signatures writes MinHash signatures; SimHash fingerprints depend on the whole collection");
+    }
     let mut dedup = Deduplicator::new(args.config(), super::extract_config())?;
     let fields_given = args.text_field.is_some() || args.id_field.is_some();
     let writing = args.write_kept.is_some() || args.write_removed.is_some();
@@ -371,8 +401,8 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
             bar.inc(chunk.len() as u64);
         }
         bar.finish_and_clear();
-        let lsh = dedup.lsh();
-        (dedup.finish()?, lsh, None, Vec::new())
+        let (result, lsh) = finish(dedup, args.write_signatures.as_ref())?;
+        (result, lsh, None, Vec::new())
     } else {
         if writing {
             if let Some(p) = records.iter().find(|i| i.kind == Kind::Parquet) {
@@ -405,8 +435,8 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         }
         collector.flush();
         collector.bar.finish_and_clear();
-        let lsh = collector.dedup.lsh();
-        (collector.dedup.finish()?, lsh, collector.header, collector.stdin_raws)
+        let (result, lsh) = finish(collector.dedup, args.write_signatures.as_ref())?;
+        (result, lsh, collector.header, collector.stdin_raws)
     };
 
     let mut out: Box<dyn Write> = match &args.output {

@@ -1,0 +1,150 @@
+"""Tessera: near-duplicates and borrowed text, over a Rust engine.
+
+Sketches in the shapes datasketch and rensa users know (``MinHash``, ``MinHashLSH``,
+``SimHash``, ``SimHashIndex``), whole texts through Tessera's own normalizer
+(``sketch``, ``dedup``; the same values and clusters as the ``tessera`` command line)
+and the index on disk (``Index``: add, check, near, delete, stats). The work runs in
+Rust, in parallel and without the GIL where it is a batch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+
+from ._tessera import (
+    DedupPlan,
+    Index,
+    MinHash,
+    MinHashLSH,
+    SimHash,
+    SimHashIndex,
+    TesseraError,
+    __version__,
+    _dedup_columns,
+    sketch,
+)
+
+from . import kernels
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow
+
+__all__ = [
+    "Index",
+    "MinHash",
+    "MinHashLSH",
+    "SimHash",
+    "SimHashIndex",
+    "TesseraError",
+    "__version__",
+    "dedup",
+    "kernels",
+    "sketch",
+]
+
+
+def dedup(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]] = None,
+    method: str = "minhash",
+    threshold: float = 0.8,
+    max_distance: int = 3,
+    num_perm: int = 128,
+    seed: int = 1,
+    exact: bool = False,
+    shingle_size: int = 3,
+    stop_words: bool = True,
+    stemming: bool = True,
+    language: Optional[str] = None,
+    short_words: int = 10,
+    as_arrow: Optional[bool] = None,
+) -> Union["pyarrow.Table", list[dict[str, Any]]]:
+    """Near-duplicate clusters of texts, as ``tessera dedup`` finds them.
+
+    The engine's deduplicator (the one ``tessera dedup`` runs): Tessera's normalizer and
+    word shingles, MinHash signatures with LSH bands chosen for ``threshold`` (or 64-bit
+    SimHash with tf-idf weights and permuted tables for ``method="simhash"``), each
+    candidate checked against its cluster's kept document (no chaining; the first
+    document of a cluster is kept). The answer is the CLI's for the same records: the
+    same ids, clusters, kept flags and similarities (rounded to 4 decimals).
+
+    Args:
+        texts: the documents' texts, in order (str).
+        ids: one id per text (str, or int written in decimal). Default: "1", "2", ...,
+            the line numbers ``tessera dedup`` gives the records of one JSONL file.
+        method: "minhash" (Jaccard similarity of shingle sets) or "simhash" (Hamming
+            distance of fingerprints).
+        threshold: MinHash: the Jaccard similarity of near-duplicates, in (0, 1).
+        max_distance: SimHash: the largest Hamming distance of near-duplicates (<= 8).
+        num_perm: MinHash: hash functions per signature.
+        seed: MinHash: seed of the hash functions.
+        exact: MinHash: verify candidates with the exact Jaccard similarity of the
+            shingle sets instead of the signatures' estimate.
+        shingle_size: words per shingle.
+        stop_words: drop stop words.
+        stemming: reduce words to Snowball stems.
+        language: force the language of Latin-script words (ISO 639-1); None detects it.
+        short_words: texts of fewer terms are shingled cyclically.
+        as_arrow: True: a ``pyarrow.Table`` (ImportError without pyarrow); False: a list
+            of dicts; None (default): a table when pyarrow is importable.
+
+    Returns:
+        One row per text, in order, with columns ``id`` (string), ``cluster`` (string:
+        the id of the cluster's kept document), ``kept`` (bool) and ``similarity``
+        (float64: to the kept document; 1 for kept documents). A table carries the run's
+        totals (documents, clusters, duplicates_removed, method, bands, rows) as JSON in
+        its schema metadata under ``b"tessera.summary"``.
+
+    Raises:
+        ValueError: a setting out of range, or ids not one per text.
+        TypeError: a text that is not a str, an id that is not a str or int.
+    """
+    ids_col, cluster_col, kept_col, sim_col, summary = _dedup_columns(
+        texts,
+        ids,
+        method=method,
+        threshold=threshold,
+        max_distance=max_distance,
+        num_perm=num_perm,
+        seed=seed,
+        exact=exact,
+        shingle_size=shingle_size,
+        stop_words=stop_words,
+        stemming=stemming,
+        language=language,
+        short_words=short_words,
+    )
+    if as_arrow is None:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            as_arrow = False
+        else:
+            as_arrow = True
+    if as_arrow:
+        import json
+
+        import pyarrow as pa
+
+        schema = pa.schema(
+            [
+                ("id", pa.string()),
+                ("cluster", pa.string()),
+                ("kept", pa.bool_()),
+                ("similarity", pa.float64()),
+            ],
+            metadata={b"tessera.summary": json.dumps(summary).encode()},
+        )
+        return pa.Table.from_arrays(
+            [
+                pa.array(ids_col, pa.string()),
+                pa.array(cluster_col, pa.string()),
+                pa.array(kept_col, pa.bool_()),
+                pa.array(sim_col, pa.float64()),
+            ],
+            schema=schema,
+        )
+    return [
+        {"id": i, "cluster": c, "kept": bool(k), "similarity": float(s)}
+        for i, c, k, s in zip(ids_col, cluster_col, kept_col, sim_col)
+    ]

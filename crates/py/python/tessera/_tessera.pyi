@@ -1,0 +1,415 @@
+"""Type stubs of the extension module (Rust, PyO3). Docstrings are the Rust ones."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Hashable, Iterable, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Item = Union[str, bytes]
+Fingerprint = Union["SimHash", int]
+
+class TesseraError(Exception):
+    """An operation of Tessera's engine failed (an index, a file, a sketch store): the
+    message is the engine's, naming the file and the reason."""
+
+class MinHash:
+    """A MinHash signature of a set of items (bytes or str).
+
+    Each item is hashed with xxh3-64 (of its UTF-8 bytes for a str) and folded into
+    `num_perm` minimums of the engine's hash family (`h_i(x) = (a_i * x + b_i) mod 2^64 >>
+    32`, coefficients drawn from SplitMix64 seeded with `seed`): the same family as every
+    signature Tessera stores, so values are 32-bit (held in uint64 arrays as datasketch
+    does). A MinHash that saw no item is *empty*: every value is 0xFFFFFFFF.
+
+    Args:
+        num_perm: hash functions (signature length), 1 to 4096.
+        seed: seed of the hash functions; only signatures of equal `num_perm` and `seed`
+            compare.
+        hashvalues: start from these values (e.g. a row of `tessera.sketch`, or another
+            MinHash's `digest()`), each below 2**32; their length sets `num_perm`.
+    """
+
+    def __init__(
+        self, num_perm: int = 128, seed: int = 1, hashvalues: Optional[Union[npt.ArrayLike, Sequence[int]]] = None
+    ) -> None: ...
+    def update(self, b: Item) -> None:
+        """Adds one item (bytes or str)."""
+    def update_batch(self, b: Iterable[Item]) -> None:
+        """Adds every item of an iterable (bytes or str): items are hashed, then folded in
+        batches without the GIL."""
+    def jaccard(self, other: MinHash) -> float:
+        """The estimated Jaccard similarity with `other`: the share of positions where both
+        signatures agree (the engine's estimate: 0 when either is empty). `ValueError` when
+        `num_perm` or `seed` differ."""
+    def digest(self) -> npt.NDArray[np.uint64]:
+        """The signature: a numpy uint64 array of `num_perm` values, each below 2**32."""
+    @property
+    def hashvalues(self) -> npt.NDArray[np.uint64]:
+        """The signature (datasketch's name for `digest()`)."""
+    @property
+    def num_perm(self) -> int:
+        """Hash functions (signature length)."""
+    @property
+    def seed(self) -> int:
+        """Seed of the hash functions."""
+    def copy(self) -> MinHash:
+        """A copy."""
+    def merge(self, other: MinHash) -> None:
+        """Makes this the signature of the union of both sets (the minimum of each value).
+        `ValueError` when `num_perm` or `seed` differ."""
+    def is_empty(self) -> bool:
+        """True when no item was added."""
+    def clear(self) -> None:
+        """Clears the signature (as if no item was added)."""
+    @staticmethod
+    def bulk(sets: Iterable[Iterable[Item]], num_perm: int = 128, seed: int = 1) -> list[MinHash]:
+        """The MinHash of each set of items, computed without the GIL."""
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class MinHashLSH:
+    """MinHash LSH: finds the keys whose signatures share at least one band with a query's,
+    the candidates of Jaccard similarity around `threshold` and above.
+
+    Bands and rows come from the engine's rule (`LshParams::optimal`, the one `tessera
+    dedup` uses): the `(b, r)` with `b * r <= num_perm` minimising `weights[0] * FP +
+    weights[1] * FN`, the areas of the S-curve on the wrong side of the threshold (the
+    criterion of datasketch's MinHashLSH, whose choices it equals). An empty MinHash is
+    stored but shares no band, so no query finds it and it finds nothing.
+
+    `save(path)` writes a directory: `path/NEAR`, the engine's sketch store (signatures
+    and sorted band tables, little-endian, crc32-checked, written to a temporary file and
+    renamed), and `path/keys.json`, `{"format": "tessera.MinHashLSH", "version": 1,
+    "threshold", "weights", "num_perm", "seed", "bands", "rows", "keys": [...]}` with the
+    keys in insertion order (str or int keys only: no pickle). The store's header carries
+    the xxh3-64 of the keys file, so a keys file of another save is refused.
+    `MinHashLSH.load(path)` opens the store memory-mapped (its checksum verified) and
+    queries it in place; inserts and removes after a load live in memory over it (a
+    removed key masks its store entry) until the next `save`, which writes everything.
+
+    Args:
+        threshold: the Jaccard similarity the bands are tuned for, strictly between 0 and 1.
+        num_perm: the signatures' length; every MinHash inserted or queried must have it.
+        weights: the weights of false positives and false negatives in the choice of bands.
+        params: `(bands, rows)` to use instead of the optimal ones.
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.8,
+        num_perm: int = 128,
+        weights: tuple[float, float] = (0.5, 0.5),
+        params: Optional[tuple[int, int]] = None,
+    ) -> None: ...
+    def insert(self, key: Hashable, minhash: MinHash) -> None:
+        """Inserts `minhash` under `key` (any hashable; str or int to `save`). `ValueError`
+        when the key is there already, or the MinHash's `num_perm` or `seed` differ."""
+    def query(self, minhash: MinHash) -> list[Any]:
+        """The keys whose signatures share at least one band with `minhash`'s, in insertion
+        order (candidates: check them with `MinHash.jaccard` when precision matters)."""
+    def remove(self, key: Hashable) -> None:
+        """Removes `key`. `ValueError` when it is not there."""
+    def keys(self) -> list[Any]:
+        """The keys, in insertion order."""
+    def save(self, path: Union[str, os.PathLike[str]]) -> None:
+        """Writes the LSH to the directory `path` (created if needed; see the class
+        docstring for the files). `TypeError` for a key that is not str or int;
+        `TesseraError` naming the file when writing fails."""
+    @staticmethod
+    def load(path: Union[str, os.PathLike[str]]) -> MinHashLSH:
+        """Opens an LSH written by `save`: the store memory-mapped and verified (checksum,
+        sizes), the keys read. `TesseraError` naming the file when a file is missing,
+        damaged, or the two files come from different saves."""
+    def __contains__(self, key: Hashable) -> bool: ...
+    def __len__(self) -> int: ...
+    @property
+    def b(self) -> int:
+        """Number of bands (datasketch's `b`)."""
+    @property
+    def r(self) -> int:
+        """Values per band (datasketch's `r`)."""
+    @property
+    def threshold(self) -> float:
+        """The threshold the bands were chosen for."""
+    @property
+    def num_perm(self) -> int:
+        """The signatures' length."""
+    @property
+    def weights(self) -> tuple[float, float]:
+        """The weights of false positives and false negatives."""
+    @property
+    def seed(self) -> Optional[int]:
+        """The seed of the signatures inserted (None before the first insert)."""
+    @property
+    def store_path(self) -> Optional[os.PathLike[str]]:
+        """The store this LSH was loaded from, if any."""
+
+class SimHash:
+    """A 64-bit SimHash (Charikar): near-identical feature sets have fingerprints a small
+    Hamming distance apart.
+
+    `SimHash(value)` takes:
+    - a str: a text, made into terms by Tessera's normalizer (the engine's tokenizer, stop
+      words, stemming; `stop_words`, `stemming` and `language` as in `tessera.sketch`),
+      each term weighted by its count (the engine's `simhash` with idf 1;
+      `tessera.dedup(..., method="simhash")` weights terms by tf-idf over the whole
+      collection instead);
+    - an iterable of features, each a str or bytes (hashed with xxh3-64 of its UTF-8
+      bytes; repeats count) or a `(feature, weight)` tuple;
+    - an int (the fingerprint itself, 0 to 2**64 - 1), or another SimHash.
+
+    Each feature is spread to 64 bits by SplitMix64's mixer; bit `i` is set when the
+    weights of the features with bit `i` set outweigh the others. No feature gives 0.
+    """
+
+    def __init__(
+        self,
+        value: Union[str, int, SimHash, Iterable[Union[Item, tuple[Item, float]]]],
+        *,
+        stop_words: bool = True,
+        stemming: bool = True,
+        language: Optional[str] = None,
+    ) -> None: ...
+    @property
+    def value(self) -> int:
+        """The fingerprint, an int from 0 to 2**64 - 1."""
+    def distance(self, other: Fingerprint) -> int:
+        """The Hamming distance to another SimHash (or int fingerprint)."""
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class SimHashIndex:
+    """Keys of 64-bit fingerprints, found within a Hamming distance by Manku, Jain and Das
+    Sarma's permuted sorted tables (the engine's `SimhashTables`: the table design is
+    chosen from `k` and the number of fingerprints, and answers equal a full scan).
+
+    Fingerprints added after the tables were last built are scanned one by one until
+    there are enough of them to rebuild the tables at the next query.
+
+    Args:
+        k: the largest Hamming distance queries ask for, 0 to 8.
+        objs: `(key, fingerprint)` pairs to add first.
+    """
+
+    def __init__(self, k: int = 3, objs: Optional[Iterable[tuple[Hashable, Fingerprint]]] = None) -> None: ...
+    def add(self, key: Hashable, fp: Fingerprint) -> None:
+        """Adds `fp` (a SimHash or an int) under `key` (any hashable). `ValueError` when the
+        key is there already."""
+    def remove(self, key: Hashable) -> None:
+        """Removes `key`. `ValueError` when it is not there."""
+    def query(self, fp: Fingerprint, k: Optional[int] = None) -> list[Any]:
+        """The keys whose fingerprints are within Hamming distance `k` of `fp` (default: the
+        index's `k`, which `k` may not exceed), in the order they were added."""
+    def keys(self) -> list[Any]:
+        """The keys, in the order they were added."""
+    @property
+    def k(self) -> int:
+        """The largest distance queries may ask for."""
+    def __contains__(self, key: Hashable) -> bool: ...
+    def __len__(self) -> int: ...
+
+def sketch(
+    texts: Iterable[Optional[str]],
+    num_perm: int = 128,
+    seed: int = 1,
+    shingle_size: int = 3,
+    stop_words: bool = True,
+    stemming: bool = True,
+    language: Optional[str] = None,
+    short_words: int = 10,
+) -> npt.NDArray[np.uint64]:
+    """MinHash signatures of texts through Tessera's own normalizer and word shingles: row
+    `i` is the signature `tessera dedup --write-signatures` gives text `i` with the same
+    settings. Runs in parallel (rayon) without the GIL.
+
+    Args:
+        texts: an iterable of str (None: no text, the empty signature).
+        num_perm: hash functions per signature.
+        seed: seed of the hash functions.
+        shingle_size: words per shingle.
+        stop_words: drop stop words (Tessera's English and Russian lists).
+        stemming: reduce words to Snowball stems.
+        language: force the language of Latin-script words (ISO 639-1, e.g. "en", "de");
+            None detects it.
+        short_words: texts of fewer terms are shingled cyclically.
+
+    Returns:
+        numpy uint64 array of shape (len(texts), num_perm), values below 2**32; an empty
+        signature is all 0xFFFFFFFF.
+    """
+
+def _dedup_columns(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]] = None,
+    method: str = "minhash",
+    threshold: float = 0.8,
+    max_distance: int = 3,
+    num_perm: int = 128,
+    seed: int = 1,
+    exact: bool = False,
+    shingle_size: int = 3,
+    stop_words: bool = True,
+    stemming: bool = True,
+    language: Optional[str] = None,
+    short_words: int = 10,
+) -> tuple[list[str], list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64], dict[str, Any]]:
+    """The columns of a dedup run (the package's `tessera.dedup` makes a table of them)."""
+
+class DedupPlan:
+    """The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
+    Spark job): the engine's `MinHashPlan`. Running them as their docstrings say gives the
+    answer `tessera.dedup` and `tessera dedup` give on one machine:
+
+    1. `signatures(texts)` per document;
+    2. `band_keys(signatures)`: documents sharing the key of one band form a bucket;
+    3. `bucket_pairs(sizes, members)`: the candidate pairs of buckets whose members are in
+       document order;
+    4. `cluster(signatures, pairs)` on each connected component of the candidate pairs,
+       members in document order.
+
+    The settings are those of `tessera.dedup` (MinHash); `ValueError` for one out of range.
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.8,
+        num_perm: int = 128,
+        seed: int = 1,
+        shingle_size: int = 3,
+        stop_words: bool = True,
+        stemming: bool = True,
+        language: Optional[str] = None,
+        short_words: int = 10,
+    ) -> None: ...
+    @property
+    def bands(self) -> int:
+        """LSH bands."""
+    @property
+    def rows(self) -> int:
+        """Values per band."""
+    @property
+    def num_perm(self) -> int:
+        """Hash functions per signature."""
+    @property
+    def threshold(self) -> float:
+        """The Jaccard similarity of near-duplicates."""
+    @property
+    def seed(self) -> int:
+        """Seed of the hash functions."""
+    def signatures(self, texts: Iterable[Optional[str]]) -> npt.NDArray[np.uint32]:
+        """The signatures of texts (None: no text, the empty signature, all 0xFFFFFFFF):
+        numpy uint32 of shape (n, num_perm). In parallel, without the GIL."""
+    def band_keys(
+        self, signatures: npt.NDArray[Union[np.uint32, np.uint64]]
+    ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]:
+        """The band keys of signatures (n, num_perm): `(keys, usable)`, keys uint64 of shape
+        (n, bands) and usable bool of shape (n,); an empty signature takes part in no band
+        (usable False, its keys 0)."""
+    def bucket_pairs(self, sizes: npt.NDArray[np.int64], members: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The candidate pairs of buckets: `sizes` (int64, one per bucket) cut `members`
+        (int64, concatenated, each bucket's members in document order); returns (p, 2)
+        int64 `(earlier, later)` member values, each later member paired with its nearest
+        predecessors in the bucket (the engine's rule)."""
+    def cluster(
+        self, signatures: npt.NDArray[Union[np.uint32, np.uint64]], pairs: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float64]]:
+        """Clusters documents (signatures (m, num_perm) in document order) from candidate
+        pairs ((p, 2) int64 positions `(earlier, later)`): `(kept, similarity)`, the
+        position of each document's kept document (uint32, (m,)) and its similarity to it
+        (float64, rounded to 4 decimals as `tessera dedup` prints it). No chaining: every
+        member is compared with its kept document itself."""
+
+class Index:
+    """A Tessera index: a directory of immutable segments holding collections of documents'
+    digital snapshots (shingle hashes and offsets; texts only in collections that keep
+    them). The same index `tessera index`, `tessera check` and `tessera serve` use.
+
+    Open one with `Index.open(path)` or make one with `Index.create(path, ...)`. Every
+    method releases the GIL while the engine works.
+    """
+
+    @staticmethod
+    def open(path: Union[str, os.PathLike[str]]) -> Index:
+        """Opens an existing index. `TesseraError` when there is none at `path`, or it
+        cannot be read."""
+    @staticmethod
+    def create(
+        path: Union[str, os.PathLike[str]],
+        shingle_size: int = 3,
+        stop_words: bool = True,
+        stemming: bool = True,
+        language: Optional[str] = None,
+    ) -> Index:
+        """Creates an index at `path` with these fingerprint settings (stored in it: every
+        later add and check uses them). `FileExistsError` when an index is there already."""
+    def add(
+        self,
+        texts: Iterable[str],
+        titles: Optional[Iterable[str]] = None,
+        collection: str = "main",
+        if_new: Optional[Union[bool, float]] = None,
+        origins: Optional[Iterable[str]] = None,
+        kind: str = "source",
+        keep_texts: bool = False,
+    ) -> dict[str, Any]:
+        """Adds texts to a collection (created at the first add).
+
+        Args:
+            texts: an iterable of str.
+            titles: one title per text (default: its origin).
+            collection: the collection's name.
+            if_new: False adds every text; True (or a min containment in (0, 1], default
+                0.9) adds only texts no document of the collection contains: a contained
+                text is attached to the document containing it instead (listed in "seen").
+            origins: where each text comes from (default `text:<xxh3-64 of the text>`, so
+                the same text offered again with if_new is "already indexed").
+            kind: "source", or "citation" (matches count as citations).
+            keep_texts: keep the texts themselves (reports then show source passages).
+
+        Returns:
+            dict: "added" (list of {"id", "origin"} in order), "seen" (list of {"origin",
+            "into", "into_origin", "containment", "same_origin"}), "failed", "bytes",
+            "seconds".
+        """
+    def add_paths(
+        self,
+        paths: Sequence[Union[str, os.PathLike[str]]],
+        collection: str = "main",
+        if_new: Optional[Union[bool, float]] = None,
+        kind: str = "source",
+        keep_texts: bool = False,
+    ) -> dict[str, Any]:
+        """Adds files and folders (recursively, in sorted order; archives give one document
+        per member) to a collection. Arguments and result as `add`; files that cannot be
+        read are listed in "failed" with the reason, the others are added."""
+    def check(
+        self, document: Union[str, os.PathLike[str]], name: str = "text", title: Optional[str] = None
+    ) -> Any:
+        """Checks a text (a str) or a file (a `pathlib.Path` or other path-like) against
+        every collection: the JSON report of `tessera check --format json`
+        (crates/report/SCHEMA.md) as a dict. An archive gives a list of {"name", "report"}
+        or {"name", "error"}, one per member, as the CLI prints it."""
+    def near(self, text: str, top: int = 10, exhaustive: bool = False) -> list[dict[str, Any]]:
+        """The indexed documents nearest a text, most similar first: a list of dicts as
+        `tessera near --format json` prints them."""
+    def delete(self, ids: Sequence[int]) -> int:
+        """Deletes documents by id; returns how many were live."""
+    def stats(self) -> dict[str, Any]:
+        """The index's settings and collections, as `tessera stats --format json` prints
+        them."""
+    def optimize(self, max_segments: int = 1) -> dict[str, int]:
+        """Merges every collection down to at most `max_segments` segments and purges
+        deleted documents (`tessera optimize`); returns what the merges did."""
+    @property
+    def path(self) -> os.PathLike[str]:
+        """The index directory."""
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The fingerprint settings stored in the index (a dict)."""

@@ -1,0 +1,16 @@
+"""The pieces of a distributed MinHash dedup, for jobs that spread the work over many
+machines (``tessera.spark``): the engine's ``MinHashPlan`` as ``DedupPlan``.
+
+Running them in this order gives the answer of ``tessera.dedup`` and ``tessera dedup``:
+
+1. ``plan.signatures(texts)`` per document (parallel, without the GIL);
+2. ``plan.band_keys(signatures)``: documents sharing the key of one band are a bucket;
+3. ``plan.bucket_pairs(sizes, members)``: the candidate pairs of buckets whose members
+   are in document order;
+4. ``plan.cluster(signatures, pairs)`` on each connected component of the candidate
+   pairs, members in document order.
+"""
+
+from ._tessera import DedupPlan
+
+__all__ = ["DedupPlan"]

@@ -1,0 +1,362 @@
+//! `tessera.Index`: an index on disk (the engine's `Engine`): add texts and files, check
+//! a text or a file, nearest documents, delete, stats, optimize.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyFileExistsError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+use tessera_engine::{
+    AddMode, AddSummary, CheckedFile, CollectionConfig, CollectionKind, DocId, Engine, EngineOptions, JsonRenderer,
+    Render, Report,
+};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::{errors, settings};
+
+/// JSON text -> Python object (`json.loads`).
+fn loads<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(value).map_err(errors::store)
+}
+
+/// A report as `tessera check --format json` prints it.
+fn report_json(report: &Report) -> PyResult<String> {
+    JsonRenderer::compact().render_to_string(report).map_err(errors::store)
+}
+
+fn add_mode(if_new: &Bound<'_, PyAny>) -> PyResult<AddMode> {
+    if let Ok(b) = if_new.cast::<PyBool>() {
+        return if b.is_true() { AddMode::if_new(None).map_err(errors::engine) } else { Ok(AddMode::All) };
+    }
+    if if_new.is_instance_of::<PyFloat>() || if_new.extract::<i64>().is_ok() {
+        let min: f64 = if_new.extract()?;
+        return AddMode::if_new(Some(min)).map_err(errors::engine);
+    }
+    Err(PyTypeError::new_err("if_new is a bool, or the min containment in (0, 1] (a float)"))
+}
+
+fn collection(name: String, kind: &str, keep_texts: bool) -> PyResult<CollectionConfig> {
+    let kind = match kind {
+        "source" => CollectionKind::Source,
+        "citation" => CollectionKind::Citation,
+        other => return Err(PyValueError::new_err(format!("kind is \"source\" or \"citation\", not {other:?}"))),
+    };
+    Ok(CollectionConfig { name, kind, keep_texts })
+}
+
+/// What an add did, as a dict.
+fn summary<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let added = PyList::empty(py);
+    for (origin, doc) in &s.documents {
+        let d = PyDict::new(py);
+        d.set_item("id", doc.0)?;
+        d.set_item("origin", origin)?;
+        added.append(d)?;
+    }
+    out.set_item("added", added)?;
+    let seen = PyList::empty(py);
+    for x in &s.seen {
+        let d = PyDict::new(py);
+        d.set_item("origin", &x.origin)?;
+        d.set_item("into", x.into.0)?;
+        d.set_item("into_origin", &x.into_origin)?;
+        d.set_item("containment", x.containment)?;
+        d.set_item("same_origin", x.same_origin)?;
+        seen.append(d)?;
+    }
+    out.set_item("seen", seen)?;
+    let failed = PyList::empty(py);
+    for f in &s.failed {
+        let d = PyDict::new(py);
+        d.set_item("origin", &f.origin)?;
+        d.set_item("reason", &f.reason)?;
+        failed.append(d)?;
+    }
+    out.set_item("failed", failed)?;
+    out.set_item("bytes", s.bytes)?;
+    out.set_item("seconds", s.seconds)?;
+    Ok(out)
+}
+
+/// A Tessera index: a directory of immutable segments holding collections of documents'
+/// digital snapshots (shingle hashes and offsets; texts only in collections that keep
+/// them). The same index `tessera index`, `tessera check` and `tessera serve` use.
+///
+/// Open one with `Index.open(path)` or make one with `Index.create(path, ...)`. Every
+/// method releases the GIL while the engine works.
+#[pyclass(module = "tessera._tessera", name = "Index", frozen)]
+pub struct Index {
+    engine: Engine,
+}
+
+#[pymethods]
+impl Index {
+    /// Opens an existing index. `TesseraError` when there is none at `path`, or it cannot
+    /// be read.
+    #[staticmethod]
+    #[pyo3(text_signature = "(path)")]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let engine = py.detach(|| Engine::open(&path, EngineOptions::default())).map_err(errors::engine)?;
+        Ok(Self { engine })
+    }
+
+    /// Creates an index at `path` with these fingerprint settings (stored in it: every
+    /// later add and check uses them). `FileExistsError` when an index is there already.
+    ///
+    /// Args:
+    ///     path: the index directory (created).
+    ///     shingle_size: words per shingle.
+    ///     stop_words: drop stop words.
+    ///     stemming: reduce words to Snowball stems.
+    ///     language: force the language of Latin-script words (ISO 639-1); None detects it.
+    #[staticmethod]
+    #[pyo3(signature = (path, shingle_size = 3, stop_words = true, stemming = true, language = None))]
+    fn create(
+        py: Python<'_>,
+        path: PathBuf,
+        shingle_size: usize,
+        stop_words: bool,
+        stemming: bool,
+        language: Option<String>,
+    ) -> PyResult<Self> {
+        let settings = settings::fingerprint(shingle_size, stop_words, stemming, language);
+        let engine = py.detach(|| {
+            if Engine::open(&path, EngineOptions::default()).is_ok() {
+                return Err(PyFileExistsError::new_err(format!(
+                    "an index exists at {} already: open it with Index.open",
+                    path.display()
+                )));
+            }
+            Engine::open_or_create(&path, &settings, EngineOptions::default()).map_err(errors::engine)
+        })?;
+        Ok(Self { engine })
+    }
+
+    /// Adds texts to a collection (created at the first add).
+    ///
+    /// Args:
+    ///     texts: an iterable of str.
+    ///     titles: one title per text (default: its origin).
+    ///     collection: the collection's name.
+    ///     if_new: False adds every text; True (or a min containment in (0, 1], default
+    ///         0.9) adds only texts no document of the collection contains: a contained
+    ///         text is attached to the document containing it instead (listed in "seen").
+    ///     origins: where each text comes from (default `text:<xxh3-64 of the text>`, so
+    ///         the same text offered again with if_new is "already indexed").
+    ///     kind: "source", or "citation" (matches count as citations).
+    ///     keep_texts: keep the texts themselves (reports then show source passages).
+    ///
+    /// Returns:
+    ///     dict: "added" (list of {"id", "origin"} in order), "seen" (list of {"origin",
+    ///     "into", "into_origin", "containment", "same_origin"}), "failed", "bytes",
+    ///     "seconds".
+    #[pyo3(signature = (texts, titles = None, collection = "main".to_owned(), if_new = None, origins = None, kind = "source", keep_texts = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn add<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        titles: Option<&Bound<'py, PyAny>>,
+        collection: String,
+        if_new: Option<&Bound<'py, PyAny>>,
+        origins: Option<&Bound<'py, PyAny>>,
+        kind: &str,
+        keep_texts: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mode = match if_new {
+            None => AddMode::All,
+            Some(x) => add_mode(x)?,
+        };
+        let config = self::collection(collection, kind, keep_texts)?;
+        let mut titles = titles.map(|t| t.try_iter()).transpose()?;
+        let mut origins = origins.map(|o| o.try_iter()).transpose()?;
+        let mut docs: Vec<(String, String, String)> = Vec::new();
+        for text in texts.try_iter()? {
+            let text = text?;
+            let text: String = text
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err("texts are str"))?
+                .to_cow()?
+                .into_owned();
+            let n = docs.len() + 1;
+            let origin = match origins.as_mut() {
+                None => format!("text:{:016x}", xxh3_64(text.as_bytes())),
+                Some(it) => match it.next() {
+                    Some(o) => o?.extract::<String>()?,
+                    None => return Err(PyValueError::new_err(format!("origins ran out at text {n}"))),
+                },
+            };
+            let title = match titles.as_mut() {
+                None => origin.clone(),
+                Some(it) => match it.next() {
+                    Some(t) => t?.extract::<String>()?,
+                    None => return Err(PyValueError::new_err(format!("titles ran out at text {n}"))),
+                },
+            };
+            docs.push((origin, title, text));
+        }
+        let summary = py
+            .detach(|| self.engine.add_texts(&config, docs, mode, &|_| {}))
+            .map_err(errors::engine)?;
+        self::summary(py, &summary)
+    }
+
+    /// Adds files and folders (recursively, in sorted order; archives give one document
+    /// per member) to a collection. Arguments and result as `add`; files that cannot be
+    /// read are listed in "failed" with the reason, the others are added.
+    #[pyo3(signature = (paths, collection = "main".to_owned(), if_new = None, kind = "source", keep_texts = false))]
+    fn add_paths<'py>(
+        &self,
+        py: Python<'py>,
+        paths: Vec<PathBuf>,
+        collection: String,
+        if_new: Option<&Bound<'py, PyAny>>,
+        kind: &str,
+        keep_texts: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mode = match if_new {
+            None => AddMode::All,
+            Some(x) => add_mode(x)?,
+        };
+        let config = self::collection(collection, kind, keep_texts)?;
+        let summary =
+            py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
+        self::summary(py, &summary)
+    }
+
+    /// Checks a text (a str) or a file (a `pathlib.Path` or other path-like) against every
+    /// collection: the JSON report of `tessera check --format json` (crates/report/SCHEMA.md)
+    /// as a dict. An archive gives a list of {"name", "report"} or {"name", "error"}, one
+    /// per member, as the CLI prints it.
+    ///
+    /// Args:
+    ///     document: the text to check, or the path of a file.
+    ///     name: the name a text is reported under.
+    ///     title: the title of a text.
+    #[pyo3(signature = (document, name = "text".to_owned(), title = None))]
+    fn check<'py>(
+        &self,
+        py: Python<'py>,
+        document: &Bound<'py, PyAny>,
+        name: String,
+        title: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if let Ok(text) = document.cast::<PyString>() {
+            let text = text.to_cow()?.into_owned();
+            let json = py.detach(|| -> PyResult<String> {
+                let suspect = self.engine.suspect_text(&name, title, text);
+                report_json(&self.engine.check(&suspect).map_err(errors::engine)?)
+            })?;
+            return loads(py, &json);
+        }
+        let path: PathBuf = document.extract().map_err(|_| {
+            PyTypeError::new_err("check takes a text (str) or a file's path (pathlib.Path or another path-like)")
+        })?;
+        let json = py.detach(|| -> PyResult<String> {
+            match self.engine.check_path(&path).map_err(errors::engine)? {
+                CheckedFile::Document(report) => report_json(&report),
+                CheckedFile::Archive(results) => {
+                    let items = results
+                        .iter()
+                        .map(|(name, result)| match result {
+                            Ok(report) => Ok(serde_json::json!({ "name": name, "report": report })),
+                            Err(e) => Ok(serde_json::json!({ "name": name, "error": format!("{e:#}") })),
+                        })
+                        .collect::<PyResult<Vec<serde_json::Value>>>()?;
+                    to_json(&items)
+                }
+            }
+        })?;
+        loads(py, &json)
+    }
+
+    /// The indexed documents nearest a text, most similar first: a list of dicts as
+    /// `tessera near --format json` prints them (doc, collection, title, seen_at,
+    /// estimated_jaccard, jaccard, query_in_doc, doc_in_query, simhash_distance,
+    /// char_cosine).
+    ///
+    /// Args:
+    ///     text: the text.
+    ///     top: documents to list at most.
+    ///     exhaustive: compare with every document, not only the candidates of the bands
+    ///         and tables.
+    #[pyo3(signature = (text, top = 10, exhaustive = false))]
+    fn near<'py>(&self, py: Python<'py>, text: String, top: usize, exhaustive: bool) -> PyResult<Bound<'py, PyAny>> {
+        let json = py.detach(|| -> PyResult<String> {
+            let answer = self.engine.near_text(&text, top, exhaustive).map_err(errors::engine)?;
+            to_json(&answer.hits)
+        })?;
+        loads(py, &json)
+    }
+
+    /// Deletes documents by id; returns how many were live.
+    #[pyo3(text_signature = "($self, ids)")]
+    fn delete(&self, py: Python<'_>, ids: Vec<u64>) -> PyResult<u64> {
+        let docs: Vec<DocId> = ids.into_iter().map(DocId).collect();
+        py.detach(|| self.engine.delete(&docs)).map_err(errors::engine)
+    }
+
+    /// The index's settings and collections, as `tessera stats --format json` prints them.
+    #[pyo3(text_signature = "($self)")]
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = py.detach(|| -> PyResult<String> {
+            let collections = self.engine.collections().map_err(errors::engine)?;
+            let json = serde_json::json!({
+                "index": self.engine.dir().display().to_string(),
+                "settings": self.engine.settings(),
+                "collections": collections.iter().map(|c| serde_json::json!({
+                    "name": c.config.name,
+                    "kind": c.config.kind,
+                    "keep_texts": c.config.keep_texts,
+                    "docs": c.docs,
+                    "deleted": c.deleted,
+                    "segments": c.segments,
+                    "postings": c.postings,
+                    "distinct_keys": c.distinct_keys,
+                    "postings_bytes": c.postings_bytes,
+                    "snapshot_bytes": c.snapshot_bytes,
+                    "total_bytes": c.total_bytes,
+                })).collect::<Vec<_>>(),
+            });
+            to_json(&json)
+        })?;
+        loads(py, &json)
+    }
+
+    /// Merges every collection down to at most `max_segments` segments and purges deleted
+    /// documents (`tessera optimize`); returns what the merges did.
+    #[pyo3(signature = (max_segments = 1))]
+    fn optimize<'py>(&self, py: Python<'py>, max_segments: usize) -> PyResult<Bound<'py, PyDict>> {
+        let s = py.detach(|| self.engine.optimize(max_segments)).map_err(errors::engine)?;
+        let out = PyDict::new(py);
+        out.set_item("merges", s.merges)?;
+        out.set_item("segments_merged", s.segments_merged)?;
+        out.set_item("segments_written", s.segments_written)?;
+        out.set_item("docs", s.docs)?;
+        out.set_item("purged", s.purged)?;
+        out.set_item("bytes_read", s.bytes_read)?;
+        out.set_item("bytes_written", s.bytes_written)?;
+        Ok(out)
+    }
+
+    /// The index directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.engine.dir().to_path_buf()
+    }
+
+    /// The fingerprint settings stored in the index (a dict).
+    #[getter]
+    fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        loads(py, &to_json(self.engine.settings())?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Index({:?})", self.engine.dir().display().to_string())
+    }
+}

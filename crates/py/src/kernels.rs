@@ -1,0 +1,499 @@
+//! Whole texts through Tessera's normalizer: `sketch`, `dedup` and the kernels of a
+//! distributed MinHash dedup (`DedupPlan`), all on the engine's `MinHashPlan` and
+//! `Deduplicator`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use numpy::ndarray::{Array1, Array2, ArrayView2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
+use tessera_engine::sketch::Signature;
+use tessera_engine::{DedupConfig, DedupMethod, Deduplicator, ExtractConfig, MinHashPlan};
+
+use crate::{errors, settings};
+
+/// Texts taken from Python at a time before the work on them runs without the GIL: it
+/// bounds the memory of the copies (the CLI reads records in batches of the same size).
+const BATCH: usize = 1024;
+
+/// Plans by settings, built once per process: a plan holds the warm normalizers.
+fn plan(config: &DedupConfig) -> PyResult<Arc<MinHashPlan>> {
+    static PLANS: OnceLock<Mutex<HashMap<String, Arc<MinHashPlan>>>> = OnceLock::new();
+    let key = serde_json::to_string(config).map_err(errors::setting)?;
+    let plans = PLANS.get_or_init(|| Mutex::new(HashMap::new()));
+    let poisoned = |_| errors::TesseraError::new_err("a thread panicked while holding the plan cache");
+    if let Some(p) = plans.lock().map_err(poisoned)?.get(&key) {
+        return Ok(Arc::clone(p));
+    }
+    let p = Arc::new(MinHashPlan::new(config).map_err(errors::engine)?);
+    let mut plans = plans.lock().map_err(poisoned)?;
+    if plans.len() >= 16 {
+        plans.clear();
+    }
+    plans.insert(key, Arc::clone(&p));
+    Ok(p)
+}
+
+/// The engine's dedup settings of the keyword arguments.
+#[allow(clippy::too_many_arguments)]
+fn config(
+    threshold: f64,
+    num_perm: usize,
+    seed: u64,
+    shingle_size: usize,
+    stop_words: bool,
+    stemming: bool,
+    language: Option<String>,
+    short_words: usize,
+) -> DedupConfig {
+    DedupConfig {
+        threshold,
+        num_perm,
+        seed,
+        short_words,
+        fingerprint: settings::fingerprint(shingle_size, stop_words, stemming, language),
+        ..DedupConfig::default()
+    }
+}
+
+/// A text of a batch: a str, or None (no text: the empty signature).
+fn text_of(item: &Bound<'_, PyAny>, allow_none: bool) -> PyResult<Option<String>> {
+    if let Ok(s) = item.cast::<PyString>() {
+        return Ok(Some(s.to_cow()?.into_owned()));
+    }
+    if allow_none && item.is_none() {
+        return Ok(None);
+    }
+    Err(PyTypeError::new_err(format!(
+        "texts are str{}, not {}",
+        if allow_none { " or None" } else { "" },
+        item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    )))
+}
+
+/// The signatures of every text of an iterable (None: empty), `num_perm` values each,
+/// in order, computed a batch at a time in parallel without the GIL.
+fn signatures_of(py: Python<'_>, plan: &MinHashPlan, texts: &Bound<'_, PyAny>) -> PyResult<(usize, Vec<u32>)> {
+    let p = plan.config().num_perm;
+    let mut out: Vec<u32> = Vec::new();
+    let mut n = 0;
+    let mut batch: Vec<Option<String>> = Vec::with_capacity(BATCH);
+    let run = |batch: &mut Vec<Option<String>>, out: &mut Vec<u32>| {
+        let refs: Vec<&str> = batch.iter().map(|t| t.as_deref().unwrap_or("")).collect();
+        let sigs = py.detach(|| plan.signatures(&refs));
+        for s in sigs {
+            debug_assert_eq!(s.0.len(), p);
+            out.extend_from_slice(&s.0);
+        }
+        batch.clear();
+    };
+    for item in texts.try_iter()? {
+        batch.push(text_of(&item?, true)?);
+        n += 1;
+        if batch.len() == BATCH {
+            run(&mut batch, &mut out);
+        }
+    }
+    run(&mut batch, &mut out);
+    Ok((n, out))
+}
+
+/// MinHash signatures of texts through Tessera's own normalizer and word shingles: row
+/// `i` is the signature `tessera dedup --write-signatures` gives text `i` with the same
+/// settings. Runs in parallel (rayon) without the GIL.
+///
+/// Args:
+///     texts: an iterable of str (None: no text, the empty signature).
+///     num_perm: hash functions per signature.
+///     seed: seed of the hash functions.
+///     shingle_size: words per shingle.
+///     stop_words: drop stop words (Tessera's English and Russian lists).
+///     stemming: reduce words to Snowball stems.
+///     language: force the language of Latin-script words (ISO 639-1, e.g. "en", "de");
+///         None detects it.
+///     short_words: texts of fewer terms are shingled cyclically.
+///
+/// Returns:
+///     numpy uint64 array of shape (len(texts), num_perm), values below 2**32; an empty
+///     signature is all 0xFFFFFFFF.
+#[pyfunction]
+#[pyo3(signature = (texts, num_perm = 128, seed = 1, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sketch<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    num_perm: usize,
+    seed: u64,
+    shingle_size: usize,
+    stop_words: bool,
+    stemming: bool,
+    language: Option<String>,
+    short_words: usize,
+) -> PyResult<Bound<'py, PyArray2<u64>>> {
+    let default = DedupConfig::default();
+    let plan = plan(&config(
+        default.threshold,
+        num_perm,
+        seed,
+        shingle_size,
+        stop_words,
+        stemming,
+        language,
+        short_words,
+    ))?;
+    let (n, values) = signatures_of(py, &plan, texts)?;
+    let wide: Vec<u64> = py.detach(|| values.into_iter().map(u64::from).collect());
+    let array = Array2::from_shape_vec((n, num_perm), wide).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(array.into_pyarray(py))
+}
+
+/// The columns of a dedup run (the package's `tessera.dedup` makes a table of them).
+#[pyfunction]
+#[pyo3(name = "_dedup_columns", signature = (texts, ids = None, method = "minhash", threshold = 0.8, max_distance = 3, num_perm = 128, seed = 1, exact = false, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dedup_columns<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    ids: Option<&Bound<'py, PyAny>>,
+    method: &str,
+    threshold: f64,
+    max_distance: u32,
+    num_perm: usize,
+    seed: u64,
+    exact: bool,
+    shingle_size: usize,
+    stop_words: bool,
+    stemming: bool,
+    language: Option<String>,
+    short_words: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let method = match method {
+        "minhash" => DedupMethod::Minhash,
+        "simhash" => DedupMethod::Simhash,
+        other => return Err(PyValueError::new_err(format!("method is \"minhash\" or \"simhash\", not {other:?}"))),
+    };
+    let config = DedupConfig {
+        method,
+        max_distance,
+        exact,
+        ..config(threshold, num_perm, seed, shingle_size, stop_words, stemming, language, short_words)
+    };
+    let mut dedup = Deduplicator::new(config, ExtractConfig::default()).map_err(errors::engine)?;
+    let mut ids = ids.map(|i| i.try_iter()).transpose()?;
+    let mut batch: Vec<(String, String)> = Vec::with_capacity(BATCH);
+    let mut n = 0usize;
+    for text in texts.try_iter()? {
+        let text = text_of(&text?, false)?.unwrap_or_default();
+        n += 1;
+        let id = match ids.as_mut() {
+            None => n.to_string(),
+            Some(ids) => match ids.next() {
+                Some(id) => id_of(&id?)?,
+                None => return Err(PyValueError::new_err(format!("ids ran out at text {n}: give one id per text"))),
+            },
+        };
+        batch.push((id, text));
+        if batch.len() == BATCH {
+            py.detach(|| dedup.add_texts(&batch));
+            batch.clear();
+        }
+    }
+    if let Some(ids) = ids.as_mut()
+        && ids.next().is_some()
+    {
+        return Err(PyValueError::new_err(format!("more ids than the {n} texts: give one id per text")));
+    }
+    py.detach(|| dedup.add_texts(&batch));
+    drop(batch);
+    let result = py.detach(|| dedup.finish()).map_err(errors::engine)?;
+    let (mut id, mut cluster) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut kept, mut similarity) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for line in result.lines {
+        id.push(line.id);
+        cluster.push(line.cluster);
+        kept.push(line.kept);
+        similarity.push(line.similarity);
+    }
+    let s = &result.summary;
+    let summary = PyDict::new(py);
+    summary.set_item("documents", s.documents)?;
+    summary.set_item("clusters", s.clusters)?;
+    summary.set_item("duplicates_removed", s.duplicates_removed)?;
+    summary.set_item("method", if s.method == DedupMethod::Minhash { "minhash" } else { "simhash" })?;
+    summary.set_item("bands", s.bands)?;
+    summary.set_item("rows", s.rows)?;
+    PyTuple::new(
+        py,
+        [
+            id.into_pyobject(py)?.into_any(),
+            cluster.into_pyobject(py)?.into_any(),
+            Array1::from(kept).into_pyarray(py).into_any(),
+            Array1::from(similarity).into_pyarray(py).into_any(),
+            summary.into_any(),
+        ],
+    )
+}
+
+/// An id given by Python: a str, or an int written in decimal (as `tessera dedup` writes a
+/// JSON number id).
+fn id_of(id: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = id.cast::<PyString>() {
+        return Ok(s.to_cow()?.into_owned());
+    }
+    if id.is_instance_of::<PyInt>() {
+        return Ok(id.str()?.to_cow()?.into_owned());
+    }
+    Err(PyTypeError::new_err(format!(
+        "ids are str or int, not {}",
+        id.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    )))
+}
+
+/// Signatures given as a 2-D array of uint32 (or uint64 values below 2**32).
+fn signature_rows(array: &Bound<'_, PyAny>, num_perm: usize) -> PyResult<Vec<Signature>> {
+    fn rows<T: Copy>(a: ArrayView2<'_, T>, f: impl Fn(T) -> Option<u32>) -> PyResult<Vec<Signature>> {
+        a.rows()
+            .into_iter()
+            .map(|r| {
+                r.iter()
+                    .map(|&v| f(v).ok_or_else(|| PyValueError::new_err("signature values are below 2**32")))
+                    .collect::<PyResult<Vec<u32>>>()
+                    .map(Signature)
+            })
+            .collect()
+    }
+    let sigs = if let Ok(a) = array.extract::<PyReadonlyArray2<'_, u32>>() {
+        rows(a.as_array(), Some)?
+    } else if let Ok(a) = array.extract::<PyReadonlyArray2<'_, u64>>() {
+        rows(a.as_array(), |v| u32::try_from(v).ok())?
+    } else {
+        return Err(PyTypeError::new_err("signatures are a 2-D numpy array of uint32 (or uint64)"));
+    };
+    if let Some(s) = sigs.first()
+        && s.0.len() != num_perm
+    {
+        return Err(PyValueError::new_err(format!(
+            "signatures have {} values, and this plan makes {num_perm}",
+            s.0.len()
+        )));
+    }
+    Ok(sigs)
+}
+
+fn position(v: i64, what: &str) -> PyResult<u32> {
+    u32::try_from(v).map_err(|_| PyValueError::new_err(format!("{what} {v} is out of range (0 to 2**32 - 1)")))
+}
+
+/// The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
+/// Spark job): the engine's `MinHashPlan`. Running them as its docstrings say gives the
+/// answer `tessera.dedup` and `tessera dedup` give on one machine:
+///
+/// 1. `signatures(texts)` per document;
+/// 2. `band_keys(signatures)`: documents sharing the key of one band form a bucket;
+/// 3. `bucket_pairs(sizes, members)`: the candidate pairs of buckets whose members are in
+///    document order;
+/// 4. `cluster(signatures, pairs)` on each connected component of the candidate pairs,
+///    members in document order.
+///
+/// The settings are those of `tessera.dedup` (MinHash); `ValueError` for one out of range.
+#[pyclass(module = "tessera._tessera", name = "DedupPlan", frozen)]
+pub struct DedupPlan {
+    plan: Arc<MinHashPlan>,
+}
+
+#[pymethods]
+impl DedupPlan {
+    #[new]
+    #[pyo3(signature = (threshold = 0.8, num_perm = 128, seed = 1, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        threshold: f64,
+        num_perm: usize,
+        seed: u64,
+        shingle_size: usize,
+        stop_words: bool,
+        stemming: bool,
+        language: Option<String>,
+        short_words: usize,
+    ) -> PyResult<Self> {
+        let config = config(threshold, num_perm, seed, shingle_size, stop_words, stemming, language, short_words);
+        Ok(Self { plan: plan(&config)? })
+    }
+
+    /// LSH bands.
+    #[getter]
+    fn bands(&self) -> usize {
+        self.plan.bands()
+    }
+
+    /// Values per band.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.plan.rows()
+    }
+
+    /// Hash functions per signature.
+    #[getter]
+    fn num_perm(&self) -> usize {
+        self.plan.config().num_perm
+    }
+
+    /// The Jaccard similarity of near-duplicates.
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.plan.config().threshold
+    }
+
+    /// Seed of the hash functions.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.plan.config().seed
+    }
+
+    /// The signatures of texts (None: no text, the empty signature, all 0xFFFFFFFF):
+    /// numpy uint32 of shape (n, num_perm). In parallel, without the GIL.
+    #[pyo3(text_signature = "($self, texts)")]
+    fn signatures<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let (n, values) = signatures_of(py, &self.plan, texts)?;
+        let array = Array2::from_shape_vec((n, self.num_perm()), values)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+
+    /// The band keys of signatures (n, num_perm): `(keys, usable)`, keys uint64 of shape
+    /// (n, bands) and usable bool of shape (n,); an empty signature takes part in no band
+    /// (usable False, its keys 0).
+    #[pyo3(text_signature = "($self, signatures)")]
+    fn band_keys<'py>(
+        &self,
+        py: Python<'py>,
+        signatures: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyArray2<u64>>, Bound<'py, PyArray1<bool>>)> {
+        let sigs = signature_rows(signatures, self.num_perm())?;
+        let bands = self.bands();
+        let (keys, usable) = py.detach(|| {
+            let mut keys = Array2::<u64>::zeros((sigs.len(), bands));
+            let mut usable = Array1::from_elem(sigs.len(), false);
+            for (i, s) in sigs.iter().enumerate() {
+                if let Some(k) = self.plan.band_keys(s) {
+                    keys.row_mut(i).iter_mut().zip(k).for_each(|(dst, v)| *dst = v);
+                    usable[i] = true;
+                }
+            }
+            (keys, usable)
+        });
+        Ok((keys.into_pyarray(py), usable.into_pyarray(py)))
+    }
+
+    /// The candidate pairs of buckets: `sizes` (int64, one per bucket) cut `members`
+    /// (int64, concatenated, each bucket's members in document order); returns (p, 2)
+    /// int64 `(earlier, later)` member values, each later member paired with its nearest
+    /// predecessors in the bucket (the engine's rule).
+    #[pyo3(text_signature = "($self, sizes, members)")]
+    fn bucket_pairs<'py>(
+        &self,
+        py: Python<'py>,
+        sizes: PyReadonlyArray1<'py, i64>,
+        members: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let (sizes, members) = (sizes.as_array(), members.as_array());
+        let mut total = 0usize;
+        for &s in sizes {
+            total += usize::try_from(s).map_err(|_| PyValueError::new_err(format!("bucket size {s} is negative")))?;
+        }
+        if total != members.len() {
+            return Err(PyValueError::new_err(format!(
+                "the bucket sizes add up to {total}, and there are {} members",
+                members.len()
+            )));
+        }
+        let flat: Vec<i64> = py.detach(|| {
+            let mut flat = Vec::new();
+            let mut start = 0usize;
+            let mut last: Option<(usize, Vec<(u32, u32)>)> = None;
+            for &s in sizes {
+                let len = s as usize;
+                if last.as_ref().is_none_or(|(l, _)| *l != len) {
+                    last = Some((len, MinHashPlan::bucket_pairs(len)));
+                }
+                if let Some((_, pairs)) = &last {
+                    for &(a, b) in pairs {
+                        flat.push(members[start + a as usize]);
+                        flat.push(members[start + b as usize]);
+                    }
+                }
+                start += len;
+            }
+            flat
+        });
+        let p = flat.len() / 2;
+        let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
+    }
+
+    /// Clusters documents (signatures (m, num_perm) in document order) from candidate
+    /// pairs ((p, 2) int64 positions `(earlier, later)`): `(kept, similarity)`, the
+    /// position of each document's kept document (uint32, (m,)) and its similarity to it
+    /// (float64, rounded to 4 decimals as `tessera dedup` prints it). No chaining: every
+    /// member is compared with its kept document itself.
+    #[pyo3(text_signature = "($self, signatures, pairs)")]
+    fn cluster<'py>(
+        &self,
+        py: Python<'py>,
+        signatures: &Bound<'py, PyAny>,
+        pairs: PyReadonlyArray2<'py, i64>,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>)> {
+        let sigs = signature_rows(signatures, self.num_perm())?;
+        if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
+            return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));
+        }
+        let mut list = Vec::with_capacity(pairs.shape()[0]);
+        for row in pairs.as_array().rows() {
+            let (a, b) = (position(row[0], "position")?, position(row[1], "position")?);
+            if a as usize >= sigs.len() || b as usize >= sigs.len() {
+                return Err(PyValueError::new_err(format!(
+                    "pair ({a}, {b}) names a position past the {} signatures",
+                    sigs.len()
+                )));
+            }
+            list.push((a, b));
+        }
+        let clustered = py.detach(|| self.plan.cluster(&sigs, &list));
+        let (kept, similarity): (Vec<u32>, Vec<f64>) = clustered.into_iter().unzip();
+        Ok((Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py)))
+    }
+
+    fn __repr__(&self) -> String {
+        let c = self.plan.config();
+        format!(
+            "DedupPlan(threshold={}, num_perm={}, seed={}, bands={}, rows={})",
+            c.threshold,
+            c.num_perm,
+            c.seed,
+            self.bands(),
+            self.rows()
+        )
+    }
+
+    /// Pickling (Spark ships the plan to its executors): rebuilt from its settings.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let c = slf.get().plan.config();
+        let n = &c.fingerprint.normalizer;
+        let args = (
+            c.threshold,
+            c.num_perm,
+            c.seed,
+            c.fingerprint.shingles.size,
+            n.stop_words,
+            n.stemming,
+            n.language.clone(),
+            c.short_words,
+        )
+            .into_pyobject(py)?;
+        PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
+    }
+}

@@ -1,0 +1,36 @@
+//! Tessera for Python: the `tessera._tessera` extension module.
+//!
+//! A thin surface over the engine (`tessera-engine`): sketches in the shapes users of
+//! datasketch and rensa know ([`MinHash`](minhash::MinHash), [`MinHashLsh`](lsh::MinHashLsh),
+//! [`SimHash`](simhash::SimHash), [`SimHashIndex`](simhash::SimHashIndex)), whole texts
+//! through Tessera's own normalizer (`sketch`, `dedup`, the kernels of the Spark job) and
+//! the index ([`Index`](index::Index)). Every rule is the engine's; this crate converts
+//! arguments, releases the GIL around batches and turns errors into Python exceptions.
+//! The Python package `tessera` (crates/py/python) re-exports it.
+#![deny(missing_docs)]
+
+use pyo3::prelude::*;
+
+mod errors;
+mod index;
+mod kernels;
+mod lsh;
+mod minhash;
+mod settings;
+mod simhash;
+
+/// The extension module.
+#[pymodule]
+fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("TesseraError", m.py().get_type::<errors::TesseraError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<minhash::MinHash>()?;
+    m.add_class::<lsh::MinHashLsh>()?;
+    m.add_class::<simhash::SimHash>()?;
+    m.add_class::<simhash::SimHashIndex>()?;
+    m.add_class::<kernels::DedupPlan>()?;
+    m.add_class::<index::Index>()?;
+    m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
+    Ok(())
+}

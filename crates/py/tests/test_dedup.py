@@ -1,0 +1,207 @@
+"""tessera.sketch and tessera.dedup against the `tessera` command line on the same
+records, and the kernels of the Spark job against tessera.dedup."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tessera
+from conftest import REPO, read_jsonl, run_cli, write_jsonl
+
+SETTINGS = [
+    dict(method="minhash"),
+    dict(method="minhash", threshold=0.5, exact=True),
+    dict(method="minhash", threshold=0.7, num_perm=64, seed=9, shingle_size=2, stop_words=False, stemming=False),
+    dict(method="simhash"),
+    dict(method="simhash", max_distance=6, short_words=20),
+]
+
+
+def cli_flags(s: dict) -> list[str]:
+    flags = ["--method", s.get("method", "minhash")]
+    for name in ("threshold", "max_distance", "num_perm", "seed", "shingle_size", "short_words"):
+        if name in s:
+            flags += ["--" + name.replace("_", "-"), str(s[name])]
+    if s.get("exact"):
+        flags.append("--exact")
+    if s.get("stop_words") is False:
+        flags.append("--keep-stop-words")
+    if s.get("stemming") is False:
+        flags.append("--no-stemming")
+    return flags
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: "-".join(f"{k}={v}" for k, v in s.items()))
+def test_dedup_equals_the_cli(tmp_path, tessera_bin, texts, settings):
+    data = write_jsonl(tmp_path / "data.jsonl", [{"text": t} for t in texts])
+    out = tmp_path / "clusters.jsonl"
+    run_cli(tessera_bin, "dedup", data, "-o", out, *cli_flags(settings))
+    expected = read_jsonl(out)
+    got = tessera.dedup(texts, as_arrow=False, **settings)
+    assert got == expected
+    assert sum(not r["kept"] for r in got) > 0
+
+
+def test_dedup_with_ids_equals_the_cli(tmp_path, tessera_bin, texts):
+    ids = [f"doc-{i:04d}" if i % 3 else i for i in range(len(texts))]
+    records = [{"key": k, "body": t} for k, t in zip(ids, texts)]
+    data = write_jsonl(tmp_path / "data.jsonl", records)
+    out = tmp_path / "clusters.jsonl"
+    run_cli(tessera_bin, "dedup", data, "--text-field", "body", "--id-field", "key", "-o", out)
+    table = tessera.dedup(texts, ids=ids)
+    assert table.to_pylist() == read_jsonl(out)
+
+
+def test_sketch_equals_the_cli_signatures(tmp_path, tessera_bin, texts):
+    data = write_jsonl(tmp_path / "data.jsonl", [{"text": t} for t in texts])
+    for flags, kwargs in [
+        ([], {}),
+        (["--num-perm", "64", "--seed", "5", "--shingle-size", "4", "--keep-stop-words"],
+         dict(num_perm=64, seed=5, shingle_size=4, stop_words=False)),
+    ]:
+        sigs = tmp_path / "sigs.jsonl"
+        run_cli(tessera_bin, "dedup", data, "-o", tmp_path / "c.jsonl", "--write-signatures", sigs, *flags)
+        expected = np.array([r["minhash"] for r in read_jsonl(sigs)], dtype=np.uint64)
+        got = tessera.sketch(texts, **kwargs)
+        assert got.dtype == np.uint64 and got.shape == expected.shape
+        assert (got == expected).all()
+
+
+def test_dedup_table_and_list_shapes():
+    pa = pytest.importorskip("pyarrow")
+    texts = ["a b c d e f g h i j k l", "x y z w v", "a b c d e f g h i j k l"]
+    table = tessera.dedup(texts)
+    assert isinstance(table, pa.Table)
+    assert table.schema.names == ["id", "cluster", "kept", "similarity"]
+    assert [str(t) for t in table.schema.types] == ["string", "string", "bool", "double"]
+    assert table.column("cluster").to_pylist() == ["1", "2", "1"]
+    summary = json.loads(table.schema.metadata[b"tessera.summary"])
+    assert summary == {"documents": 3, "clusters": 2, "duplicates_removed": 1, "method": "minhash", "bands": 9, "rows": 13}
+    rows = tessera.dedup(iter(texts), ids=["x", 7, "z"], as_arrow=False)
+    assert rows[2] == {"id": "z", "cluster": "x", "kept": False, "similarity": 1.0}
+    with pytest.raises(ValueError, match="ids ran out"):
+        tessera.dedup(texts, ids=["a"])
+    with pytest.raises(ValueError, match="more ids"):
+        tessera.dedup(texts, ids=["a", "b", "c", "d"])
+    with pytest.raises(TypeError):
+        tessera.dedup(["ok", None])
+    with pytest.raises(TypeError):
+        tessera.dedup(["ok"], ids=[1.5])
+    with pytest.raises(ValueError, match="threshold"):
+        tessera.dedup(texts, threshold=1.5)
+    with pytest.raises(ValueError, match="method"):
+        tessera.dedup(texts, method="lsh")
+    assert tessera.dedup([], as_arrow=False) == []
+
+
+def test_dedup_case_suite():
+    """testdata/cases/dedup.toml, the case every surface runs."""
+    if sys.version_info < (3, 11):
+        pytest.skip("tomllib is Python 3.11+")
+    import tomllib
+
+    case = tomllib.loads((REPO / "testdata" / "cases" / "dedup.toml").read_text(encoding="utf-8"))["dedup"]
+    records = [json.loads(line) for line in case["jsonl"].splitlines() if line.strip()]
+    texts, ids = [r["text"] for r in records], [r[case["id_field"]] for r in records]
+    for run in case["runs"]:
+        settings = {k: v for k, v in run.items() if k != "clusters"}
+        rows = tessera.dedup(texts, ids=ids, as_arrow=False, **settings)
+        clusters: dict[str, list[str]] = {}
+        for r in rows:
+            clusters.setdefault(r["cluster"], []).append(r["id"])
+        got = sorted(sorted(m) for m in clusters.values() if len(m) > 1)
+        assert got == sorted(sorted(c) for c in run["clusters"]), run
+
+
+def test_sketch_settings_and_empty_texts():
+    texts = ["The printing press changed how books were made in Europe.", "", None]
+    s = tessera.sketch(texts)
+    assert s.shape == (3, 128) and (s[1] == 0xFFFFFFFF).all() and (s[2] == 0xFFFFFFFF).all()
+    assert not (s[0] == 0xFFFFFFFF).all()
+    assert (tessera.sketch(texts[:1], seed=2) != s[:1]).any()
+    assert (tessera.sketch(texts[:1], shingle_size=2) != s[:1]).any()
+    assert tessera.sketch(texts[:1], num_perm=32).shape == (1, 32)
+    assert tessera.sketch([]).shape == (0, 128)
+    for bad in (dict(num_perm=0), dict(shingle_size=0), dict(language="xx")):
+        with pytest.raises(ValueError):
+            tessera.sketch(texts, **bad)
+    with pytest.raises(TypeError):
+        tessera.sketch([b"bytes"])
+
+
+def test_plan_pieces_give_the_dedup_answer(texts):
+    """The Spark job's recipe run in plain Python: buckets by band key, pairs per bucket,
+    components, clustering per component. It must equal tessera.dedup."""
+    plan = tessera.kernels.DedupPlan(threshold=0.7)
+    lsh = tessera.MinHashLSH(threshold=0.7)
+    assert (plan.bands, plan.rows, plan.num_perm, plan.threshold, plan.seed) == (lsh.b, lsh.r, 128, 0.7, 1)
+    sigs = plan.signatures(texts)
+    assert sigs.dtype == np.uint32 and (sigs == tessera.sketch(texts)).all()
+    keys, usable = plan.band_keys(sigs)
+    assert keys.shape == (len(texts), plan.bands) and usable.dtype == np.bool_
+    assert not usable[texts.index("")]
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for doc in range(len(texts)):
+        if usable[doc]:
+            for band in range(plan.bands):
+                buckets.setdefault((band, int(keys[doc, band])), []).append(doc)
+    groups = [m for m in buckets.values() if len(m) > 1]
+    sizes = np.array([len(m) for m in groups], dtype=np.int64)
+    members = np.array([d for m in groups for d in m], dtype=np.int64)
+    pairs = plan.bucket_pairs(sizes, members)
+    assert pairs.shape[1] == 2 and (pairs[:, 0] < pairs[:, 1]).all()
+
+    parent = list(range(len(texts)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        parent[find(int(a))] = find(int(b))
+    components: dict[int, list[int]] = {}
+    for doc in range(len(texts)):
+        components.setdefault(find(doc), []).append(doc)
+    kept = list(range(len(texts)))
+    similarity = [1.0] * len(texts)
+    pair_set = {(int(a), int(b)) for a, b in pairs}
+    for docs in components.values():
+        pos = {d: i for i, d in enumerate(docs)}
+        local = np.array([(pos[a], pos[b]) for a, b in pair_set if a in pos], dtype=np.int64).reshape(-1, 2)
+        k, s = plan.cluster(sigs[docs], local)
+        assert k.dtype == np.uint32 and s.dtype == np.float64
+        for i, d in enumerate(docs):
+            kept[d], similarity[d] = docs[int(k[i])], float(s[i])
+    expected = tessera.dedup(texts, threshold=0.7, as_arrow=False)
+    assert [str(k + 1) for k in kept] == [r["cluster"] for r in expected]
+    assert similarity == [r["similarity"] for r in expected]
+
+
+def test_plan_checks_its_inputs_and_pickles():
+    plan = tessera.kernels.DedupPlan(num_perm=64, language="en", stemming=False)
+    again = pickle.loads(pickle.dumps(plan))
+    assert repr(again) == repr(plan)
+    text = ["Printing presses printed books across Europe in the fifteenth century."]
+    assert (again.signatures(text) == plan.signatures(text)).all()
+    assert (plan.signatures(text) == tessera.sketch(text, num_perm=64, language="en", stemming=False)).all()
+    with pytest.raises(ValueError, match="64"):
+        plan.band_keys(np.zeros((2, 128), dtype=np.uint32))
+    with pytest.raises(ValueError, match="add up"):
+        plan.bucket_pairs(np.array([2], dtype=np.int64), np.array([1, 2, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match="past"):
+        plan.cluster(np.zeros((2, 64), dtype=np.uint32), np.array([[0, 5]], dtype=np.int64))
+    assert plan.bucket_pairs(np.array([], dtype=np.int64), np.array([], dtype=np.int64)).shape == (0, 2)
+    # A bucket past 64 members pairs each with its 64 nearest predecessors only.
+    big = plan.bucket_pairs(np.array([100], dtype=np.int64), np.arange(100, dtype=np.int64) * 10)
+    assert len(big) == sum(min(i, 64) for i in range(100))
+    assert (big % 10 == 0).all()
+    with pytest.raises(ValueError):
+        tessera.kernels.DedupPlan(threshold=1.0)

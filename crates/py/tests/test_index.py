@@ -1,0 +1,105 @@
+"""tessera.Index: the engine's index on real texts, compared with the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import tessera
+from conftest import DEMO, demo_texts, edit, run_cli
+
+
+@pytest.fixture()
+def library(tmp_path) -> tessera.Index:
+    index = tessera.Index.create(tmp_path / "lib")
+    texts = demo_texts()
+    names = ["printing-press", "honey-bees", "siberian-rivers"]
+    out = index.add([texts[n] for n in names], titles=names, origins=[f"{n}.txt" for n in names])
+    assert [a["origin"] for a in out["added"]] == [f"{n}.txt" for n in names]
+    return index
+
+
+def test_create_add_check_near_delete(tmp_path, library):
+    texts = demo_texts()
+    with pytest.raises(FileExistsError):
+        tessera.Index.create(tmp_path / "lib")
+    again = tessera.Index.open(tmp_path / "lib")
+    assert again.path == tmp_path / "lib"
+    assert again.settings["shingles"]["size"] == 3
+
+    report = library.check(texts["thesis"])
+    assert report["suspect"]["name"] == "text"
+    titles = {s["title"] for s in report["sources"]}
+    assert {"printing-press", "honey-bees", "siberian-rivers"} <= titles
+    assert 0 < report["totals"]["originality"] < 100
+
+    hits = library.near(edit(texts["honey-bees"], 40, 2), top=2)
+    assert hits[0]["title"] == "honey-bees" and hits[0]["jaccard"] > 0.5
+    assert set(hits[0]) >= {"doc", "collection", "seen_at", "estimated_jaccard", "simhash_distance"}
+    doc = hits[0]["doc"]
+    assert library.delete([doc]) == 1
+    with pytest.raises(tessera.TesseraError, match="unknown document 999"):
+        library.delete([999])
+    assert all(h["doc"] != doc for h in library.near(texts["honey-bees"]))
+    stats = library.stats()
+    assert stats["collections"][0]["docs"] == 2
+
+
+def test_if_new_attaches_contained_texts(library):
+    texts = demo_texts()
+    out = library.add([texts["printing-press"], "A new note about clocks, gears and the towers that held them."], if_new=True)
+    assert len(out["added"]) == 1
+    (seen,) = out["seen"]
+    assert seen["into_origin"] == "printing-press.txt" and seen["containment"] == 1.0
+    assert not seen["same_origin"]
+    out = library.add([texts["printing-press"][:800]], if_new=0.5, origins=["printing-press.txt"])
+    assert out["added"] == [] and out["seen"][0]["same_origin"]
+    with pytest.raises(ValueError, match="containment"):
+        library.add(["x"], if_new=1.5)
+    with pytest.raises(TypeError):
+        library.add(["x"], if_new="yes")
+
+
+def test_add_paths_lists_failures_and_checks_files(tmp_path):
+    index = tessera.Index.create(tmp_path / "idx", shingle_size=3)
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(bytes(range(256)) * 20)
+    out = index.add_paths([DEMO / "library", bad], collection="web")
+    assert len(out["added"]) == 3 and out["failed"][0]["origin"].endswith("bad.bin")
+    report = index.check(DEMO / "thesis.txt")
+    assert report["suspect"]["name"].endswith("thesis.txt")
+    assert len(report["sources"]) == 3
+    with pytest.raises(TypeError):
+        index.check(42)
+    with pytest.raises(tessera.TesseraError, match="missing.txt"):
+        index.check(tmp_path / "missing.txt")
+
+
+def test_errors_are_python_exceptions(tmp_path, library):
+    with pytest.raises(tessera.TesseraError, match="nowhere"):
+        tessera.Index.open(tmp_path / "nowhere")
+    with pytest.raises(ValueError):
+        library.add(["text"], collection="bad name/with slash")
+    with pytest.raises(ValueError, match="kind"):
+        library.add(["text"], kind="other")
+    with pytest.raises(ValueError, match="keeps"):
+        library.add(["text"], keep_texts=True)
+    empty = tessera.Index.create(tmp_path / "empty")
+    with pytest.raises(tessera.TesseraError, match="no documents"):
+        empty.check("some text")
+
+
+def test_check_stats_and_near_equal_the_cli(tmp_path, tessera_bin):
+    lib = tmp_path / "cli-lib"
+    run_cli(tessera_bin, "index", "--index", lib, DEMO / "library")
+    index = tessera.Index.open(lib)
+    check = run_cli(tessera_bin, "check", "--index", lib, "--format", "json", DEMO / "thesis.txt")
+    assert index.check(Path(DEMO / "thesis.txt")) == json.loads(check.stdout)
+    stats = run_cli(tessera_bin, "stats", "--index", lib, "--format", "json")
+    assert index.stats() == json.loads(stats.stdout)
+    near = run_cli(tessera_bin, "near", "--index", lib, "--format", "json", DEMO / "library" / "honey-bees.txt")
+    assert index.near((DEMO / "library" / "honey-bees.txt").read_text(encoding="utf-8")) == json.loads(near.stdout)
+    merged = index.optimize(max_segments=1)
+    assert set(merged) >= {"merges", "docs", "purged"}

@@ -1,0 +1,171 @@
+"""tessera.MinHashLSH: bands by the engine's rule, queries in memory and from the
+engine's sketch store on disk."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import tessera
+from conftest import corpus, edit
+
+
+def shingles(text: str, k: int = 3) -> set[str]:
+    w = text.lower().split()
+    return {" ".join(w[i : i + k]) for i in range(max(1, len(w) - k + 1))}
+
+
+def minhash(text: str, num_perm: int = 128) -> tessera.MinHash:
+    m = tessera.MinHash(num_perm=num_perm)
+    m.update_batch(shingles(text))
+    return m
+
+
+@pytest.fixture(scope="module")
+def docs() -> list[str]:
+    return [t for t in corpus(80) if len(t.split()) > 50]
+
+
+def test_bands_follow_datasketch():
+    assert (tessera.MinHashLSH(0.8).b, tessera.MinHashLSH(0.8).r) == (9, 13)
+    assert (tessera.MinHashLSH(0.5).b, tessera.MinHashLSH(0.5).r) == (25, 5)
+    datasketch = pytest.importorskip("datasketch")
+    for t in (0.3, 0.6, 0.9):
+        for n in (64, 128, 256):
+            ours, theirs = tessera.MinHashLSH(t, n), datasketch.MinHashLSH(threshold=t, num_perm=n)
+            assert (ours.b, ours.r) == (theirs.b, theirs.r), (t, n)
+    ours = tessera.MinHashLSH(0.7, weights=(0.2, 0.8))
+    theirs = datasketch.MinHashLSH(threshold=0.7, weights=(0.2, 0.8))
+    assert (ours.b, ours.r) == (theirs.b, theirs.r)
+    assert (tessera.MinHashLSH(params=(16, 8)).b, tessera.MinHashLSH(params=(16, 8)).r) == (16, 8)
+    for bad in (dict(threshold=1.0), dict(threshold=0.0), dict(num_perm=0), dict(params=(20, 8))):
+        with pytest.raises(ValueError):
+            tessera.MinHashLSH(**bad)
+
+
+def test_finds_a_near_copy_and_not_an_unrelated_text(docs):
+    lsh = tessera.MinHashLSH(threshold=0.8)
+    for i, d in enumerate(docs):
+        lsh.insert(f"doc{i}", minhash(d))
+    near = edit(docs[5], 40, 1)
+    assert "doc5" in lsh.query(minhash(near))
+    unrelated = "completely different words about nothing in particular " * 20
+    assert lsh.query(minhash(unrelated + " tail")) == []
+    assert len(lsh) == len(docs) and "doc5" in lsh and "nope" not in lsh
+
+
+def their_minhash(datasketch, m: tessera.MinHash):
+    """datasketch's MinHash holding our values (datasketch 2 asks for a scheme; LSH only
+    cuts the values into bands, whatever made them)."""
+    try:
+        return datasketch.MinHash(num_perm=m.num_perm, hashvalues=m.digest(), scheme="legacy")
+    except TypeError:
+        return datasketch.MinHash(num_perm=m.num_perm, hashvalues=m.digest())
+
+
+def test_queries_equal_datasketch_with_the_same_signatures(docs):
+    datasketch = pytest.importorskip("datasketch")
+    ours = tessera.MinHashLSH(threshold=0.5)
+    theirs = datasketch.MinHashLSH(threshold=0.5)
+    sigs = {}
+    rng = random.Random(2)
+    for i, d in enumerate(docs):
+        text = d if rng.random() < 0.7 else edit(d, 8, i)
+        m = minhash(text)
+        sigs[i] = m
+        ours.insert(i, m)
+        theirs.insert(i, their_minhash(datasketch, m))
+    queries = [minhash(edit(d, 10, 100 + i)) for i, d in enumerate(docs[:30])]
+    for q in queries + list(sigs.values())[:20]:
+        expected = sorted(theirs.query(their_minhash(datasketch, q)))
+        assert ours.query(q) == expected
+
+
+def test_keys_insert_remove_and_errors(docs):
+    lsh = tessera.MinHashLSH()
+    m0, m1 = minhash(docs[0]), minhash(docs[1])
+    lsh.insert("a", m0)
+    lsh.insert(2, m1)
+    lsh.insert(("any", "hashable"), m0.copy())
+    assert lsh.keys() == ["a", 2, ("any", "hashable")]
+    assert lsh.query(m0) == ["a", ("any", "hashable")]
+    with pytest.raises(ValueError, match="already"):
+        lsh.insert("a", m1)
+    lsh.remove("a")
+    assert lsh.query(m0) == [("any", "hashable")] and len(lsh) == 2
+    with pytest.raises(ValueError, match="not in"):
+        lsh.remove("a")
+    with pytest.raises(ValueError, match="num_perm"):
+        lsh.insert("b", tessera.MinHash(num_perm=64))
+    with pytest.raises(ValueError, match="seed"):
+        lsh.insert("b", tessera.MinHash(seed=2))
+    empty = tessera.MinHash()
+    lsh.insert("empty", empty)
+    assert lsh.query(empty) == [] and "empty" in lsh
+
+
+def test_save_and_load_answer_the_same_queries(tmp_path, docs):
+    lsh = tessera.MinHashLSH(threshold=0.6)
+    for i, d in enumerate(docs):
+        lsh.insert(f"d{i}" if i % 2 else i, minhash(d))
+    lsh.remove(4)
+    queries = [minhash(edit(d, 12, i)) for i, d in enumerate(docs)]
+    expected = [lsh.query(q) for q in queries]
+    assert any(expected)
+    lsh.save(tmp_path / "lsh")
+    assert sorted(p.name for p in (tmp_path / "lsh").iterdir()) == ["NEAR", "keys.json"]
+    loaded = tessera.MinHashLSH.load(tmp_path / "lsh")
+    assert loaded.store_path == tmp_path / "lsh" / "NEAR"
+    assert [loaded.query(q) for q in queries] == expected
+    assert loaded.keys() == lsh.keys() and len(loaded) == len(lsh)
+    assert (loaded.b, loaded.r, loaded.threshold, loaded.num_perm, loaded.seed) == (lsh.b, lsh.r, 0.6, 128, 1)
+
+    # Inserts and removes over the mapped store, then a second save holds everything.
+    loaded.remove(0)
+    loaded.insert("new", minhash(docs[0]))
+    with pytest.raises(ValueError):
+        loaded.insert("d1", minhash(docs[1]))
+    after = [loaded.query(q) for q in queries]
+    assert "new" in after[0] and 0 not in after[0]
+    loaded.save(tmp_path / "again")
+    reloaded = tessera.MinHashLSH.load(tmp_path / "again")
+    assert [reloaded.query(q) for q in queries] == after
+    assert reloaded.keys() == loaded.keys()
+
+
+def test_save_refuses_keys_json_cannot_hold(tmp_path):
+    lsh = tessera.MinHashLSH()
+    lsh.insert(("a", 1), minhash("some words here and there"))
+    with pytest.raises(TypeError, match="str or int"):
+        lsh.save(tmp_path / "x")
+
+
+def test_damaged_files_are_named(tmp_path, docs):
+    lsh = tessera.MinHashLSH()
+    for i, d in enumerate(docs[:20]):
+        lsh.insert(i, minhash(d))
+    lsh.save(tmp_path / "lsh")
+    store = tmp_path / "lsh" / "NEAR"
+    data = bytearray(store.read_bytes())
+    data[200] ^= 0xFF
+    store.write_bytes(bytes(data))
+    with pytest.raises(tessera.TesseraError, match="NEAR.*checksum"):
+        tessera.MinHashLSH.load(tmp_path / "lsh")
+
+    lsh.save(tmp_path / "ok")
+    keys = tmp_path / "ok" / "keys.json"
+    doc = json.loads(keys.read_text())
+    doc["keys"][0] = 99
+    keys.write_text(json.dumps(doc))
+    with pytest.raises(tessera.TesseraError, match="keys.json.*different saves"):
+        tessera.MinHashLSH.load(tmp_path / "ok")
+
+    with pytest.raises(tessera.TesseraError, match="missing"):
+        tessera.MinHashLSH.load(tmp_path / "missing")
+    (tmp_path / "short").mkdir()
+    (tmp_path / "short" / "keys.json").write_text("{}")
+    (tmp_path / "short" / "NEAR").write_bytes(b"TSRNEAR\0" + b"\0" * 10)
+    with pytest.raises(tessera.TesseraError, match="NEAR.*corrupt"):
+        tessera.MinHashLSH.load(tmp_path / "short")
