@@ -27,6 +27,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -86,6 +87,35 @@ def score(rep: dict[str, str], truth: dict[str, tuple[int, str, float]]) -> dict
     }
 
 
+def stages_of(event_dir: Path) -> list[dict]:
+    """Per stage of the (last) Spark event log in `event_dir`: name, seconds, and bytes
+    read, shuffled and spilled, summed over its tasks."""
+    logs = sorted((p for p in event_dir.rglob("*") if p.is_file() and p.name.startswith(("events", "local", "app"))
+                   and p.stat().st_size), key=lambda p: p.stat().st_mtime)
+    if not logs:
+        return []
+    stages: dict[int, dict] = {}
+    with open(logs[-1], encoding="utf-8") as f:
+        for line in f:
+            event = json.loads(line)
+            kind = event.get("Event")
+            if kind == "SparkListenerTaskEnd":
+                m = event.get("Task Metrics") or {}
+                st = stages.setdefault(event["Stage ID"], {"shuffle_write": 0, "shuffle_read": 0, "input": 0, "spill": 0})
+                st["shuffle_write"] += (m.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0)
+                read = m.get("Shuffle Read Metrics") or {}
+                st["shuffle_read"] += read.get("Remote Bytes Read", 0) + read.get("Local Bytes Read", 0)
+                st["input"] += (m.get("Input Metrics") or {}).get("Bytes Read", 0)
+                st["spill"] += m.get("Disk Bytes Spilled", 0)
+            elif kind == "SparkListenerStageCompleted":
+                info = event["Stage Info"]
+                st = stages.setdefault(info["Stage ID"], {"shuffle_write": 0, "shuffle_read": 0, "input": 0, "spill": 0})
+                st["name"] = info.get("Stage Name", "")
+                st["seconds"] = (info.get("Completion Time", 0) - info.get("Submission Time", 0)) / 1000
+                st["tasks"] = info.get("Number of Tasks", 0)
+    return [dict(id=k, **v) for k, v in sorted(stages.items()) if "name" in v]
+
+
 def components(pairs: list[tuple[str, str]], docs: list[str]) -> dict[str, str]:
     parent = {d: d for d in docs}
 
@@ -137,7 +167,13 @@ def main() -> None:
         print(rows[-1], flush=True)
 
     if "spark" not in args.skip:
+        events = out / "spark-events"
+        shutil.rmtree(events, ignore_errors=True)
+        events.mkdir()
         conf = [a for c in spark_conf for a in ("--conf", c)]
+        for c in ("spark.eventLog.enabled=true", f"spark.eventLog.dir={events}", "spark.eventLog.compress=false",
+                  "spark.eventLog.rolling.enabled=false"):
+            conf += ["--conf", c]
         pattern = os.path.join(args.data, "part-*.jsonl")
         seconds, done = timed(
             [sys.executable, "-m", "tessera.spark", "dedup", pattern, "--id-col", "id", "--output", str(out / "spark")]
@@ -152,6 +188,15 @@ def main() -> None:
         answers["spark"] = spark_rows
         rows.append((f"tessera.spark on {args.master}", seconds, summary["seconds"], score({r["id"]: r["cluster"] for r in spark_rows}, truth)))
         print(rows[-1], flush=True)
+        stages = stages_of(events)
+        print("stage | s | tasks | input MB | shuffle write MB | shuffle read MB | spill MB | name")
+        for st in stages:
+            print(
+                f"{st['id']} | {st['seconds']:.1f} | {st['tasks']} | {st['input'] / 1e6:.1f} | {st['shuffle_write'] / 1e6:.1f} "
+                f"| {st['shuffle_read'] / 1e6:.1f} | {st['spill'] / 1e6:.1f} | {st['name'][:60]}"
+            )
+        written = sum(st["shuffle_write"] for st in stages)
+        print(f"shuffled: {written / 1e6:.1f} MB in all, {written / n:.0f} bytes a document", flush=True)
 
     if "mllib" not in args.skip:
         conf = [a for c in spark_conf for a in ("--conf", c)]

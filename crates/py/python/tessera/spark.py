@@ -184,26 +184,32 @@ def _sign_batches(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> I
         )
 
 
-def _pair_batches(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-    """Candidate pairs `(a, b)` (document numbers, a before b in document order) of each
-    batch of buckets (a bucket: the list of its members' (o1, o2, vid))."""
+def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+    """Candidate pairs `(a, b)` (document numbers, a before b in document order) of the
+    band rows `(band, key, o1, o2, vid)` of one partition: rows are partitioned by (band,
+    key), so every bucket is whole here. Buckets of two or more, members in document
+    order, go to `DedupPlan.bucket_pairs` in one call."""
     import numpy as np
     import pyarrow as pa
 
     plan = settings.plan()
-    for batch in batches:
-        members = batch.column("m")
-        if isinstance(members, pa.ChunkedArray):
-            members = members.combine_chunks()
-        sizes = np.diff(np.asarray(members.offsets)).astype(np.int64)
-        flat = members.flatten()
-        o1 = flat.field(_O1).to_numpy()
-        o2 = flat.field(_O2).to_numpy()
-        vid = flat.field(_VID).to_numpy()
-        bucket = np.repeat(np.arange(len(sizes)), sizes)
-        order = np.lexsort((vid, o2, o1, bucket))
-        pairs = np.asarray(plan.bucket_pairs(sizes, vid[order].astype(np.int64)), dtype=np.int64).reshape(-1, 2)
-        yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], names=["a", "b"])
+    table = pa.Table.from_batches(list(batches))
+    if table.num_rows == 0:
+        return
+    band = _column(table, "band").to_numpy()
+    key = _column(table, "key").to_numpy()
+    vid = _column(table, _VID).to_numpy()
+    order = np.lexsort((vid, _column(table, _O2).to_numpy(), _column(table, _O1).to_numpy(), key, band))
+    band, key, vid = band[order], key[order], vid[order]
+    starts = np.flatnonzero(np.r_[True, (band[1:] != band[:-1]) | (key[1:] != key[:-1])])
+    sizes = np.diff(np.r_[starts, len(vid)])
+    shared = sizes > 1
+    if not shared.any():
+        return
+    members = vid[np.repeat(shared, sizes)]
+    pairs = np.asarray(plan.bucket_pairs(sizes[shared].astype(np.int64), members.astype(np.int64)), dtype=np.int64)
+    pairs = pairs.reshape(-1, 2)
+    yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], names=["a", "b"])
 
 
 def _cluster_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
@@ -304,11 +310,14 @@ def _components(edges: "DataFrame") -> "DataFrame":
     raise RuntimeError(f"connected components did not converge in {_MAX_ROUNDS} rounds")
 
 
-def _dedup_ordered(docs: "DataFrame", settings: _Settings, partitions: int | None = None) -> tuple["DataFrame", "DataFrame"]:
+def _dedup_ordered(
+    docs: "DataFrame", settings: _Settings, partitions: int | None = None, broadcast_rows: int = 1_000_000
+) -> tuple["DataFrame", "DataFrame"]:
     """The clusters of `docs` (columns _VID, _O1, _O2, _ID, _TEXT; a null text or id: a
     record that gives no document). Returns (result, signed): result has _O1, _O2, id,
     cluster, kept, similarity for every document; `signed` is persisted (unpersist it when
-    done)."""
+    done). Documents in a pair are joined back by broadcast when there are at most
+    `broadcast_rows` of them, else by a shuffle join."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -322,17 +331,16 @@ def _dedup_ordered(docs: "DataFrame", settings: _Settings, partitions: int | Non
     bands = good.where(F.col(_KEYS).isNotNull()).select(
         _VID, _O1, _O2, F.posexplode(_KEYS).alias("band", "key")
     )
-    buckets = (
-        bands.groupBy("band", "key")
-        .agg(F.collect_list(F.struct(_O1, _O2, _VID)).alias("m"))
-        .where(F.size("m") > 1)
-        .select("m")
-    )
-    pairs = buckets.mapInArrow(lambda batches: _pair_batches(settings, batches), "a long, b long")
-    pairs = pairs.distinct().localCheckpoint()
+    by_bucket = bands.repartition(partitions, "band", "key") if partitions else bands.repartition("band", "key")
+    pairs = by_bucket.mapInArrow(lambda batches: _pair_partition(settings, batches), "a long, b long")
+    pairs = pairs.localCheckpoint()
 
-    components = _components(pairs)
-    members = good.join(components, _VID).select(
+    components = _components(pairs).localCheckpoint()
+    # Joins with every document shuffle every signature unless the other side is small
+    # enough to broadcast (most documents are in no pair).
+    small = components.count() <= broadcast_rows
+    hint = F.broadcast if small else (lambda df: df)
+    members = good.join(hint(components), _VID).select(
         _COMP, _VID, _O1, _O2, _ID, _SIG, F.lit(None).cast("long").alias("b")
     )
     pair_rows = pairs.join(components.withColumnRenamed(_VID, "a"), "a").select(
@@ -350,7 +358,7 @@ def _dedup_ordered(docs: "DataFrame", settings: _Settings, partitions: int | Non
         lambda batches: _cluster_partition(settings, batches),
         f"{_VID} long, cluster string, kept boolean, similarity double",
     )
-    result = good.select(_VID, _O1, _O2, _ID).join(clustered, _VID, "left").select(
+    result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
         _O1,
         _O2,
         F.col(_ID).alias("id"),
@@ -526,28 +534,33 @@ def read_inputs(
         )
         blank = None
     else:
-        _check_jsonl_fields(raw, text_col, id_col, order_col)
+        _check_jsonl_fields(spark, files[0][0], text_col, id_col, order_col)
         fields = [f"`{text_col}` string"]
         if id_col:
             fields.append(f"`{id_col}` string")
         if order_col:
             fields.append(f"`{order_col}` long")
-        parsed = F.from_json("value", ", ".join(fields), {"mode": "PERMISSIVE"})
-        base = raw.select(
-            F.input_file_name().alias("__f"),
-            F.monotonically_increasing_id().alias(_VID),
-            F.col("value").rlike(r"^[ \t\n\r\f]*$").alias("__blank"),
-            parsed.alias("__j"),
-        )
-        base = base.select(
-            "__f",
-            _VID,
-            "__blank",
-            F.col(f"__j.`{text_col}`").alias(_TEXT),
-            *([F.col(f"__j.`{id_col}`").alias(_ID)] if id_col else []),
-            *([F.col(f"__j.`{order_col}`").alias("__order")] if order_col else []),
-        )
-        blank = "__blank"
+        schema = ", ".join(fields)
+        wanted = [
+            F.col(f"`{text_col}`").alias(_TEXT),
+            *([F.col(f"`{id_col}`").alias(_ID)] if id_col else []),
+            *([F.col(f"`{order_col}`").alias("__order")] if order_col else []),
+        ]
+        if id_col:
+            # Spark's JSON reader skips blank lines; a line that is not JSON gives nulls.
+            raw = spark.read.schema(schema).option("mode", "PERMISSIVE").json([u for u, _, _ in files])
+            base = raw.select(F.input_file_name().alias("__f"), F.monotonically_increasing_id().alias(_VID), *wanted)
+            blank = None
+        else:
+            # Line numbers count blank lines: every line is read, blank ones dropped later.
+            parsed = F.from_json("value", schema, {"mode": "PERMISSIVE"})
+            base = raw.select(
+                F.input_file_name().alias("__f"),
+                F.monotonically_increasing_id().alias(_VID),
+                F.col("value").rlike(r"^[ \t\n\r\f]*$").alias("__blank"),
+                parsed.alias("__j"),
+            ).select("__f", _VID, "__blank", F.col("__j.*")).select("__f", _VID, "__blank", *wanted)
+            blank = "__blank"
     base = base.join(F.broadcast(spark_files), "__f")
     o2 = F.col("__order") if order_col else F.col(_VID)
     if id_col is None:
@@ -609,9 +622,16 @@ def _require_parquet_columns(df: "DataFrame", text_col: str, id_col: str | None,
             raise TesseraSparkError(f"column {name!r} is {types[name].simpleString()}, not {what}")
 
 
-def _check_jsonl_fields(lines: "DataFrame", text_col: str, id_col: str | None, order_col: str | None) -> None:
+def _check_jsonl_fields(
+    spark: "SparkSession", first_file: str, text_col: str, id_col: str | None, order_col: str | None
+) -> None:
     """Fails early, as `tessera dedup` does, when the first records all miss a field."""
-    sample = [r[0] for r in lines.limit(50).collect()]
+    parts = urlsplit(first_file)
+    if parts.scheme in ("", "file") and not first_file.endswith((".gz", ".bz2", ".zst", ".zstd")):
+        with open(unquote(parts.path), encoding="utf-8", errors="replace") as f:
+            sample = [line for _, line in zip(range(50), f)]
+    else:
+        sample = [r[0] for r in spark.read.text(first_file).limit(50).collect()]
     seen: set[str] = set()
     records = 0
     for line in sample:
