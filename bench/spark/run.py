@@ -140,6 +140,7 @@ def main() -> None:
     p.add_argument("--master", default="local[2]")
     p.add_argument("--driver-memory", default="6g")
     p.add_argument("--tables", type=int, default=5, help="MLlib numHashTables")
+    p.add_argument("--spark-arg", action="append", default=[], help="an argument for tessera.spark (repeatable)")
     p.add_argument("--skip", action="append", default=[], choices=["tessera", "spark", "mllib"])
     p.add_argument("--timeout", type=float, default=3 * 3600, help="seconds before a run is stopped")
     args = p.parse_args()
@@ -177,7 +178,7 @@ def main() -> None:
         pattern = os.path.join(args.data, "part-*.jsonl")
         seconds, done = timed(
             [sys.executable, "-m", "tessera.spark", "dedup", pattern, "--id-col", "id", "--output", str(out / "spark")]
-            + ["--master", args.master, "--summary-format", "json", *conf],
+            + ["--master", args.master, "--summary-format", "json", *conf, *args.spark_arg],
             args.timeout,
         )
         assert done is not None and done.returncode == 0, done and done.stderr[-3000:]

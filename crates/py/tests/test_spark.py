@@ -234,7 +234,10 @@ def test_default_ids_and_the_order_files_are_given_in_match_the_cli(spark_cluste
     # Files out of sorted order, no id field: ids are FILE:LINE with blank lines counted.
     files = [corpus_files[2], corpus_files[0], corpus_files[1]]
     lines, _ = cli_dedup(files, tmp_path / "cli.jsonl", "--threshold", "0.7", "--num-perm", "64", "--seed", "5")
-    rows, _, _ = spark_job(files, tmp_path / "out", spark_cluster, "--threshold", "0.7", "--num-perm", "64", "--seed", "5")
+    # --broadcast-rows 0: the documents of the pairs are joined back by a shuffle join, as
+    # at scale, instead of the broadcast a small corpus gets.
+    flags = ["--threshold", "0.7", "--num-perm", "64", "--seed", "5", "--broadcast-rows", "0"]
+    rows, _, _ = spark_job(files, tmp_path / "out", spark_cluster, *flags)
     assert lines[0]["id"] == f"{files[0]}:1"
     assert_same_answer(rows, lines)
 

@@ -398,6 +398,7 @@ def dedup(
     short_words: int = 10,
     order_col: str | None = None,
     partitions: int | None = None,
+    broadcast_rows: int = 1_000_000,
 ) -> "DataFrame":
     """Near-duplicate clusters of the documents of `df`, as ``tessera dedup`` gives them.
 
@@ -409,8 +410,13 @@ def dedup(
     partition by partition and row by row (for a DataFrame read from one file, the file's
     order). Settings are those of ``tessera dedup`` and :class:`tessera.kernels.DedupPlan`.
 
-    The job caches the signatures (``num_perm * 4`` bytes a document) until the returned
-    DataFrame is computed; compute it once (write it, or ``cache()`` it).
+    `partitions` sets the partitions of the bucket and cluster steps (default: Spark's
+    ``spark.sql.shuffle.partitions``). Documents in candidate pairs are joined back to the
+    signatures by broadcast when there are at most `broadcast_rows` of them, else by a
+    shuffle join (which moves every signature once more).
+
+    The job caches the signatures (``num_perm * 4`` bytes a document); compute the
+    returned DataFrame once (write it, or ``cache()`` it).
     """
     from pyspark.sql import functions as F
 
@@ -425,7 +431,7 @@ def dedup(
         F.col(id_col).cast("string").alias(_ID),
         F.col(text_col).alias(_TEXT),
     ).withColumn(_O2, F.col(_VID))
-    result, _signed = _dedup_ordered(docs, settings, partitions)
+    result, _signed = _dedup_ordered(docs, settings, partitions, broadcast_rows)
     return result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity")
 
 
@@ -562,7 +568,8 @@ def read_inputs(
             ).select("__f", _VID, "__blank", F.col("__j.*")).select("__f", _VID, "__blank", *wanted)
             blank = "__blank"
     base = base.join(F.broadcast(spark_files), "__f")
-    o2 = F.col("__order") if order_col else F.col(_VID)
+    # Document order: the order column when given (ties: the scan's order), else (file, row).
+    o1, o2 = (F.col("__order"), F.col(_VID)) if order_col else (F.col("__fidx"), F.col(_VID))
     if id_col is None:
         numbered = _number_rows(base)
         line = F.col("__line").cast("string")
@@ -570,7 +577,7 @@ def read_inputs(
         base = numbered.withColumn(_ID, ident)
     if blank:
         base = base.where(~F.col(blank))
-    return base.select(_VID, F.col("__fidx").alias(_O1), o2.alias(_O2), _ID, _TEXT)
+    return base.select(_VID, o1.alias(_O1), o2.alias(_O2), _ID, _TEXT)
 
 
 def _number_rows(base: "DataFrame") -> "DataFrame":
@@ -686,7 +693,15 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--no-stemming", action="store_true", help="do not stem words")
     d.add_argument("--language", default=None, help="the texts' language (default: detected)")
     d.add_argument("--short-words", type=int, default=10, help="texts with fewer words are shingled cyclically")
-    d.add_argument("--partitions", type=int, default=None, help="partitions of the clustering step (default: Spark's)")
+    d.add_argument(
+        "--partitions", type=int, default=None, help="partitions of the bucket and cluster steps (default: Spark's)"
+    )
+    d.add_argument(
+        "--broadcast-rows",
+        type=int,
+        default=1_000_000,
+        help="documents in pairs joined back by broadcast up to this many, else by a shuffle join (default 1000000)",
+    )
     d.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     d.add_argument("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
     return p
@@ -725,7 +740,7 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
     )
     plan = _check_settings(settings)
     docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
-    result, signed = _dedup_ordered(docs, settings, args.partitions)
+    result, signed = _dedup_ordered(docs, settings, args.partitions, args.broadcast_rows)
     output = _absolute(args.output)
     result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
     failed = signed.where(F.col(_SIG).isNull()).count()
@@ -775,4 +790,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, so that executors unpickle its functions by reference
+    # from their installed tessera package instead of copies of this __main__.
+    from tessera.spark import main as _main
+
+    sys.exit(_main())
