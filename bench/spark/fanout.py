@@ -36,7 +36,7 @@ def main() -> None:
     sigma = math.log(args.p99 / args.p50) / Z99
     rng = np.random.default_rng(args.seed)
     print(f"one shard: log-normal with median {args.p50} ms, sigma {sigma:.4f} (p99 {args.p99} ms)")
-    print(f"| shards | replicas | check p50 ms | p99 ms | p99.9 ms |")
+    print("| shards | replicas | check p50 ms | p99 ms | p99.9 ms |")
     print("|---|---|---|---|---|")
     for shards in args.shards:
         worst = np.empty(args.trials)

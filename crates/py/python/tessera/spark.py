@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Iterator
 from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
@@ -133,7 +134,7 @@ def _rows_of_binary(array, num_perm: int):
     return data.view("<u4").reshape(n, num_perm).astype(np.uint32, copy=False)
 
 
-def _valid(array) -> "np.ndarray":
+def _valid(array) -> "numpy.ndarray":
     """Which values of an Arrow array are not null, as a numpy bool array."""
     import numpy as np
     import pyarrow.compute as pc
