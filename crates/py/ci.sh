@@ -22,6 +22,10 @@ rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q maturin numpy pyarrow pytest datasketch xxhash
+if [ "${TESSERA_SPARK:-}" = 1 ]; then
+  # The Spark job's test: pyspark bundles Spark; it needs a JDK (.ci/run installs one).
+  "$venv/bin/python" -m pip install -q pyspark "pandas<3"
+fi
 
 step "pip install ./crates/py (maturin, release)"
 "$venv/bin/python" -m pip install -q ./crates/py

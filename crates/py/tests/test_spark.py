@@ -268,7 +268,9 @@ def test_parquet_input_and_settings_match_the_cli(local_spark, corpus_files, tmp
     table = pa.table({"text": [r["text"] for r in records], "key": list(range(1000, 1000 + len(records)))})
     path = tmp_path / "records.parquet"
     pq.write_table(table, path, row_group_size=40)
-    flags = ["--threshold", "0.6", "--shingle-size", "2", "--keep-stop-words", "--no-stemming", "--short-words", "5"]
+    # Verified by the estimate here (the other tests verify exactly, the default).
+    flags = ["--threshold", "0.6", "--shingle-size", "2", "--keep-stop-words", "--no-stemming", "--short-words", "5",
+             "--verify", "estimate"]
     lines, summary = cli_dedup([path], tmp_path / "cli.jsonl", "--id-field", "key", *flags)
     args = _parser().parse_args(["dedup", str(path), "--id-col", "key", "--output", str(tmp_path / "out"), *flags])
     spark_summary = run_dedup(local_spark, args)

@@ -21,8 +21,10 @@ only moves data:
    2014) on DataFrames;
 4. the engine's no-chaining clustering depends only on the candidate graph and the
    document order, so it is computed per component: a component's members (document
-   order) and its pairs go to one task, which calls ``DedupPlan.cluster``; a document in no
-   pair is kept alone with similarity 1.
+   order) and its pairs go to one task, which calls ``DedupPlan.cluster_texts`` (exact
+   verification, the CLI's default: the texts of documents in a pair travel with their
+   signatures) or ``DedupPlan.cluster`` (``verify="estimate"``); a document in no pair is
+   kept alone with similarity 1.
 
 Document order is the order ``tessera dedup`` reads: inputs in the order given, the files of
 a folder or a pattern sorted by path, rows in file order.
@@ -148,9 +150,12 @@ def _column(table, name: str):
     return column.combine_chunks() if hasattr(column, "combine_chunks") else column
 
 
-def _sign_batches(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+def _sign_batches(
+    settings: _Settings, keep_text: bool, batches: Iterator["pa.RecordBatch"]
+) -> Iterator["pa.RecordBatch"]:
     """Signatures and band keys of each batch; a row without text (or id) is passed on
-    with no signature: it is a record the CLI would skip."""
+    with no signature: it is a record the CLI would skip. `keep_text`: the text is passed
+    on too (exact verification needs it)."""
     import numpy as np
     import pyarrow as pa
 
@@ -179,10 +184,12 @@ def _sign_batches(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> I
             offsets = pa.array(np.arange(0, (n + 1) * bands, bands, dtype=np.int32))
             values = pa.array(all_keys.reshape(-1).view(np.int64))
             keys_col = pa.ListArray.from_arrays(offsets, values, mask=pa.array(~has_keys))
-        yield pa.RecordBatch.from_arrays(
-            [batch.column(_VID), batch.column(_O1), batch.column(_O2), ids, sig_col, keys_col],
-            names=[_VID, _O1, _O2, _ID, _SIG, _KEYS],
-        )
+        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), ids, sig_col, keys_col]
+        names = [_VID, _O1, _O2, _ID, _SIG, _KEYS]
+        if keep_text:
+            columns.append(texts)
+            names.append(_TEXT)
+        yield pa.RecordBatch.from_arrays(columns, names=names)
 
 
 def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
@@ -213,7 +220,9 @@ def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) ->
     yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], names=["a", "b"])
 
 
-def _cluster_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+def _cluster_partition(
+    settings: _Settings, exact: bool, batches: Iterator["pa.RecordBatch"]
+) -> Iterator["pa.RecordBatch"]:
     """The clusters of the components in one partition. Rows are members (a signature)
     or pairs (`b` set; `vid` is the earlier document); every component is whole in its
     partition, so one `DedupPlan.cluster` call covers them all: the rule is per component,
@@ -233,7 +242,10 @@ def _cluster_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"])
     vid = _column(members, _VID).to_numpy()
     order = np.lexsort((vid, _column(members, _O2).to_numpy(), _column(members, _O1).to_numpy(), comp))
     vid = vid[order]
-    sigs = _rows_of_binary(_column(members, _SIG).take(pa.array(order)), settings.num_perm)
+    if exact:
+        texts = _column(members, _TEXT).take(pa.array(order)).to_pylist()
+    else:
+        sigs = _rows_of_binary(_column(members, _SIG).take(pa.array(order)), settings.num_perm)
     ids = _column(members, _ID).take(pa.array(order))
     by_vid = np.argsort(vid, kind="stable")
     sorted_vid = vid[by_vid]
@@ -248,7 +260,10 @@ def _cluster_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"])
     b = position(_column(pairs, "b").to_numpy())
     local = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64), axis=0)
     local = local[local[:, 0] != local[:, 1]]
-    kept, similarity = plan.cluster(sigs, local.reshape(-1, 2))
+    if exact:
+        kept, similarity = plan.cluster_texts(texts, local.reshape(-1, 2))
+    else:
+        kept, similarity = plan.cluster(sigs, local.reshape(-1, 2))
     kept = np.asarray(kept, dtype=np.int64)
     cluster_ids = ids.take(pa.array(kept))
     is_kept = kept == np.arange(len(vid))
@@ -312,7 +327,11 @@ def _components(edges: "DataFrame") -> "DataFrame":
 
 
 def _dedup_ordered(
-    docs: "DataFrame", settings: _Settings, partitions: int | None = None, broadcast_rows: int = 1_000_000
+    docs: "DataFrame",
+    settings: _Settings,
+    partitions: int | None = None,
+    broadcast_rows: int = 1_000_000,
+    verify: str = "exact",
 ) -> tuple["DataFrame", "DataFrame"]:
     """The clusters of `docs` (columns _VID, _O1, _O2, _ID, _TEXT; a null text or id: a
     record that gives no document). Returns (result, signed): result has _O1, _O2, id,
@@ -322,9 +341,11 @@ def _dedup_ordered(
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    exact = _verify_mode(verify)
     signed = docs.select(_VID, _O1, _O2, _ID, F.col(_TEXT).cast("string").alias(_TEXT)).mapInArrow(
-        lambda batches: _sign_batches(settings, batches),
-        f"{_VID} long, {_O1} long, {_O2} long, {_ID} string, {_SIG} binary, {_KEYS} array<long>",
+        lambda batches: _sign_batches(settings, exact, batches),
+        f"{_VID} long, {_O1} long, {_O2} long, {_ID} string, {_SIG} binary, {_KEYS} array<long>"
+        + (f", {_TEXT} string" if exact else ""),
     )
     signed = signed.persist(StorageLevel.MEMORY_AND_DISK)
     good = signed.where(F.col(_SIG).isNotNull())
@@ -341,8 +362,9 @@ def _dedup_ordered(
     # enough to broadcast (most documents are in no pair).
     small = components.count() <= broadcast_rows
     hint = F.broadcast if small else (lambda df: df)
+    text = [_TEXT] if exact else []
     members = good.join(hint(components), _VID).select(
-        _COMP, _VID, _O1, _O2, _ID, _SIG, F.lit(None).cast("long").alias("b")
+        _COMP, _VID, _O1, _O2, _ID, _SIG, *text, F.lit(None).cast("long").alias("b")
     )
     pair_rows = pairs.join(components.withColumnRenamed(_VID, "a"), "a").select(
         _COMP,
@@ -351,12 +373,13 @@ def _dedup_ordered(
         F.lit(None).cast("long").alias(_O2),
         F.lit(None).cast("string").alias(_ID),
         F.lit(None).cast("binary").alias(_SIG),
+        *([F.lit(None).cast("string").alias(_TEXT)] if exact else []),
         "b",
     )
     rows = members.unionByName(pair_rows)
     rows = rows.repartition(partitions, _COMP) if partitions else rows.repartition(_COMP)
     clustered = rows.mapInArrow(
-        lambda batches: _cluster_partition(settings, batches),
+        lambda batches: _cluster_partition(settings, exact, batches),
         f"{_VID} long, cluster string, kept boolean, similarity double",
     )
     result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
@@ -368,6 +391,14 @@ def _dedup_ordered(
         F.coalesce("similarity", F.lit(1.0)).alias("similarity"),
     )
     return result, signed
+
+
+def _verify_mode(verify: str) -> bool:
+    """True for exact verification; the modes of ``tessera dedup --verify`` but "auto"
+    (a cluster has no single memory budget: texts of candidates spill to disk)."""
+    if verify not in ("exact", "estimate"):
+        raise TesseraSparkError(f'verify is "exact" or "estimate", not {verify!r}')
+    return verify == "exact"
 
 
 def _check_settings(settings: _Settings):
@@ -400,6 +431,7 @@ def dedup(
     order_col: str | None = None,
     partitions: int | None = None,
     broadcast_rows: int = 1_000_000,
+    verify: str = "exact",
 ) -> "DataFrame":
     """Near-duplicate clusters of the documents of `df`, as ``tessera dedup`` gives them.
 
@@ -410,6 +442,11 @@ def dedup(
     ascending when given (ties: the DataFrame's order), else the DataFrame's own order,
     partition by partition and row by row (for a DataFrame read from one file, the file's
     order). Settings are those of ``tessera dedup`` and :class:`tessera.kernels.DedupPlan`.
+
+    `verify` is "exact" (default: the exact Jaccard similarity of the shingle sets, as
+    ``tessera dedup`` verifies while its sets fit its memory budget; the texts of documents
+    in candidate pairs are kept with their signatures, on disk when memory is short) or
+    "estimate" (the signatures' estimate, as ``tessera dedup --verify estimate``).
 
     `partitions` sets the partitions of the bucket and cluster steps (default: Spark's
     ``spark.sql.shuffle.partitions``). Documents in candidate pairs are joined back to the
@@ -432,7 +469,8 @@ def dedup(
         F.col(id_col).cast("string").alias(_ID),
         F.col(text_col).alias(_TEXT),
     ).withColumn(_O2, F.col(_VID))
-    result, _signed = _dedup_ordered(docs, settings, partitions, broadcast_rows)
+    _verify_mode(verify)
+    result, _signed = _dedup_ordered(docs, settings, partitions, broadcast_rows, verify)
     return result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity")
 
 
@@ -693,6 +731,12 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
     d.add_argument("--no-stemming", action="store_true", help="do not stem words")
     d.add_argument("--language", default=None, help="the texts' language (default: detected)")
+    d.add_argument(
+        "--verify",
+        choices=["exact", "estimate"],
+        default="exact",
+        help="verify candidates with the exact Jaccard similarity (default; as tessera dedup) or the estimate",
+    )
     d.add_argument("--short-words", type=int, default=10, help="texts with fewer words are shingled cyclically")
     d.add_argument(
         "--partitions", type=int, default=None, help="partitions of the bucket and cluster steps (default: Spark's)"
@@ -741,7 +785,7 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
     )
     plan = _check_settings(settings)
     docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
-    result, signed = _dedup_ordered(docs, settings, args.partitions, args.broadcast_rows)
+    result, signed = _dedup_ordered(docs, settings, args.partitions, args.broadcast_rows, args.verify)
     output = _absolute(args.output)
     result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
     failed = signed.where(F.col(_SIG).isNull()).count()
@@ -755,6 +799,7 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
         "duplicates_removed": documents - clusters,
         "failed": int(failed),
         "method": "minhash",
+        "verified": args.verify,
         "bands": plan.bands,
         "rows": plan.rows,
         "seconds": round(time.perf_counter() - started, 3),
