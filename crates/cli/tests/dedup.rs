@@ -537,7 +537,18 @@ fn signatures_are_written_and_agree_with_the_clusters() {
     fs::write(tmp.path().join("d.jsonl"), jsonl).unwrap();
     let run = tessera(
         tmp.path(),
-        &["dedup", "d.jsonl", "--id-field", "id", "--threshold", "0.5", "--write-signatures", "sig.jsonl"],
+        &[
+            "dedup",
+            "d.jsonl",
+            "--id-field",
+            "id",
+            "--threshold",
+            "0.5",
+            "--verify",
+            "estimate",
+            "--write-signatures",
+            "sig.jsonl",
+        ],
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let sigs: Vec<(String, Vec<u32>)> = fs::read_to_string(tmp.path().join("sig.jsonl"))

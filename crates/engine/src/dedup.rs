@@ -39,9 +39,11 @@ pub struct DedupConfig {
     pub num_perm: usize,
     /// MinHash: seed of the hash functions.
     pub seed: u64,
-    /// MinHash: verify candidates with the exact Jaccard similarity of the shingle sets
-    /// (kept in memory) instead of the signatures' estimate.
-    pub exact: bool,
+    /// MinHash: how candidates are verified.
+    pub verify: Verify,
+    /// MinHash, [`Verify::Auto`]: the most bytes of shingle sets kept for exact
+    /// verification; beyond it, the run verifies with the signatures' estimate.
+    pub exact_budget: usize,
     /// Texts with fewer terms than this are shingled cyclically (seed 004).
     pub short_words: usize,
     /// How texts become terms and shingles.
@@ -56,12 +58,49 @@ impl Default for DedupConfig {
             max_distance: 3,
             num_perm: 128,
             seed: 1,
-            exact: false,
+            verify: Verify::Auto,
+            exact_budget: DEFAULT_EXACT_BUDGET,
             short_words: 10,
             fingerprint: FingerprintSettings::default(),
         }
     }
 }
+
+/// How MinHash candidates (documents sharing an LSH band) are verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verify {
+    /// Exact while the shingle sets fit [`DedupConfig::exact_budget`], else the estimate.
+    #[default]
+    Auto,
+    /// The exact Jaccard similarity of the shingle sets (kept in memory, 8 bytes per
+    /// distinct shingle), whatever memory it takes.
+    Exact,
+    /// The signatures' estimate (the share of equal values; its standard deviation is
+    /// `sqrt(J (1 - J) / num_perm)`, 0.044 at J = 0.5 with 128 functions).
+    Estimate,
+}
+
+/// How a run verified its candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verified {
+    /// With the exact similarity of the shingle sets.
+    Exact,
+    /// With the signatures' estimate.
+    Estimate,
+}
+
+/// Bytes of shingle sets [`Verify::Auto`] keeps at most (2 GiB: about 270 million
+/// distinct shingles, a few gigabytes of text).
+pub const DEFAULT_EXACT_BUDGET: usize = 2 << 30;
+
+/// LSH bands are chosen so that a pair this far above the threshold is a candidate with
+/// probability [`CANDIDATE_RECALL`] (candidates are verified, so a false one costs a
+/// comparison while a missed one is a duplicate kept).
+pub const RECALL_MARGIN: f64 = 0.03;
+/// See [`RECALL_MARGIN`].
+pub const CANDIDATE_RECALL: f64 = 0.995;
 
 /// One document's answer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -89,6 +128,9 @@ pub struct DedupSummary {
     pub failed: usize,
     /// The method.
     pub method: DedupMethod,
+    /// MinHash: how candidates were verified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verified>,
     /// MinHash: LSH bands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bands: Option<usize>,
@@ -143,7 +185,8 @@ impl MinHashPlan {
         let near = |e: tessera_near::Error| Error::Settings(e.to_string());
         check_threshold(config.threshold)?;
         let hasher = MinHasher::new(MinHashConfig { num_perm: config.num_perm, seed: config.seed }).map_err(near)?;
-        let params = LshParams::optimal(config.threshold, config.num_perm, 0.5, 0.5).map_err(near)?;
+        let params =
+            LshParams::for_recall(config.threshold, config.num_perm, RECALL_MARGIN, CANDIDATE_RECALL).map_err(near)?;
         let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
         Ok(Self { config: config.clone(), hasher, params, fingerprinters })
     }
@@ -179,6 +222,12 @@ impl MinHashPlan {
         texts.par_iter().map(|t| self.signature(t)).collect()
     }
 
+    /// The set whose Jaccard similarity the threshold is about: the text's distinct
+    /// shingle hashes (sorted), as [`MinHashPlan::signature`] sees them.
+    pub fn shingle_set(&self, text: &str) -> Vec<u64> {
+        self.fingerprinters.with(|fp| tessera_near::shingle_set(&self.sketch_input(fp, text).shingles))
+    }
+
     /// The key of each band of a signature; `None` for an empty signature or one of
     /// another length (it takes part in no band).
     pub fn band_keys(&self, signature: &Signature) -> Option<Vec<u64>> {
@@ -202,6 +251,29 @@ impl MinHashPlan {
     pub fn cluster(&self, signatures: &[Signature], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
         let clustering = self.cluster_signatures(signatures, pairs);
         clustering.kept.iter().zip(&clustering.similarity).map(|(&k, &s)| (k, round_similarity(s))).collect()
+    }
+
+    /// [`MinHashPlan::cluster`] with the exact similarity: `sets` are the documents'
+    /// [`MinHashPlan::shingle_set`]s, in document order.
+    pub fn cluster_sets(&self, sets: &[Vec<u64>], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
+        let clustering = self.cluster_exact(sets, pairs);
+        clustering.kept.iter().zip(&clustering.similarity).map(|(&k, &s)| (k, round_similarity(s))).collect()
+    }
+
+    /// [`MinHashPlan::cluster_sets`] from the documents' texts (in document order): the
+    /// exact verification a distributed job runs on a component, whose texts it joined
+    /// back, so that its answer equals `tessera dedup`'s default (exact) one.
+    pub fn cluster_texts(&self, texts: &[&str], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
+        let sets: Vec<Vec<u64>> = texts.par_iter().map(|t| self.shingle_set(t)).collect();
+        self.cluster_sets(&sets, pairs)
+    }
+
+    fn cluster_exact<S: AsRef<[u64]> + Sync>(&self, sets: &[S], pairs: &[(u32, u32)]) -> Clustering {
+        let t = self.config.threshold;
+        tessera_near::cluster(sets.len(), pairs, |a, b| {
+            let s = tessera_near::jaccard(sets[a as usize].as_ref(), sets[b as usize].as_ref());
+            (s >= t).then_some(s)
+        })
     }
 
     fn cluster_signatures(&self, signatures: &[Signature], pairs: &[(u32, u32)]) -> Clustering {
@@ -237,6 +309,9 @@ pub struct Deduplicator {
     ids: Vec<String>,
     sketches: Vec<Sketch>,
     failed: Vec<(String, String)>,
+    /// Shingle sets are kept (exact verification, within the budget for `Auto`).
+    keep_sets: bool,
+    set_bytes: usize,
 }
 
 impl Deduplicator {
@@ -256,7 +331,18 @@ impl Deduplicator {
             }
         };
         let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
-        Ok(Self { config, extract, fingerprinters, plan, ids: Vec::new(), sketches: Vec::new(), failed: Vec::new() })
+        let keep_sets = config.verify != Verify::Estimate;
+        Ok(Self {
+            config,
+            extract,
+            fingerprinters,
+            plan,
+            ids: Vec::new(),
+            sketches: Vec::new(),
+            failed: Vec::new(),
+            keep_sets,
+            set_bytes: 0,
+        })
     }
 
     /// The settings.
@@ -284,7 +370,9 @@ impl Deduplicator {
         match &self.plan {
             Some(plan) => Sketch::MinHash {
                 signature: plan.hasher.sign(&shingles),
-                set: if self.config.exact { tessera_near::shingle_set(&shingles) } else { Vec::new() },
+                // Kept as they come: only documents that turn out to be candidates are
+                // sorted into sets, when the run finishes.
+                set: if self.keep_sets { shingles } else { Vec::new() },
             },
             None => Sketch::SimHash { tf: tessera_near::term_frequencies(&terms) },
         }
@@ -295,8 +383,25 @@ impl Deduplicator {
         let sketches: Vec<Sketch> =
             batch.par_iter().map(|(_, text)| self.fingerprinters.with(|fp| self.sketch(fp, text))).collect();
         for ((id, _), s) in batch.iter().zip(sketches) {
-            self.ids.push(id.clone());
-            self.sketches.push(s);
+            self.push(id.clone(), s);
+        }
+    }
+
+    /// Keeps a document's sketch; [`Verify::Auto`] drops every shingle set (and
+    /// verifies with the estimate) once they would exceed the budget.
+    fn push(&mut self, id: String, sketch: Sketch) {
+        if let Sketch::MinHash { set, .. } = &sketch {
+            self.set_bytes += set.len() * std::mem::size_of::<u64>();
+        }
+        self.ids.push(id);
+        self.sketches.push(sketch);
+        if self.keep_sets && self.config.verify == Verify::Auto && self.set_bytes > self.config.exact_budget {
+            self.keep_sets = false;
+            for s in &mut self.sketches {
+                if let Sketch::MinHash { set, .. } = s {
+                    *set = Vec::new();
+                }
+            }
         }
     }
 
@@ -313,10 +418,7 @@ impl Deduplicator {
         for (path, result) in batch.iter().zip(done) {
             let id = path.as_ref().display().to_string();
             match result {
-                Ok(s) => {
-                    self.ids.push(id);
-                    self.sketches.push(s);
-                }
+                Ok(s) => self.push(id, s),
                 Err(e) => self.failed.push((id, crate::describe_error(&e))),
             }
         }
@@ -338,9 +440,10 @@ impl Deduplicator {
 
     /// Clusters everything sketched: each document is checked against its cluster's
     /// kept document (no chaining), so the answer does not depend on thread count.
-    pub fn finish(self) -> Result<DedupResult> {
+    pub fn finish(mut self) -> Result<DedupResult> {
         let near = |e: tessera_near::Error| Error::Settings(e.to_string());
-        let clustering = match &self.plan {
+        let plan = self.plan.take();
+        let clustering = match &plan {
             Some(plan) => self.cluster_minhash(plan),
             None => self.cluster_simhash().map_err(near)?,
         };
@@ -364,30 +467,51 @@ impl Deduplicator {
             duplicates_removed: clustering.duplicates(),
             failed: self.failed.len(),
             method: self.config.method,
-            bands: self.plan.as_ref().map(MinHashPlan::bands),
-            rows: self.plan.as_ref().map(MinHashPlan::rows),
+            verified: plan.as_ref().map(|_| if self.keep_sets { Verified::Exact } else { Verified::Estimate }),
+            bands: plan.as_ref().map(MinHashPlan::bands),
+            rows: plan.as_ref().map(MinHashPlan::rows),
         };
         Ok(DedupResult { lines, failed: self.failed, summary })
     }
 
-    fn cluster_minhash(&self, plan: &MinHashPlan) -> Clustering {
-        let mut signatures = Vec::with_capacity(self.sketches.len());
-        let mut sets = Vec::with_capacity(self.sketches.len());
-        for s in &self.sketches {
-            if let Sketch::MinHash { signature, set } = s {
-                signatures.push(signature.clone());
-                sets.push(set);
-            }
-        }
+    fn cluster_minhash(&mut self, plan: &MinHashPlan) -> Clustering {
+        let signatures: Vec<Signature> = self
+            .sketches
+            .iter()
+            .filter_map(|s| match s {
+                Sketch::MinHash { signature, .. } => Some(signature.clone()),
+                Sketch::SimHash { .. } => None,
+            })
+            .collect();
         let pairs = tessera_near::candidate_pairs(&signatures, plan.params);
-        if !self.config.exact {
+        if !self.keep_sets {
             return plan.cluster_signatures(&signatures, &pairs);
         }
-        let t = self.config.threshold;
-        tessera_near::cluster(signatures.len(), &pairs, |a, b| {
-            let s = tessera_near::jaccard(sets[a as usize], sets[b as usize]);
-            (s >= t).then_some(s)
-        })
+        // The shingles of candidates become sorted sets; the others are dropped.
+        let mut candidate = vec![false; signatures.len()];
+        for &(a, b) in &pairs {
+            candidate[a as usize] = true;
+            candidate[b as usize] = true;
+        }
+        self.sketches.par_iter_mut().zip(candidate).for_each(|(s, is_candidate)| {
+            if let Sketch::MinHash { set, .. } = s {
+                if is_candidate {
+                    set.sort_unstable();
+                    set.dedup();
+                } else {
+                    *set = Vec::new();
+                }
+            }
+        });
+        let sets: Vec<&[u64]> = self
+            .sketches
+            .iter()
+            .filter_map(|s| match s {
+                Sketch::MinHash { set, .. } => Some(set.as_slice()),
+                Sketch::SimHash { .. } => None,
+            })
+            .collect();
+        plan.cluster_exact(&sets, &pairs)
     }
 
     fn cluster_simhash(&self) -> std::result::Result<Clustering, tessera_near::Error> {
@@ -447,15 +571,15 @@ mod tests {
         let batch =
             [("a".to_owned(), a.clone()), ("b".to_owned(), b), ("a2".to_owned(), format!("{a} extra words here"))];
         for method in [DedupMethod::Minhash, DedupMethod::Simhash] {
-            for exact in [false, true] {
-                let config = DedupConfig { method, exact, threshold: 0.7, ..DedupConfig::default() };
+            for verify in [Verify::Auto, Verify::Exact, Verify::Estimate] {
+                let config = DedupConfig { method, verify, threshold: 0.7, ..DedupConfig::default() };
                 let mut d = Deduplicator::new(config, ExtractConfig::default()).unwrap();
                 d.add_texts(&batch[..1]);
                 d.add_texts(&batch[1..]);
                 let result = d.finish().unwrap();
                 let clusters: Vec<(&str, &str, bool)> =
                     result.lines.iter().map(|l| (l.id.as_str(), l.cluster.as_str(), l.kept)).collect();
-                assert_eq!(clusters, [("a", "a", true), ("b", "b", true), ("a2", "a", false)], "{method:?} {exact}");
+                assert_eq!(clusters, [("a", "a", true), ("b", "b", true), ("a2", "a", false)], "{method:?} {verify:?}");
                 assert_eq!(result.summary.duplicates_removed, 1);
                 assert!(result.lines[2].similarity > 0.7 || method == DedupMethod::Simhash);
             }
@@ -487,8 +611,10 @@ mod tests {
         }
         docs.extend(["".to_owned(), "one two".to_owned(), text(8, 5)]);
         let batch: Vec<(String, String)> = docs.iter().enumerate().map(|(i, t)| (i.to_string(), t.clone())).collect();
-        for threshold in [0.5, 0.8] {
-            let config = DedupConfig { threshold, ..DedupConfig::default() };
+        for (threshold, verify) in
+            [(0.5, Verify::Estimate), (0.8, Verify::Estimate), (0.5, Verify::Auto), (0.8, Verify::Exact)]
+        {
+            let config = DedupConfig { threshold, verify, ..DedupConfig::default() };
             let mut d = Deduplicator::new(config.clone(), ExtractConfig::default()).unwrap();
             d.add_texts(&batch);
             let expected = d.finish().unwrap();
@@ -532,15 +658,39 @@ mod tests {
                     .map(|&(a, b)| (local(a), local(b)))
                     .collect();
                 let comp_sigs: Vec<Signature> = members.iter().map(|&d| sigs[d as usize].clone()).collect();
-                for (i, (kept, sim)) in plan.cluster(&comp_sigs, &pairs).into_iter().enumerate() {
+                let clustered = if verify == Verify::Estimate {
+                    plan.cluster(&comp_sigs, &pairs)
+                } else {
+                    let texts: Vec<&str> = members.iter().map(|&d| docs[d as usize].as_str()).collect();
+                    plan.cluster_texts(&texts, &pairs)
+                };
+                for (i, (kept, sim)) in clustered.into_iter().enumerate() {
                     got[members[i] as usize] = (members[kept as usize], sim);
                 }
             }
             let want: Vec<(u32, f64)> =
                 expected.lines.iter().map(|l| (l.cluster.parse().unwrap(), l.similarity)).collect();
-            assert_eq!(got, want, "threshold {threshold}");
+            assert_eq!(got, want, "threshold {threshold} {verify:?}");
+            let exact = if verify == Verify::Estimate { Verified::Estimate } else { Verified::Exact };
+            assert_eq!(expected.summary.verified, Some(exact));
             assert!(expected.summary.duplicates_removed > 70, "{:?}", expected.summary);
         }
+    }
+
+    #[test]
+    fn auto_verification_falls_back_to_the_estimate_beyond_its_budget() {
+        let batch: Vec<(String, String)> = (0..20).map(|i| (i.to_string(), text(i, 200))).collect();
+        for (budget, verified) in [(1 << 20, Verified::Exact), (20_000, Verified::Estimate)] {
+            let config = DedupConfig { exact_budget: budget, ..DedupConfig::default() };
+            let mut d = Deduplicator::new(config, ExtractConfig::default()).unwrap();
+            d.add_texts(&batch);
+            assert_eq!(d.finish().unwrap().summary.verified, Some(verified), "{budget}");
+        }
+        // Exact keeps its sets whatever they take.
+        let config = DedupConfig { exact_budget: 0, verify: Verify::Exact, ..DedupConfig::default() };
+        let mut d = Deduplicator::new(config, ExtractConfig::default()).unwrap();
+        d.add_texts(&batch);
+        assert_eq!(d.finish().unwrap().summary.verified, Some(Verified::Exact));
     }
 
     #[test]

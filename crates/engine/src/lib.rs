@@ -42,7 +42,10 @@ pub use add::{
     SeenDocument,
 };
 pub use check::{CheckedFile, IndexView, Suspect};
-pub use dedup::{DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary, Deduplicator, MinHashPlan};
+pub use dedup::{
+    CANDIDATE_RECALL, DEFAULT_EXACT_BUDGET, DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary,
+    Deduplicator, MinHashPlan, RECALL_MARGIN, Verified, Verify,
+};
 pub use engine::{Engine, EngineOptions, Sniffed, list_files, verify};
 pub use error::{Error, ErrorKind, Result, describe_error};
 pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};

@@ -7,6 +7,8 @@
 //!   granularity, plagdet), and [`score_dir`]: a detection directory scored per
 //!   subset and over the entire corpus.
 //! - [`read_clough`]: the Clough & Stevenson corpus of plagiarised short answers.
+//! - [`plant`] / [`measure_planted`]: planted near-duplicates (copies edited at known
+//!   rates) and how a dedup run found them.
 //!
 //! The data may not be redistributed, so it is not in the repository; tests look for it
 //! in [`eval_data_dir`] and skip when it is absent.
@@ -22,6 +24,7 @@ pub mod corpus;
 pub mod error;
 pub mod measure;
 pub mod offsets;
+pub mod planted;
 pub mod report;
 pub mod xml;
 
@@ -33,6 +36,7 @@ pub use corpus::{Pair, PanCorpus, read_pairs};
 pub use error::{Error, Result};
 pub use measure::{Scores, plagdet, score};
 pub use offsets::CharOffsets;
+pub use planted::{PlantedDoc, PlantedScores, ScoredPair, measure as measure_planted, plant};
 pub use report::{ENTIRE, Report, SubsetScores, score_annotations, score_dir};
 pub use xml::{detections_xml, read_annotations, read_detections, write_detections};
 

@@ -67,6 +67,31 @@ impl LshParams {
         Ok(best.1)
     }
 
+    /// Bands and rows for a run whose candidates are all verified, so that a missed pair
+    /// costs more than a false candidate: among `bands * rows <= num_perm`, those that
+    /// make a pair of similarity `threshold + margin` a candidate with probability at
+    /// least `recall`, the one with the fewest candidates below the threshold (the least
+    /// `∫_0^t P(s) ds`); when none reaches `recall`, the one that comes closest. Ties keep
+    /// the first `(b, r)` in order of increasing `b`, then `r`.
+    pub fn for_recall(threshold: f64, num_perm: usize, margin: f64, recall: f64) -> Result<Self> {
+        Self::optimal(threshold, num_perm, 0.5, 0.5)?;
+        let above = (threshold + margin).min(1.0);
+        let mut best: Option<(bool, f64, Self)> = None;
+        for bands in 1..=num_perm {
+            for rows in 1..=num_perm / bands {
+                let p = Self { bands, rows };
+                let hit = candidate_probability(above, p);
+                let ok = hit >= recall;
+                // Enough recall: fewer false candidates is better; else more recall is.
+                let cost = if ok { integrate(|s| candidate_probability(s, p), 0.0, threshold) } else { -hit };
+                if best.is_none_or(|(bok, bcost, _)| (ok && !bok) || (ok == bok && cost < bcost)) {
+                    best = Some((ok, cost, p));
+                }
+            }
+        }
+        best.map(|b| b.2).ok_or_else(|| config("num_perm", "must be at least 1"))
+    }
+
     /// Checks that signatures of `num_perm` values have room for these bands.
     pub fn validate(&self, num_perm: usize) -> Result<()> {
         if self.bands == 0 || self.rows == 0 || self.bands * self.rows > num_perm {
@@ -209,6 +234,20 @@ impl LshIndex {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn bands_for_recall_find_pairs_just_above_the_threshold() {
+        for (t, perm) in [(0.5, 128), (0.8, 128), (0.9, 256), (0.7, 64)] {
+            let p = LshParams::for_recall(t, perm, 0.03, 0.995).unwrap();
+            assert!(p.bands * p.rows <= perm);
+            assert!(candidate_probability(t + 0.03, p) >= 0.995, "{t} {p:?}");
+            // More bands of the same rows would only add false candidates.
+            let balanced = LshParams::optimal(t, perm, 0.5, 0.5).unwrap();
+            assert!(candidate_probability(t + 0.03, p) > candidate_probability(t + 0.03, balanced), "{t}");
+        }
+        assert_eq!(LshParams::for_recall(0.8, 128, 0.03, 0.995).unwrap(), LshParams { bands: 17, rows: 7 });
+        assert!(LshParams::for_recall(1.5, 128, 0.03, 0.995).is_err());
+    }
     use super::*;
     use crate::{MinHashConfig, MinHasher};
 

@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
 use tessera_engine::sketch::Signature;
-use tessera_engine::{DedupConfig, DedupMethod, Deduplicator, ExtractConfig, MinHashPlan};
+use tessera_engine::{DedupConfig, DedupMethod, Deduplicator, ExtractConfig, MinHashPlan, Verify};
 
 use crate::{errors, settings};
 
@@ -152,7 +152,7 @@ pub(crate) fn sketch<'py>(
 
 /// The columns of a dedup run (the package's `tessera.dedup` makes a table of them).
 #[pyfunction]
-#[pyo3(name = "_dedup_columns", signature = (texts, ids = None, method = "minhash", threshold = 0.8, max_distance = 3, num_perm = 128, seed = 1, exact = false, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+#[pyo3(name = "_dedup_columns", signature = (texts, ids = None, method = "minhash", threshold = 0.8, max_distance = 3, num_perm = 128, seed = 1, verify = "auto", exact = false, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup_columns<'py>(
     py: Python<'py>,
@@ -163,6 +163,7 @@ pub(crate) fn dedup_columns<'py>(
     max_distance: u32,
     num_perm: usize,
     seed: u64,
+    verify: &str,
     exact: bool,
     shingle_size: usize,
     stop_words: bool,
@@ -175,10 +176,18 @@ pub(crate) fn dedup_columns<'py>(
         "simhash" => DedupMethod::Simhash,
         other => return Err(PyValueError::new_err(format!("method is \"minhash\" or \"simhash\", not {other:?}"))),
     };
+    let verify = match (exact, verify) {
+        (true, _) | (_, "exact") => Verify::Exact,
+        (_, "auto") => Verify::Auto,
+        (_, "estimate") => Verify::Estimate,
+        (_, other) => {
+            return Err(PyValueError::new_err(format!("verify is \"auto\", \"exact\" or \"estimate\", not {other:?}")));
+        }
+    };
     let config = DedupConfig {
         method,
         max_distance,
-        exact,
+        verify,
         ..config(threshold, num_perm, seed, shingle_size, stop_words, stemming, language, short_words)
     };
     let mut dedup = Deduplicator::new(config, ExtractConfig::default()).map_err(errors::engine)?;
@@ -223,6 +232,10 @@ pub(crate) fn dedup_columns<'py>(
     summary.set_item("clusters", s.clusters)?;
     summary.set_item("duplicates_removed", s.duplicates_removed)?;
     summary.set_item("method", if s.method == DedupMethod::Minhash { "minhash" } else { "simhash" })?;
+    summary.set_item(
+        "verified",
+        s.verified.map(|v| if v == tessera_engine::Verified::Exact { "exact" } else { "estimate" }),
+    )?;
     summary.set_item("bands", s.bands)?;
     summary.set_item("rows", s.rows)?;
     PyTuple::new(
@@ -463,6 +476,42 @@ impl DedupPlan {
             list.push((a, b));
         }
         let clustered = py.detach(|| self.plan.cluster(&sigs, &list));
+        let (kept, similarity): (Vec<u32>, Vec<f64>) = clustered.into_iter().unzip();
+        Ok((Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py)))
+    }
+
+    /// `cluster` verified with the exact Jaccard similarity of the shingle sets, made from
+    /// the documents' texts (a sequence of str, in document order): the default
+    /// verification of `tessera dedup` (`--verify auto` while the sets fit its budget).
+    #[pyo3(text_signature = "($self, texts, pairs)")]
+    fn cluster_texts<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        pairs: PyReadonlyArray2<'py, i64>,
+    ) -> PyResult<Clusters<'py>> {
+        let mut owned: Vec<String> = Vec::new();
+        for t in texts.try_iter()? {
+            owned.push(text_of(&t?, true)?.unwrap_or_default());
+        }
+        if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
+            return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));
+        }
+        let mut list = Vec::with_capacity(pairs.shape()[0]);
+        for row in pairs.as_array().rows() {
+            let (a, b) = (position(row[0], "position")?, position(row[1], "position")?);
+            if a as usize >= owned.len() || b as usize >= owned.len() {
+                return Err(PyValueError::new_err(format!(
+                    "pair ({a}, {b}) names a position past the {} texts",
+                    owned.len()
+                )));
+            }
+            list.push((a, b));
+        }
+        let clustered = py.detach(|| {
+            let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+            self.plan.cluster_texts(&refs, &list)
+        });
         let (kept, similarity): (Vec<u32>, Vec<f64>) = clustered.into_iter().unzip();
         Ok((Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py)))
     }

@@ -17,6 +17,7 @@ from conftest import REPO, read_jsonl, run_cli, write_jsonl
 SETTINGS = [
     dict(method="minhash"),
     dict(method="minhash", threshold=0.5, exact=True),
+    dict(method="minhash", threshold=0.7, verify="estimate"),
     dict(method="minhash", threshold=0.7, num_perm=64, seed=9, shingle_size=2, stop_words=False, stemming=False),
     dict(method="simhash"),
     dict(method="simhash", max_distance=6, short_words=20),
@@ -30,6 +31,8 @@ def cli_flags(s: dict) -> list[str]:
             flags += ["--" + name.replace("_", "-"), str(s[name])]
     if s.get("exact"):
         flags.append("--exact")
+    if s.get("verify"):
+        flags += ["--verify", s["verify"]]
     if s.get("stop_words") is False:
         flags.append("--keep-stop-words")
     if s.get("stemming") is False:
@@ -82,7 +85,15 @@ def test_dedup_table_and_list_shapes():
     assert [str(t) for t in table.schema.types] == ["string", "string", "bool", "double"]
     assert table.column("cluster").to_pylist() == ["1", "2", "1"]
     summary = json.loads(table.schema.metadata[b"tessera.summary"])
-    assert summary == {"documents": 3, "clusters": 2, "duplicates_removed": 1, "method": "minhash", "bands": 9, "rows": 13}
+    assert summary == {
+        "documents": 3,
+        "clusters": 2,
+        "duplicates_removed": 1,
+        "method": "minhash",
+        "verified": "exact",
+        "bands": 17,
+        "rows": 7,
+    }
     rows = tessera.dedup(iter(texts), ids=["x", 7, "z"], as_arrow=False)
     assert rows[2] == {"id": "z", "cluster": "x", "kept": False, "similarity": 1.0}
     with pytest.raises(ValueError, match="ids ran out"):
@@ -139,8 +150,10 @@ def test_plan_pieces_give_the_dedup_answer(texts):
     """The Spark job's recipe run in plain Python: buckets by band key, pairs per bucket,
     components, clustering per component. It must equal tessera.dedup."""
     plan = tessera.kernels.DedupPlan(threshold=0.7)
+    # The dedup's bands (chosen for recall), which MinHashLSH's balanced ones are not.
     lsh = tessera.MinHashLSH(threshold=0.7)
-    assert (plan.bands, plan.rows, plan.num_perm, plan.threshold, plan.seed) == (lsh.b, lsh.r, 128, 0.7, 1)
+    assert plan.bands > lsh.b and plan.bands * plan.rows <= 128
+    assert (plan.num_perm, plan.threshold, plan.seed) == (128, 0.7, 1)
     sigs = plan.signatures(texts)
     assert sigs.dtype == np.uint32 and (sigs == tessera.sketch(texts)).all()
     keys, usable = plan.band_keys(sigs)
@@ -170,19 +183,25 @@ def test_plan_pieces_give_the_dedup_answer(texts):
     components: dict[int, list[int]] = {}
     for doc in range(len(texts)):
         components.setdefault(find(doc), []).append(doc)
-    kept = list(range(len(texts)))
-    similarity = [1.0] * len(texts)
     pair_set = {(int(a), int(b)) for a, b in pairs}
-    for docs in components.values():
-        pos = {d: i for i, d in enumerate(docs)}
-        local = np.array([(pos[a], pos[b]) for a, b in pair_set if a in pos], dtype=np.int64).reshape(-1, 2)
-        k, s = plan.cluster(sigs[docs], local)
-        assert k.dtype == np.uint32 and s.dtype == np.float64
-        for i, d in enumerate(docs):
-            kept[d], similarity[d] = docs[int(k[i])], float(s[i])
-    expected = tessera.dedup(texts, threshold=0.7, as_arrow=False)
-    assert [str(k + 1) for k in kept] == [r["cluster"] for r in expected]
-    assert similarity == [r["similarity"] for r in expected]
+    # plan.cluster verifies with the estimate, plan.cluster_texts exactly (the default).
+    for verify in ("estimate", "exact"):
+        kept = list(range(len(texts)))
+        similarity = [1.0] * len(texts)
+        for docs in components.values():
+            pos = {d: i for i, d in enumerate(docs)}
+            local = np.array([(pos[a], pos[b]) for a, b in pair_set if a in pos], dtype=np.int64).reshape(-1, 2)
+            if verify == "estimate":
+                k, s = plan.cluster(sigs[docs], local)
+            else:
+                k, s = plan.cluster_texts([texts[d] for d in docs], local)
+            assert k.dtype == np.uint32 and s.dtype == np.float64
+            for i, d in enumerate(docs):
+                kept[d], similarity[d] = docs[int(k[i])], float(s[i])
+        expected = tessera.dedup(texts, threshold=0.7, as_arrow=False, verify=verify)
+        assert [str(k + 1) for k in kept] == [r["cluster"] for r in expected], verify
+        assert similarity == [r["similarity"] for r in expected], verify
+        assert sum(not r["kept"] for r in expected) > 0
 
 
 def test_plan_checks_its_inputs_and_pickles():

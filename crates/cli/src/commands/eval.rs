@@ -15,6 +15,8 @@ use super::CreateArgs;
 
 #[path = "clough.rs"]
 mod clough;
+#[path = "neardup.rs"]
+mod neardup;
 
 /// Evaluation commands.
 // Parsed once per run: the size of the largest variant does not matter.
@@ -29,6 +31,10 @@ pub enum EvalCommand {
     /// source orders cut > light > heavy > non, and how well one threshold separates
     /// `non` from the rest.
     Clough(clough::CloughArgs),
+    /// Planted near-duplicates (base texts and copies edited at known rates): how many
+    /// pairs above the threshold `tessera dedup` puts in one cluster, and how many below
+    /// it it merges.
+    Neardup(neardup::NeardupArgs),
 }
 
 /// Arguments of `tessera eval pan`.
@@ -66,6 +72,7 @@ pub fn run(cmd: EvalCommand, quiet: bool) -> Result<ExitCode> {
     match cmd {
         EvalCommand::Pan(args) => pan(&args, quiet),
         EvalCommand::Clough(args) => clough::run(&args),
+        EvalCommand::Neardup(args) => neardup::run(&args),
     }
 }
 

@@ -51,6 +51,7 @@ def dedup(
     max_distance: int = 3,
     num_perm: int = 128,
     seed: int = 1,
+    verify: str = "auto",
     exact: bool = False,
     shingle_size: int = 3,
     stop_words: bool = True,
@@ -78,8 +79,11 @@ def dedup(
         max_distance: SimHash: the largest Hamming distance of near-duplicates (<= 8).
         num_perm: MinHash: hash functions per signature.
         seed: MinHash: seed of the hash functions.
-        exact: MinHash: verify candidates with the exact Jaccard similarity of the
-            shingle sets instead of the signatures' estimate.
+        verify: MinHash: how candidates are verified: "exact" (the Jaccard similarity of
+            the shingle sets, kept in memory at 8 bytes per distinct shingle),
+            "estimate" (the signatures' share of equal values) or "auto" (default: exact
+            while the sets fit 2 GiB), as ``tessera dedup --verify``.
+        exact: the same as ``verify="exact"`` (``tessera dedup --exact``).
         shingle_size: words per shingle.
         stop_words: drop stop words.
         stemming: reduce words to Snowball stems.
@@ -92,7 +96,7 @@ def dedup(
         One row per text, in order, with columns ``id`` (string), ``cluster`` (string:
         the id of the cluster's kept document), ``kept`` (bool) and ``similarity``
         (float64: to the kept document; 1 for kept documents). A table carries the run's
-        totals (documents, clusters, duplicates_removed, method, bands, rows) as JSON in
+        totals (documents, clusters, duplicates_removed, method, verified, bands, rows) as JSON in
         its schema metadata under ``b"tessera.summary"``.
 
     Raises:
@@ -107,6 +111,7 @@ def dedup(
         max_distance=max_distance,
         num_perm=num_perm,
         seed=seed,
+        verify=verify,
         exact=exact,
         shingle_size=shingle_size,
         stop_words=stop_words,

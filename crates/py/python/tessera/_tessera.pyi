@@ -259,6 +259,7 @@ def _dedup_columns(
     max_distance: int = 3,
     num_perm: int = 128,
     seed: int = 1,
+    verify: str = "auto",
     exact: bool = False,
     shingle_size: int = 3,
     stop_words: bool = True,
@@ -332,6 +333,12 @@ class DedupPlan:
         position of each document's kept document (uint32, (m,)) and its similarity to it
         (float64, rounded to 4 decimals as `tessera dedup` prints it). No chaining: every
         member is compared with its kept document itself."""
+    def cluster_texts(
+        self, texts: Sequence[Optional[str]], pairs: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float64]]:
+        """`cluster` verified with the exact Jaccard similarity of the shingle sets, made from
+        the documents' texts (a sequence of str, in document order): the default
+        verification of `tessera dedup` (`--verify auto` while the sets fit its budget)."""
 
 @final
 class Index:

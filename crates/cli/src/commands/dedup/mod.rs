@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use tessera_engine::{DedupConfig, DedupMethod, DedupSummary, Deduplicator};
+use tessera_engine::{DedupConfig, DedupMethod, DedupSummary, Deduplicator, Verify};
 
 mod inputs;
 #[cfg(feature = "parquet")]
@@ -40,6 +40,17 @@ impl From<Method> for DedupMethod {
     }
 }
 
+/// How MinHash candidates are verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VerifyArg {
+    /// Exact while the shingle sets fit the memory budget.
+    Auto,
+    /// The exact Jaccard similarity of the shingle sets.
+    Exact,
+    /// The signatures' estimate.
+    Estimate,
+}
+
 /// Summary formats of `tessera dedup` (an HTML page makes no sense for a pipeline step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SummaryFormat {
@@ -64,7 +75,15 @@ pub struct DedupArgs {
     /// How documents are compared.
     #[arg(long, value_enum, default_value_t = Method::Minhash)]
     method: Method,
-    /// MinHash: the Jaccard similarity at which two documents are near-duplicates.
+    /// MinHash: the Jaccard similarity at which two documents are near-duplicates. It is
+    /// measured on the sets of word shingles Tessera fingerprints with (words lowercased
+    /// and NFKC-folded, stop words dropped and words stemmed unless `--keep-stop-words` /
+    /// `--no-stemming`, numbers dropped, `--shingle-size` words per shingle): dropping
+    /// stop words and stemming raise it for edited copies. For the raw word n-grams that
+    /// datasketch and text-dedup users compare with, add `--keep-stop-words --no-stemming`.
+    /// Pairs just above the threshold are found: bands are chosen so that a pair at
+    /// threshold + 0.03 is a candidate with probability 0.995, and candidates are
+    /// verified exactly (see `--verify`).
     #[arg(long, default_value_t = 0.8)]
     threshold: f64,
     /// SimHash: the largest Hamming distance between near-duplicates.
@@ -76,9 +95,14 @@ pub struct DedupArgs {
     /// MinHash: seed of the hash functions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// MinHash: verify candidates with the exact Jaccard similarity of the shingle sets
-    /// (kept in memory) instead of the signatures' estimate.
-    #[arg(long)]
+    /// MinHash: how candidates are verified: `exact` keeps every document's shingle set
+    /// (8 bytes per distinct shingle) and compares them; `estimate` compares signatures
+    /// (less memory; its error is about 0.04 at 128 functions, so pairs near the
+    /// threshold go either way); `auto` is exact while the sets fit 2 GiB.
+    #[arg(long, value_enum, default_value_t = VerifyArg::Auto)]
+    verify: VerifyArg,
+    /// MinHash: the same as `--verify exact`.
+    #[arg(long, conflicts_with = "verify")]
     exact: bool,
     /// Texts with fewer words than this are shingled cyclically (seed 004).
     #[arg(long, default_value_t = 10)]
@@ -133,9 +157,14 @@ impl DedupArgs {
             max_distance: self.max_distance,
             num_perm: self.num_perm,
             seed: self.seed,
-            exact: self.exact,
+            verify: match (self.exact, self.verify) {
+                (true, _) | (_, VerifyArg::Exact) => Verify::Exact,
+                (_, VerifyArg::Auto) => Verify::Auto,
+                (_, VerifyArg::Estimate) => Verify::Estimate,
+            },
             short_words: self.short_words,
             fingerprint: self.create.settings(),
+            ..DedupConfig::default()
         }
     }
 }
@@ -483,7 +512,14 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         SummaryFormat::Json => eprintln!("{}", serde_json::to_string(&summary)?),
         SummaryFormat::Text => {
             let how = match lsh {
-                Some((bands, rows)) => format!("minhash, threshold {}, {bands} bands of {rows} rows", args.threshold),
+                Some((bands, rows)) => format!(
+                    "minhash, threshold {}, {bands} bands of {rows} rows, verified {}",
+                    args.threshold,
+                    match summary.totals.verified {
+                        Some(tessera_engine::Verified::Exact) => "exactly",
+                        _ => "by estimate",
+                    }
+                ),
                 None => format!("simhash, distance <= {}", args.max_distance),
             };
             let t = &summary.totals;

@@ -1,0 +1,315 @@
+"""The Spark job (tessera.spark) against `tessera dedup` on the same files: a standalone
+cluster on 127.0.0.1 (a master and two workers from the pyspark wheel), the job submitted
+to it, and a local[2] session for `tessera.spark.dedup(df)`. Needs java and pyspark;
+runs when TESSERA_SPARK=1 (CI sets it), else skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.environ.get("TESSERA_SPARK") != "1", reason="TESSERA_SPARK=1 runs the Spark tests")
+
+REPO = Path(__file__).resolve().parents[3]
+CLUSTER_SCRIPT = REPO / "scripts" / "spark-cluster.sh"
+# Small settings so a few hundred documents still take several partitions and splits:
+# the order of split files is part of what is tested.
+SPARK_CONF = [
+    "spark.sql.shuffle.partitions=4",
+    "spark.sql.files.maxPartitionBytes=16384",
+    "spark.ui.enabled=false",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# The planted corpus.
+
+ENGLISH = (
+    "the of and to in is was for on that with as by at from this are be it an or which "
+    "running runs ran walked walking houses house cities city played playing studies "
+    "studied teacher teachers reading readers connection connected quickly quick"
+).split()
+
+
+def _vocabulary(rng: random.Random, letters: str, n: int) -> list[str]:
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(n)]
+
+
+def _edited(rng: random.Random, words: list[str], rate: float, vocab: list[str]) -> list[str]:
+    """`words` with each word replaced with probability `rate`, and one in 50 deleted."""
+    out = []
+    for w in words:
+        if rng.random() < rate:
+            out.append(rng.choice(vocab))
+        elif rng.random() < rate / 4:
+            continue
+        else:
+            out.append(w)
+    return out
+
+
+def planted_records(seed: int = 16) -> list[dict]:
+    """A few hundred records: originals (English-like and Russian-like), copies edited at
+    known rates (0 to 30 % of words), exact copies, copies with other case and punctuation,
+    short texts (cyclic shingles), empty and symbol-only texts; shuffled."""
+    rng = random.Random(seed)
+    latin = _vocabulary(rng, "abcdefghijklmnopqrstuvwxyz", 2500) + ENGLISH * 8
+    cyrillic = _vocabulary(rng, "абвгдеёжзийклмнопрстуфхцчшщыэюя", 1500)
+    texts: list[str] = []
+    for i in range(70):
+        vocab = cyrillic if i % 7 == 0 else latin
+        words = [rng.choice(vocab) for _ in range(rng.randint(40, 400))]
+        texts.append(" ".join(words))
+        for rate in rng.sample([0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.3], rng.randint(0, 4)):
+            texts.append(" ".join(_edited(rng, words, rate, vocab)))
+        if i % 9 == 0:
+            texts.append(" ".join(words).upper().replace(" ", ", ") + ".")
+    for _ in range(12):
+        short = " ".join(rng.choice(latin) for _ in range(rng.randint(1, 9)))
+        texts += [short] * rng.randint(1, 3)
+    texts += ["", "", "   ", "!!! ??? ...", "—"]
+    rng.shuffle(texts)
+    return [{"id": f"doc-{i:04d}", "text": t, "lang": "x"} for i, t in enumerate(texts)]
+
+
+def write_jsonl_files(folder: Path, records: list[dict], parts: int = 3) -> list[Path]:
+    """`records` spread over `parts` JSONL files (part-0.jsonl ...), with blank lines and two
+    records the CLI skips (a line that is not JSON, a record without a text) in between."""
+    folder.mkdir(parents=True, exist_ok=True)
+    size = (len(records) + parts - 1) // parts
+    paths = []
+    for p in range(parts):
+        path = folder / f"part-{p}.jsonl"
+        with path.open("w", encoding="utf-8") as f:
+            for k, record in enumerate(records[p * size : (p + 1) * size]):
+                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+                if k % 23 == 5:
+                    f.write("\n")
+            if p == 1:
+                f.write("{not json\n")
+                f.write(json.dumps({"id": "no-text", "body": "x"}) + "\n")
+        paths.append(path)
+    return paths
+
+
+# ---------------------------------------------------------------------------------------
+# The command line to compare with.
+
+
+def tessera_binary() -> Path:
+    """TESSERA_BIN, or the newest of target/release/tessera and target/debug/tessera (built
+    with cargo when neither exists)."""
+    if os.environ.get("TESSERA_BIN"):
+        return Path(os.environ["TESSERA_BIN"])
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    built = [p for p in (target / "release" / "tessera", target / "debug" / "tessera") if p.exists()]
+    if not built:
+        subprocess.run(["cargo", "build", "-p", "tessera-cli", "--locked"], cwd=REPO, check=True)
+        built = [target / "debug" / "tessera"]
+    return max(built, key=lambda p: p.stat().st_mtime)
+
+
+def cli_dedup(inputs: list[Path], out: Path, *flags: str) -> tuple[list[dict], dict]:
+    """`tessera dedup` of `inputs`: its lines and its JSON summary (exit 3: records skipped)."""
+    done = subprocess.run(
+        [str(tessera_binary()), "-q", "dedup", *map(str, inputs), "-o", str(out), "--format", "json", *flags],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 3), done.stderr
+    summary = json.loads([line for line in done.stderr.splitlines() if line.startswith("{")][-1])
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return lines, summary
+
+
+def read_parquet_rows(path: Path) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist()
+
+
+def spark_job(inputs: list[Path], out: Path, master: str, *flags: str) -> tuple[list[dict], dict, int]:
+    """`python -m tessera.spark dedup` as a user runs it: its rows, summary and exit code."""
+    conf = [a for c in SPARK_CONF for a in ("--conf", c)]
+    done = subprocess.run(
+        [sys.executable, "-m", "tessera.spark", "dedup", *map(str, inputs), "--output", str(out), "--master", master]
+        + ["--summary-format", "json", *conf, *flags],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 3), done.stderr[-5000:]
+    summary = json.loads([line for line in done.stderr.splitlines() if line.startswith("{")][-1])
+    return read_parquet_rows(out), summary, done.returncode
+
+
+def assert_same_answer(spark_rows: list[dict], cli_lines: list[dict]) -> None:
+    """The same documents in the same order, each with the same cluster, kept flag and
+    similarity."""
+    assert [r["id"] for r in spark_rows] == [line["id"] for line in cli_lines]
+    differing = [(r, line) for r, line in zip(spark_rows, cli_lines) if r != line]
+    assert not differing, f"{len(differing)} documents differ, the first: {differing[:3]}"
+
+
+# ---------------------------------------------------------------------------------------
+# Fixtures.
+
+
+@pytest.fixture(scope="module")
+def corpus_files(tmp_path_factory) -> list[Path]:
+    return write_jsonl_files(tmp_path_factory.mktemp("corpus"), planted_records())
+
+
+@pytest.fixture(scope="module")
+def cli_by_id(corpus_files, tmp_path_factory) -> tuple[list[dict], dict]:
+    lines, summary = cli_dedup(corpus_files, tmp_path_factory.mktemp("cli") / "out.jsonl", "--id-field", "id")
+    # The planted set must exercise clustering, or equal answers would prove little.
+    assert summary["duplicates_removed"] >= 40, summary
+    assert summary["failed"] == 2, summary
+    assert any(not line["kept"] and line["similarity"] < 1.0 for line in lines)
+    return lines, summary
+
+
+@pytest.fixture(scope="module")
+def spark_cluster(tmp_path_factory):
+    """A standalone master and two workers on 127.0.0.1, stopped at the end."""
+    if shutil.which("java") is None:
+        pytest.fail("java is not on PATH (apt-get install openjdk-17-jre-headless)")
+    folder = tmp_path_factory.mktemp("spark-cluster")
+    env = dict(os.environ, PYTHON=sys.executable)
+    stop = lambda: subprocess.run(["bash", str(CLUSTER_SCRIPT), "stop", str(folder)], env=env, check=False)  # noqa: E731
+    started = subprocess.run(
+        ["bash", str(CLUSTER_SCRIPT), "start", str(folder), "2"], env=env, capture_output=True, text=True
+    )
+    if started.returncode != 0:
+        stop()
+        pytest.fail(f"the standalone cluster did not start: {started.stderr}")
+    try:
+        yield started.stdout.strip()
+    finally:
+        stop()
+
+
+@pytest.fixture(scope="module")
+def local_spark():
+    """A local[2] session in this process, for tessera.spark.dedup(df)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.master("local[2]").appName("tessera-test")
+    for conf in SPARK_CONF:
+        key, _, value = conf.partition("=")
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+# ---------------------------------------------------------------------------------------
+# Tests.
+
+
+def test_the_job_on_a_standalone_cluster_gives_the_cli_answer(spark_cluster, corpus_files, cli_by_id, tmp_path):
+    assert spark_cluster.startswith("spark://127.0.0.1:")
+    lines, summary = cli_by_id
+    # A pattern, as a user gives a folder of shards: files in sorted order, as the CLI.
+    pattern = str(corpus_files[0].parent / "part-*.jsonl")
+    rows, spark_summary, code = spark_job([Path(pattern)], tmp_path / "out", spark_cluster, "--id-col", "id")
+    assert_same_answer(rows, lines)
+    for key in ("documents", "clusters", "duplicates_removed", "failed", "bands", "rows"):
+        assert spark_summary[key] == summary[key], key
+    assert code == 3  # records were skipped, as the CLI's exit status 3 says
+
+
+def test_default_ids_and_the_order_files_are_given_in_match_the_cli(spark_cluster, corpus_files, tmp_path):
+    # Files out of sorted order, no id field: ids are FILE:LINE with blank lines counted.
+    files = [corpus_files[2], corpus_files[0], corpus_files[1]]
+    lines, _ = cli_dedup(files, tmp_path / "cli.jsonl", "--threshold", "0.7", "--num-perm", "64", "--seed", "5")
+    # --broadcast-rows 0: the documents of the pairs are joined back by a shuffle join, as
+    # at scale, instead of the broadcast a small corpus gets.
+    flags = ["--threshold", "0.7", "--num-perm", "64", "--seed", "5", "--broadcast-rows", "0"]
+    rows, _, _ = spark_job(files, tmp_path / "out", spark_cluster, *flags)
+    assert lines[0]["id"] == f"{files[0]}:1"
+    assert_same_answer(rows, lines)
+
+
+def test_the_dataframe_function_on_local_spark_gives_the_cli_answer(local_spark, corpus_files, cli_by_id):
+    from tessera.spark import dedup
+
+    lines, _ = cli_by_id
+    records = [json.loads(line) for path in corpus_files for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip() and line.startswith("{\"")]
+    # The order column gives the document order, whatever the DataFrame's partitioning.
+    rows = [(r["id"], r.get("text"), n) for n, r in enumerate(records)]
+    rng = random.Random(3)
+    rng.shuffle(rows)
+    df = local_spark.createDataFrame(rows, "id string, text string, n long").repartition(3)
+    got = [r.asDict() for r in dedup(df, text_col="text", id_col="id", order_col="n").collect()]
+    assert_same_answer(got, lines)
+
+
+def test_parquet_input_and_settings_match_the_cli(local_spark, corpus_files, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tessera.spark import _parser, run_dedup
+
+    records = [json.loads(line) for path in corpus_files for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip() and line.startswith("{\"") and "text" in json.loads(line)]
+    table = pa.table({"text": [r["text"] for r in records], "key": list(range(1000, 1000 + len(records)))})
+    path = tmp_path / "records.parquet"
+    pq.write_table(table, path, row_group_size=40)
+    flags = ["--threshold", "0.6", "--shingle-size", "2", "--keep-stop-words", "--no-stemming", "--short-words", "5"]
+    lines, summary = cli_dedup([path], tmp_path / "cli.jsonl", "--id-field", "key", *flags)
+    args = _parser().parse_args(["dedup", str(path), "--id-col", "key", "--output", str(tmp_path / "out"), *flags])
+    spark_summary = run_dedup(local_spark, args)
+    assert_same_answer(read_parquet_rows(tmp_path / "out"), lines)
+    assert spark_summary["duplicates_removed"] == summary["duplicates_removed"] > 0
+
+
+def test_a_missing_column_is_a_clear_error(local_spark, corpus_files, tmp_path):
+    from tessera.spark import TesseraSparkError, _parser, dedup, run_dedup
+
+    df = local_spark.createDataFrame([("a", "some text")], "id string, body string")
+    with pytest.raises(TesseraSparkError, match="no column 'text'; columns: id, body"):
+        dedup(df)
+    args = _parser().parse_args(["dedup", str(corpus_files[0]), "--text-col", "body", "--output", str(tmp_path / "o")])
+    with pytest.raises(TesseraSparkError, match="no record has field 'body'.*fields seen: id, lang, text"):
+        run_dedup(local_spark, args)
+    with pytest.raises(TesseraSparkError, match="threshold"):
+        dedup(local_spark.createDataFrame([("a", "t")], "id string, text string"), threshold=1.5)
+
+
+def test_connected_components_match_union_find(local_spark):
+    from tessera.spark import _components
+
+    rng = random.Random(5)
+    edges = [(i, i + 1) for i in range(100, 160)]  # a long path: many large/small-star rounds
+    edges += [(1000, 1000 + k) for k in range(1, 30)]  # a star around its minimum
+    edges += [(1500 + k, 1400) for k in range(1, 10)]  # a star around a larger centre
+    edges += [(rng.randrange(2000, 2300), rng.randrange(2000, 2300)) for _ in range(200)]
+    edges = [(b, a) if rng.random() < 0.5 else (a, b) for a, b in edges if a != b]
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    want = {v: find(v) for edge in edges for v in edge}
+    got = {row[0]: row[1] for row in _components(local_spark.createDataFrame(edges, "a long, b long")).collect()}
+    assert got == want
