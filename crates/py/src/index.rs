@@ -155,14 +155,14 @@ impl Index {
     ///     dict: "added" (list of {"id", "origin"} in order), "seen" (list of {"origin",
     ///     "into", "into_origin", "containment", "same_origin"}), "failed", "bytes",
     ///     "seconds".
-    #[pyo3(signature = (texts, titles = None, collection = "main".to_owned(), if_new = None, origins = None, kind = "source", keep_texts = false))]
+    #[pyo3(signature = (texts, titles = None, collection = "main", if_new = None, origins = None, kind = "source", keep_texts = false))]
     #[allow(clippy::too_many_arguments)]
     fn add<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         titles: Option<&Bound<'py, PyAny>>,
-        collection: String,
+        collection: &str,
         if_new: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         kind: &str,
@@ -172,17 +172,14 @@ impl Index {
             None => AddMode::All,
             Some(x) => add_mode(x)?,
         };
-        let config = self::collection(collection, kind, keep_texts)?;
+        let config = self::collection(collection.to_owned(), kind, keep_texts)?;
         let mut titles = titles.map(|t| t.try_iter()).transpose()?;
         let mut origins = origins.map(|o| o.try_iter()).transpose()?;
         let mut docs: Vec<(String, String, String)> = Vec::new();
         for text in texts.try_iter()? {
             let text = text?;
-            let text: String = text
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err("texts are str"))?
-                .to_cow()?
-                .into_owned();
+            let text: String =
+                text.cast::<PyString>().map_err(|_| PyTypeError::new_err("texts are str"))?.to_cow()?.into_owned();
             let n = docs.len() + 1;
             let origin = match origins.as_mut() {
                 None => format!("text:{:016x}", xxh3_64(text.as_bytes())),
@@ -200,21 +197,19 @@ impl Index {
             };
             docs.push((origin, title, text));
         }
-        let summary = py
-            .detach(|| self.engine.add_texts(&config, docs, mode, &|_| {}))
-            .map_err(errors::engine)?;
+        let summary = py.detach(|| self.engine.add_texts(&config, docs, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
     }
 
     /// Adds files and folders (recursively, in sorted order; archives give one document
     /// per member) to a collection. Arguments and result as `add`; files that cannot be
     /// read are listed in "failed" with the reason, the others are added.
-    #[pyo3(signature = (paths, collection = "main".to_owned(), if_new = None, kind = "source", keep_texts = false))]
+    #[pyo3(signature = (paths, collection = "main", if_new = None, kind = "source", keep_texts = false))]
     fn add_paths<'py>(
         &self,
         py: Python<'py>,
         paths: Vec<PathBuf>,
-        collection: String,
+        collection: &str,
         if_new: Option<&Bound<'py, PyAny>>,
         kind: &str,
         keep_texts: bool,
@@ -223,9 +218,8 @@ impl Index {
             None => AddMode::All,
             Some(x) => add_mode(x)?,
         };
-        let config = self::collection(collection, kind, keep_texts)?;
-        let summary =
-            py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
+        let config = self::collection(collection.to_owned(), kind, keep_texts)?;
+        let summary = py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
     }
 
@@ -238,18 +232,18 @@ impl Index {
     ///     document: the text to check, or the path of a file.
     ///     name: the name a text is reported under.
     ///     title: the title of a text.
-    #[pyo3(signature = (document, name = "text".to_owned(), title = None))]
+    #[pyo3(signature = (document, name = "text", title = None))]
     fn check<'py>(
         &self,
         py: Python<'py>,
         document: &Bound<'py, PyAny>,
-        name: String,
+        name: &str,
         title: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if let Ok(text) = document.cast::<PyString>() {
             let text = text.to_cow()?.into_owned();
             let json = py.detach(|| -> PyResult<String> {
-                let suspect = self.engine.suspect_text(&name, title, text);
+                let suspect = self.engine.suspect_text(name, title, text);
                 report_json(&self.engine.check(&suspect).map_err(errors::engine)?)
             })?;
             return loads(py, &json);

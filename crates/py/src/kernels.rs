@@ -18,6 +18,10 @@ use crate::{errors, settings};
 /// Texts taken from Python at a time before the work on them runs without the GIL: it
 /// bounds the memory of the copies (the CLI reads records in batches of the same size).
 const BATCH: usize = 1024;
+/// Texts signed at a time by `sketch` and `DedupPlan.signatures`: larger batches keep both
+/// cores busy to the end of a batch; the bytes bound keeps the copies' memory bounded.
+const SIGN_BATCH: usize = 16_384;
+const SIGN_BATCH_BYTES: usize = 64 << 20;
 
 /// Plans by settings, built once per process: a plan holds the warm normalizers.
 fn plan(config: &DedupConfig) -> PyResult<Arc<MinHashPlan>> {
@@ -80,7 +84,7 @@ fn signatures_of(py: Python<'_>, plan: &MinHashPlan, texts: &Bound<'_, PyAny>) -
     let p = plan.config().num_perm;
     let mut out: Vec<u32> = Vec::new();
     let mut n = 0;
-    let mut batch: Vec<Option<String>> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<Option<String>> = Vec::new();
     let run = |batch: &mut Vec<Option<String>>, out: &mut Vec<u32>| {
         let refs: Vec<&str> = batch.iter().map(|t| t.as_deref().unwrap_or("")).collect();
         let sigs = py.detach(|| plan.signatures(&refs));
@@ -90,11 +94,15 @@ fn signatures_of(py: Python<'_>, plan: &MinHashPlan, texts: &Bound<'_, PyAny>) -
         }
         batch.clear();
     };
+    let mut bytes = 0usize;
     for item in texts.try_iter()? {
-        batch.push(text_of(&item?, true)?);
+        let text = text_of(&item?, true)?;
+        bytes += text.as_ref().map_or(0, String::len);
+        batch.push(text);
         n += 1;
-        if batch.len() == BATCH {
+        if batch.len() == SIGN_BATCH || bytes >= SIGN_BATCH_BYTES {
             run(&mut batch, &mut out);
+            bytes = 0;
         }
     }
     run(&mut batch, &mut out);
@@ -134,16 +142,8 @@ pub(crate) fn sketch<'py>(
     short_words: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
     let default = DedupConfig::default();
-    let plan = plan(&config(
-        default.threshold,
-        num_perm,
-        seed,
-        shingle_size,
-        stop_words,
-        stemming,
-        language,
-        short_words,
-    ))?;
+    let plan =
+        plan(&config(default.threshold, num_perm, seed, shingle_size, stop_words, stemming, language, short_words))?;
     let (n, values) = signatures_of(py, &plan, texts)?;
     let wide: Vec<u64> = py.detach(|| values.into_iter().map(u64::from).collect());
     let array = Array2::from_shape_vec((n, num_perm), wide).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -287,6 +287,11 @@ fn position(v: i64, what: &str) -> PyResult<u32> {
     u32::try_from(v).map_err(|_| PyValueError::new_err(format!("{what} {v} is out of range (0 to 2**32 - 1)")))
 }
 
+/// Band keys (n, bands) and whether each document takes part in the bands (n,).
+type BandKeys<'py> = (Bound<'py, PyArray2<u64>>, Bound<'py, PyArray1<bool>>);
+/// Each document's kept position and its similarity to it.
+type Clusters<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>);
+
 /// The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
 /// Spark job): the engine's `MinHashPlan`. Running them as its docstrings say gives the
 /// answer `tessera.dedup` and `tessera dedup` give on one machine:
@@ -358,8 +363,8 @@ impl DedupPlan {
     #[pyo3(text_signature = "($self, texts)")]
     fn signatures<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let (n, values) = signatures_of(py, &self.plan, texts)?;
-        let array = Array2::from_shape_vec((n, self.num_perm()), values)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let array =
+            Array2::from_shape_vec((n, self.num_perm()), values).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(array.into_pyarray(py))
     }
 
@@ -367,11 +372,7 @@ impl DedupPlan {
     /// (n, bands) and usable bool of shape (n,); an empty signature takes part in no band
     /// (usable False, its keys 0).
     #[pyo3(text_signature = "($self, signatures)")]
-    fn band_keys<'py>(
-        &self,
-        py: Python<'py>,
-        signatures: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray2<u64>>, Bound<'py, PyArray1<bool>>)> {
+    fn band_keys<'py>(&self, py: Python<'py>, signatures: &Bound<'py, PyAny>) -> PyResult<BandKeys<'py>> {
         let sigs = signature_rows(signatures, self.num_perm())?;
         let bands = self.bands();
         let (keys, usable) = py.detach(|| {
@@ -445,7 +446,7 @@ impl DedupPlan {
         py: Python<'py>,
         signatures: &Bound<'py, PyAny>,
         pairs: PyReadonlyArray2<'py, i64>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>)> {
+    ) -> PyResult<Clusters<'py>> {
         let sigs = signature_rows(signatures, self.num_perm())?;
         if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
             return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
-use tessera_engine::sketch::{LshParams, MinHashConfig, Signature, SketchStore, StoreEntry, StoreSettings, TableDesign};
+use tessera_engine::sketch::{
+    LshParams, MinHashConfig, Signature, SketchStore, StoreEntry, StoreSettings, TableDesign,
+};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::errors::{self, TesseraError};
@@ -183,7 +185,10 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> PyResult<()> {
 #[pymethods]
 impl MinHashLsh {
     #[new]
-    #[pyo3(signature = (threshold = 0.8, num_perm = 128, weights = (0.5, 0.5), params = None))]
+    #[pyo3(
+        signature = (threshold = 0.8, num_perm = 128, weights = (0.5, 0.5), params = None),
+        text_signature = "(threshold=0.8, num_perm=128, weights=(0.5, 0.5), params=None)"
+    )]
     fn new(
         py: Python<'_>,
         threshold: f64,
@@ -345,7 +350,10 @@ impl MinHashLsh {
         }
         let number = |name: &str| json[name].as_f64().ok_or_else(|| corrupt(&keys_path, format!("no {name}")));
         let threshold = number("threshold")?;
-        let weights = match json["weights"].as_array().map(|w| (w.first().and_then(|v| v.as_f64()), w.get(1).and_then(|v| v.as_f64()))) {
+        let weights = match json["weights"]
+            .as_array()
+            .map(|w| (w.first().and_then(|v| v.as_f64()), w.get(1).and_then(|v| v.as_f64())))
+        {
             Some((Some(a), Some(b))) => (a, b),
             _ => return Err(corrupt(&keys_path, "no weights")),
         };

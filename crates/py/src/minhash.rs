@@ -242,7 +242,10 @@ impl MinHash {
         let this = slf.borrow();
         let c = this.config();
         let values = this.digest(py);
-        let args = PyTuple::new(py, [c.num_perm.into_pyobject(py)?.into_any(), c.seed.into_pyobject(py)?.into_any(), values.into_any()])?;
+        let args = PyTuple::new(
+            py,
+            [c.num_perm.into_pyobject(py)?.into_any(), c.seed.into_pyobject(py)?.into_any(), values.into_any()],
+        )?;
         PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
 }

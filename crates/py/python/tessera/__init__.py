@@ -27,7 +27,7 @@ from ._tessera import (
 from . import kernels
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pyarrow
+    import pyarrow  # type: ignore[import-untyped]
 
 __all__ = [
     "Index",

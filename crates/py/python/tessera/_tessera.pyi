@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Hashable, Iterable, Optional, Sequence, Union
+from typing import Any, Hashable, Iterable, Optional, Sequence, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
 
-Item = Union[str, bytes]
-Fingerprint = Union["SimHash", int]
+_Item = Union[str, bytes]
+_Fingerprint = Union["SimHash", int]
 
 class TesseraError(Exception):
     """An operation of Tessera's engine failed (an index, a file, a sketch store): the
     message is the engine's, naming the file and the reason."""
 
+@final
 class MinHash:
     """A MinHash signature of a set of items (bytes or str).
 
@@ -34,12 +35,12 @@ class MinHash:
             MinHash's `digest()`), each below 2**32; their length sets `num_perm`.
     """
 
-    def __init__(
-        self, num_perm: int = 128, seed: int = 1, hashvalues: Optional[Union[npt.ArrayLike, Sequence[int]]] = None
-    ) -> None: ...
-    def update(self, b: Item) -> None:
+    def __new__(
+        cls, num_perm: int = 128, seed: int = 1, hashvalues: Optional[Union[npt.ArrayLike, Sequence[int]]] = None
+    ) -> MinHash: ...
+    def update(self, b: _Item) -> None:
         """Adds one item (bytes or str)."""
-    def update_batch(self, b: Iterable[Item]) -> None:
+    def update_batch(self, b: Iterable[_Item]) -> None:
         """Adds every item of an iterable (bytes or str): items are hashed, then folded in
         batches without the GIL."""
     def jaccard(self, other: MinHash) -> float:
@@ -67,11 +68,14 @@ class MinHash:
     def clear(self) -> None:
         """Clears the signature (as if no item was added)."""
     @staticmethod
-    def bulk(sets: Iterable[Iterable[Item]], num_perm: int = 128, seed: int = 1) -> list[MinHash]:
+    def bulk(sets: Iterable[Iterable[_Item]], num_perm: int = 128, seed: int = 1) -> list[MinHash]:
         """The MinHash of each set of items, computed without the GIL."""
     def __len__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __copy__(self) -> MinHash: ...
+    def __deepcopy__(self, memo: Any, /) -> MinHash: ...
 
+@final
 class MinHashLSH:
     """MinHash LSH: finds the keys whose signatures share at least one band with a query's,
     the candidates of Jaccard similarity around `threshold` and above.
@@ -99,13 +103,13 @@ class MinHashLSH:
         params: `(bands, rows)` to use instead of the optimal ones.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         threshold: float = 0.8,
         num_perm: int = 128,
         weights: tuple[float, float] = (0.5, 0.5),
         params: Optional[tuple[int, int]] = None,
-    ) -> None: ...
+    ) -> MinHashLSH: ...
     def insert(self, key: Hashable, minhash: MinHash) -> None:
         """Inserts `minhash` under `key` (any hashable; str or int to `save`). `ValueError`
         when the key is there already, or the MinHash's `num_perm` or `seed` differ."""
@@ -125,7 +129,7 @@ class MinHashLSH:
         """Opens an LSH written by `save`: the store memory-mapped and verified (checksum,
         sizes), the keys read. `TesseraError` naming the file when a file is missing,
         damaged, or the two files come from different saves."""
-    def __contains__(self, key: Hashable) -> bool: ...
+    def __contains__(self, key: Hashable, /) -> bool: ...
     def __len__(self) -> int: ...
     @property
     def b(self) -> int:
@@ -149,6 +153,7 @@ class MinHashLSH:
     def store_path(self) -> Optional[os.PathLike[str]]:
         """The store this LSH was loaded from, if any."""
 
+@final
 class SimHash:
     """A 64-bit SimHash (Charikar): near-identical feature sets have fingerprints a small
     Hamming distance apart.
@@ -167,24 +172,25 @@ class SimHash:
     weights of the features with bit `i` set outweigh the others. No feature gives 0.
     """
 
-    def __init__(
-        self,
-        value: Union[str, int, SimHash, Iterable[Union[Item, tuple[Item, float]]]],
+    def __new__(
+        cls,
+        value: Union[str, int, SimHash, Iterable[Union[_Item, tuple[_Item, float]]]],
         *,
         stop_words: bool = True,
         stemming: bool = True,
         language: Optional[str] = None,
-    ) -> None: ...
+    ) -> SimHash: ...
     @property
     def value(self) -> int:
         """The fingerprint, an int from 0 to 2**64 - 1."""
-    def distance(self, other: Fingerprint) -> int:
+    def distance(self, other: _Fingerprint) -> int:
         """The Hamming distance to another SimHash (or int fingerprint)."""
     def __int__(self) -> int: ...
     def __index__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class SimHashIndex:
     """Keys of 64-bit fingerprints, found within a Hamming distance by Manku, Jain and Das
     Sarma's permuted sorted tables (the engine's `SimhashTables`: the table design is
@@ -198,13 +204,13 @@ class SimHashIndex:
         objs: `(key, fingerprint)` pairs to add first.
     """
 
-    def __init__(self, k: int = 3, objs: Optional[Iterable[tuple[Hashable, Fingerprint]]] = None) -> None: ...
-    def add(self, key: Hashable, fp: Fingerprint) -> None:
+    def __new__(cls, k: int = 3, objs: Optional[Iterable[tuple[Hashable, _Fingerprint]]] = None) -> SimHashIndex: ...
+    def add(self, key: Hashable, fp: _Fingerprint) -> None:
         """Adds `fp` (a SimHash or an int) under `key` (any hashable). `ValueError` when the
         key is there already."""
     def remove(self, key: Hashable) -> None:
         """Removes `key`. `ValueError` when it is not there."""
-    def query(self, fp: Fingerprint, k: Optional[int] = None) -> list[Any]:
+    def query(self, fp: _Fingerprint, k: Optional[int] = None) -> list[Any]:
         """The keys whose fingerprints are within Hamming distance `k` of `fp` (default: the
         index's `k`, which `k` may not exceed), in the order they were added."""
     def keys(self) -> list[Any]:
@@ -212,7 +218,7 @@ class SimHashIndex:
     @property
     def k(self) -> int:
         """The largest distance queries may ask for."""
-    def __contains__(self, key: Hashable) -> bool: ...
+    def __contains__(self, key: Hashable, /) -> bool: ...
     def __len__(self) -> int: ...
 
 def sketch(
@@ -262,6 +268,7 @@ def _dedup_columns(
 ) -> tuple[list[str], list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64], dict[str, Any]]:
     """The columns of a dedup run (the package's `tessera.dedup` makes a table of them)."""
 
+@final
 class DedupPlan:
     """The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
     Spark job): the engine's `MinHashPlan`. Running them as their docstrings say gives the
@@ -277,8 +284,8 @@ class DedupPlan:
     The settings are those of `tessera.dedup` (MinHash); `ValueError` for one out of range.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         threshold: float = 0.8,
         num_perm: int = 128,
         seed: int = 1,
@@ -287,7 +294,7 @@ class DedupPlan:
         stemming: bool = True,
         language: Optional[str] = None,
         short_words: int = 10,
-    ) -> None: ...
+    ) -> DedupPlan: ...
     @property
     def bands(self) -> int:
         """LSH bands."""
@@ -326,6 +333,7 @@ class DedupPlan:
         (float64, rounded to 4 decimals as `tessera dedup` prints it). No chaining: every
         member is compared with its kept document itself."""
 
+@final
 class Index:
     """A Tessera index: a directory of immutable segments holding collections of documents'
     digital snapshots (shingle hashes and offsets; texts only in collections that keep
