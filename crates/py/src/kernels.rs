@@ -317,6 +317,29 @@ type Clusters<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>);
 ///    members in document order.
 ///
 /// The settings are those of `tessera.dedup` (MinHash); `ValueError` for one out of range.
+/// Candidate pairs `(p, 2)` of positions among `n` documents (`what`: their name in
+/// errors), checked.
+fn local_pairs(pairs: &PyReadonlyArray2<'_, i64>, n: usize, what: &str) -> PyResult<Vec<(u32, u32)>> {
+    if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
+        return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));
+    }
+    let mut list = Vec::with_capacity(pairs.shape()[0]);
+    for row in pairs.as_array().rows() {
+        let (a, b) = (position(row[0], "position")?, position(row[1], "position")?);
+        if a as usize >= n || b as usize >= n {
+            return Err(PyValueError::new_err(format!("pair ({a}, {b}) names a position past the {n} {what}")));
+        }
+        list.push((a, b));
+    }
+    Ok(list)
+}
+
+/// The `(kept, similarity)` arrays of a clustering.
+fn clusters(py: Python<'_>, clustered: Vec<(u32, f64)>) -> Clusters<'_> {
+    let (kept, similarity): (Vec<u32>, Vec<f64>) = clustered.into_iter().unzip();
+    (Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py))
+}
+
 #[pyclass(module = "tessera._tessera", name = "DedupPlan", frozen)]
 pub struct DedupPlan {
     plan: Arc<MinHashPlan>,
@@ -461,23 +484,9 @@ impl DedupPlan {
         pairs: PyReadonlyArray2<'py, i64>,
     ) -> PyResult<Clusters<'py>> {
         let sigs = signature_rows(signatures, self.num_perm())?;
-        if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
-            return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));
-        }
-        let mut list = Vec::with_capacity(pairs.shape()[0]);
-        for row in pairs.as_array().rows() {
-            let (a, b) = (position(row[0], "position")?, position(row[1], "position")?);
-            if a as usize >= sigs.len() || b as usize >= sigs.len() {
-                return Err(PyValueError::new_err(format!(
-                    "pair ({a}, {b}) names a position past the {} signatures",
-                    sigs.len()
-                )));
-            }
-            list.push((a, b));
-        }
+        let list = local_pairs(&pairs, sigs.len(), "signatures")?;
         let clustered = py.detach(|| self.plan.cluster(&sigs, &list));
-        let (kept, similarity): (Vec<u32>, Vec<f64>) = clustered.into_iter().unzip();
-        Ok((Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py)))
+        Ok(clusters(py, clustered))
     }
 
     /// `cluster` verified with the exact Jaccard similarity of the shingle sets, made from
@@ -494,26 +503,12 @@ impl DedupPlan {
         for t in texts.try_iter()? {
             owned.push(text_of(&t?, true)?.unwrap_or_default());
         }
-        if pairs.shape()[1] != 2 && pairs.shape()[0] > 0 {
-            return Err(PyValueError::new_err(format!("pairs have shape (p, 2), not {:?}", pairs.shape())));
-        }
-        let mut list = Vec::with_capacity(pairs.shape()[0]);
-        for row in pairs.as_array().rows() {
-            let (a, b) = (position(row[0], "position")?, position(row[1], "position")?);
-            if a as usize >= owned.len() || b as usize >= owned.len() {
-                return Err(PyValueError::new_err(format!(
-                    "pair ({a}, {b}) names a position past the {} texts",
-                    owned.len()
-                )));
-            }
-            list.push((a, b));
-        }
+        let list = local_pairs(&pairs, owned.len(), "texts")?;
         let clustered = py.detach(|| {
             let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
             self.plan.cluster_texts(&refs, &list)
         });
-        let (kept, similarity): (Vec<u32>, Vec<f64>) = clustered.into_iter().unzip();
-        Ok((Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py)))
+        Ok(clusters(py, clustered))
     }
 
     fn __repr__(&self) -> String {
