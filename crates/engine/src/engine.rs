@@ -136,6 +136,29 @@ impl Engine {
         Ok(self.reader()?.collections())
     }
 
+    /// What `tessera stats --format json` prints (and the Python `Index.stats()` returns):
+    /// the index's folder, its fingerprint settings and each collection's sizes.
+    pub fn stats_json(&self) -> Result<serde_json::Value> {
+        let collections = self.collections()?;
+        Ok(serde_json::json!({
+            "index": self.dir().display().to_string(),
+            "settings": self.settings(),
+            "collections": collections.iter().map(|c| serde_json::json!({
+                "name": c.config.name,
+                "kind": c.config.kind,
+                "keep_texts": c.config.keep_texts,
+                "docs": c.docs,
+                "deleted": c.deleted,
+                "segments": c.segments,
+                "postings": c.postings,
+                "distinct_keys": c.distinct_keys,
+                "postings_bytes": c.postings_bytes,
+                "snapshot_bytes": c.snapshot_bytes,
+                "total_bytes": c.total_bytes,
+            })).collect::<Vec<_>>(),
+        }))
+    }
+
     /// Extracts the text of a document given as bytes (an upload) with this engine's
     /// extraction settings; the format is recognised by content, `name` breaks ties.
     pub fn extract_bytes(&self, name: &str, bytes: &[u8]) -> Result<Extracted> {

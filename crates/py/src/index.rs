@@ -299,24 +299,7 @@ impl Index {
     #[pyo3(text_signature = "($self)")]
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let json = py.detach(|| -> PyResult<String> {
-            let collections = self.engine.collections().map_err(errors::engine)?;
-            let json = serde_json::json!({
-                "index": self.engine.dir().display().to_string(),
-                "settings": self.engine.settings(),
-                "collections": collections.iter().map(|c| serde_json::json!({
-                    "name": c.config.name,
-                    "kind": c.config.kind,
-                    "keep_texts": c.config.keep_texts,
-                    "docs": c.docs,
-                    "deleted": c.deleted,
-                    "segments": c.segments,
-                    "postings": c.postings,
-                    "distinct_keys": c.distinct_keys,
-                    "postings_bytes": c.postings_bytes,
-                    "snapshot_bytes": c.snapshot_bytes,
-                    "total_bytes": c.total_bytes,
-                })).collect::<Vec<_>>(),
-            });
+            let json = self.engine.stats_json().map_err(errors::engine)?;
             to_json(&json)
         })?;
         loads(py, &json)

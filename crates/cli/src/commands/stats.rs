@@ -21,23 +21,7 @@ pub fn run(args: &StatsArgs) -> Result<ExitCode> {
     let engine = super::open_engine(&args.dir, tessera_engine::EngineOptions::default())?;
     let collections = engine.collections()?;
     if args.format == Format::Json {
-        let json = serde_json::json!({
-            "index": args.dir.dir.display().to_string(),
-            "settings": engine.settings(),
-            "collections": collections.iter().map(|c| serde_json::json!({
-                "name": c.config.name,
-                "kind": c.config.kind,
-                "keep_texts": c.config.keep_texts,
-                "docs": c.docs,
-                "deleted": c.deleted,
-                "segments": c.segments,
-                "postings": c.postings,
-                "distinct_keys": c.distinct_keys,
-                "postings_bytes": c.postings_bytes,
-                "snapshot_bytes": c.snapshot_bytes,
-                "total_bytes": c.total_bytes,
-            })).collect::<Vec<_>>(),
-        });
+        let json = engine.stats_json()?;
         println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(ExitCode::SUCCESS);
     }
