@@ -23,6 +23,16 @@ pub fn candidate_probability(s: f64, params: LshParams) -> f64 {
     1.0 - (1.0 - s.powi(params.rows as i32)).powi(params.bands as i32)
 }
 
+fn check_threshold_and_perm(threshold: f64, num_perm: usize) -> Result<()> {
+    if !(threshold > 0.0 && threshold < 1.0) {
+        return Err(config("threshold", format!("must be strictly between 0 and 1, got {threshold}")));
+    }
+    if num_perm == 0 {
+        return Err(config("num_perm", "must be at least 1"));
+    }
+    Ok(())
+}
+
 /// Composite Simpson's rule with 200 intervals (the integrands are smooth polynomials).
 fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
     const N: usize = 200;
@@ -43,12 +53,7 @@ impl LshParams {
     /// same criterion as datasketch's `MinHashLSH`). Ties keep the first `(b, r)` in
     /// order of increasing `b`, then `r`.
     pub fn optimal(threshold: f64, num_perm: usize, fp_weight: f64, fn_weight: f64) -> Result<Self> {
-        if !(threshold > 0.0 && threshold < 1.0) {
-            return Err(config("threshold", format!("must be strictly between 0 and 1, got {threshold}")));
-        }
-        if num_perm == 0 {
-            return Err(config("num_perm", "must be at least 1"));
-        }
+        check_threshold_and_perm(threshold, num_perm)?;
         if !(fp_weight >= 0.0 && fn_weight >= 0.0 && fp_weight + fn_weight > 0.0) {
             return Err(config("weights", "must be non-negative and not both zero"));
         }
@@ -74,7 +79,7 @@ impl LshParams {
     /// `∫_0^t P(s) ds`); when none reaches `recall`, the one that comes closest. Ties keep
     /// the first `(b, r)` in order of increasing `b`, then `r`.
     pub fn for_recall(threshold: f64, num_perm: usize, margin: f64, recall: f64) -> Result<Self> {
-        Self::optimal(threshold, num_perm, 0.5, 0.5)?;
+        check_threshold_and_perm(threshold, num_perm)?;
         let above = (threshold + margin).min(1.0);
         let mut best: Option<(bool, f64, Self)> = None;
         for bands in 1..=num_perm {

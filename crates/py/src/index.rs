@@ -28,7 +28,8 @@ fn report_json(report: &Report) -> PyResult<String> {
     JsonRenderer::compact().render_to_string(report).map_err(errors::store)
 }
 
-fn add_mode(if_new: &Bound<'_, PyAny>) -> PyResult<AddMode> {
+fn add_mode(if_new: Option<&Bound<'_, PyAny>>) -> PyResult<AddMode> {
+    let Some(if_new) = if_new else { return Ok(AddMode::All) };
     if let Ok(b) = if_new.cast::<PyBool>() {
         return if b.is_true() { AddMode::if_new(None).map_err(errors::engine) } else { Ok(AddMode::All) };
     }
@@ -168,10 +169,7 @@ impl Index {
         kind: &str,
         keep_texts: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mode = match if_new {
-            None => AddMode::All,
-            Some(x) => add_mode(x)?,
-        };
+        let mode = add_mode(if_new)?;
         let config = self::collection(collection.to_owned(), kind, keep_texts)?;
         let mut titles = titles.map(|t| t.try_iter()).transpose()?;
         let mut origins = origins.map(|o| o.try_iter()).transpose()?;
@@ -214,10 +212,7 @@ impl Index {
         kind: &str,
         keep_texts: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mode = match if_new {
-            None => AddMode::All,
-            Some(x) => add_mode(x)?,
-        };
+        let mode = add_mode(if_new)?;
         let config = self::collection(collection.to_owned(), kind, keep_texts)?;
         let summary = py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
