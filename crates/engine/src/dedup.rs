@@ -304,8 +304,7 @@ fn round_similarity(s: f64) -> f64 {
 pub struct Deduplicator {
     config: DedupConfig,
     extract: ExtractConfig,
-    fingerprinters: Fingerprinters,
-    plan: Option<MinHashPlan>,
+    method: Method,
     ids: Vec<String>,
     sketches: Vec<Sketch>,
     failed: Vec<(String, String)>,
@@ -314,11 +313,21 @@ pub struct Deduplicator {
     set_bytes: usize,
 }
 
+/// The method's state: MinHash's plan (which holds the fingerprinters), or SimHash's
+/// fingerprinters.
+// One per run: the size of the larger variant does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum Method {
+    MinHash(MinHashPlan),
+    SimHash(Fingerprinters),
+}
+
 impl Deduplicator {
     /// Checks the settings once; files are extracted with `extract`.
     pub fn new(config: DedupConfig, extract: ExtractConfig) -> Result<Self> {
-        let plan = match config.method {
-            DedupMethod::Minhash => Some(MinHashPlan::new(&config)?),
+        let method = match config.method {
+            DedupMethod::Minhash => Method::MinHash(MinHashPlan::new(&config)?),
             DedupMethod::Simhash => {
                 if config.max_distance > tessera_near::MAX_DISTANCE {
                     return Err(Error::Settings(format!(
@@ -327,16 +336,14 @@ impl Deduplicator {
                         config.max_distance
                     )));
                 }
-                None
+                Method::SimHash(Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?))
             }
         };
-        let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
         let keep_sets = config.verify != Verify::Estimate;
         Ok(Self {
             config,
             extract,
-            fingerprinters,
-            plan,
+            method,
             ids: Vec::new(),
             sketches: Vec::new(),
             failed: Vec::new(),
@@ -350,9 +357,23 @@ impl Deduplicator {
         &self.config
     }
 
+    fn plan(&self) -> Option<&MinHashPlan> {
+        match &self.method {
+            Method::MinHash(plan) => Some(plan),
+            Method::SimHash(_) => None,
+        }
+    }
+
+    fn fingerprinters(&self) -> &Fingerprinters {
+        match &self.method {
+            Method::MinHash(plan) => &plan.fingerprinters,
+            Method::SimHash(fingerprinters) => fingerprinters,
+        }
+    }
+
     /// The LSH bands and rows (MinHash).
     pub fn lsh(&self) -> Option<(usize, usize)> {
-        self.plan.as_ref().map(|p| (p.bands(), p.rows()))
+        self.plan().map(|p| (p.bands(), p.rows()))
     }
 
     /// Documents sketched so far.
@@ -367,7 +388,7 @@ impl Deduplicator {
 
     fn sketch(&self, fp: &mut Fingerprinter, text: &str) -> Sketch {
         let SketchInput { terms, shingles } = fp.sketch_input(text, self.config.short_words);
-        match &self.plan {
+        match self.plan() {
             Some(plan) => Sketch::MinHash {
                 signature: plan.hasher.sign(&shingles),
                 // Kept as they come: only documents that turn out to be candidates are
@@ -381,7 +402,7 @@ impl Deduplicator {
     /// Sketches a batch of `(id, text)` in parallel, in order.
     pub fn add_texts(&mut self, batch: &[(String, String)]) {
         let sketches: Vec<Sketch> =
-            batch.par_iter().map(|(_, text)| self.fingerprinters.with(|fp| self.sketch(fp, text))).collect();
+            batch.par_iter().map(|(_, text)| self.fingerprinters().with(|fp| self.sketch(fp, text))).collect();
         for ((id, _), s) in batch.iter().zip(sketches) {
             self.push(id.clone(), s);
         }
@@ -412,7 +433,7 @@ impl Deduplicator {
             .par_iter()
             .map(|path| {
                 let extracted = tessera_extract::extract_path(path.as_ref(), &self.extract)?;
-                Ok(self.fingerprinters.with(|fp| self.sketch(fp, &extracted.text)))
+                Ok(self.fingerprinters().with(|fp| self.sketch(fp, &extracted.text)))
             })
             .collect();
         for (path, result) in batch.iter().zip(done) {
@@ -442,11 +463,11 @@ impl Deduplicator {
     /// kept document (no chaining), so the answer does not depend on thread count.
     pub fn finish(mut self) -> Result<DedupResult> {
         let near = |e: tessera_near::Error| Error::Settings(e.to_string());
-        let plan = self.plan.take();
-        let clustering = match &plan {
-            Some(plan) => self.cluster_minhash(plan),
-            None => self.cluster_simhash().map_err(near)?,
+        let clustering = match &self.method {
+            Method::MinHash(plan) => cluster_minhash(plan, &mut self.sketches, self.keep_sets),
+            Method::SimHash(_) => self.cluster_simhash().map_err(near)?,
         };
+        let plan = self.plan();
         let lines = self
             .ids
             .iter()
@@ -467,51 +488,11 @@ impl Deduplicator {
             duplicates_removed: clustering.duplicates(),
             failed: self.failed.len(),
             method: self.config.method,
-            verified: plan.as_ref().map(|_| if self.keep_sets { Verified::Exact } else { Verified::Estimate }),
-            bands: plan.as_ref().map(MinHashPlan::bands),
-            rows: plan.as_ref().map(MinHashPlan::rows),
+            verified: plan.map(|_| if self.keep_sets { Verified::Exact } else { Verified::Estimate }),
+            bands: plan.map(MinHashPlan::bands),
+            rows: plan.map(MinHashPlan::rows),
         };
         Ok(DedupResult { lines, failed: self.failed, summary })
-    }
-
-    fn cluster_minhash(&mut self, plan: &MinHashPlan) -> Clustering {
-        let signatures: Vec<Signature> = self
-            .sketches
-            .iter()
-            .filter_map(|s| match s {
-                Sketch::MinHash { signature, .. } => Some(signature.clone()),
-                Sketch::SimHash { .. } => None,
-            })
-            .collect();
-        let pairs = tessera_near::candidate_pairs(&signatures, plan.params);
-        if !self.keep_sets {
-            return plan.cluster_signatures(&signatures, &pairs);
-        }
-        // The shingles of candidates become sorted sets; the others are dropped.
-        let mut candidate = vec![false; signatures.len()];
-        for &(a, b) in &pairs {
-            candidate[a as usize] = true;
-            candidate[b as usize] = true;
-        }
-        self.sketches.par_iter_mut().zip(candidate).for_each(|(s, is_candidate)| {
-            if let Sketch::MinHash { set, .. } = s {
-                if is_candidate {
-                    set.sort_unstable();
-                    set.dedup();
-                } else {
-                    *set = Vec::new();
-                }
-            }
-        });
-        let sets: Vec<&[u64]> = self
-            .sketches
-            .iter()
-            .filter_map(|s| match s {
-                Sketch::MinHash { set, .. } => Some(set.as_slice()),
-                Sketch::SimHash { .. } => None,
-            })
-            .collect();
-        plan.cluster_exact(&sets, &pairs)
     }
 
     fn cluster_simhash(&self) -> std::result::Result<Clustering, tessera_near::Error> {
@@ -544,6 +525,46 @@ impl Deduplicator {
             .collect();
         tessera_near::cluster_simhash(&fps, self.config.max_distance)
     }
+}
+
+/// MinHash clusters of the sketches: candidates from the LSH bands, verified exactly
+/// (`keep_sets`: the shingles of candidates become sorted sets) or by the estimate.
+fn cluster_minhash(plan: &MinHashPlan, sketches: &mut [Sketch], keep_sets: bool) -> Clustering {
+    let signatures: Vec<Signature> = sketches
+        .iter()
+        .filter_map(|s| match s {
+            Sketch::MinHash { signature, .. } => Some(signature.clone()),
+            Sketch::SimHash { .. } => None,
+        })
+        .collect();
+    let pairs = tessera_near::candidate_pairs(&signatures, plan.params);
+    if !keep_sets {
+        return plan.cluster_signatures(&signatures, &pairs);
+    }
+    // The shingles of candidates become sorted sets; the others are dropped.
+    let mut candidate = vec![false; signatures.len()];
+    for &(a, b) in &pairs {
+        candidate[a as usize] = true;
+        candidate[b as usize] = true;
+    }
+    sketches.par_iter_mut().zip(candidate).for_each(|(s, is_candidate)| {
+        if let Sketch::MinHash { set, .. } = s {
+            if is_candidate {
+                set.sort_unstable();
+                set.dedup();
+            } else {
+                *set = Vec::new();
+            }
+        }
+    });
+    let sets: Vec<&[u64]> = sketches
+        .iter()
+        .filter_map(|s| match s {
+            Sketch::MinHash { set, .. } => Some(set.as_slice()),
+            Sketch::SimHash { .. } => None,
+        })
+        .collect();
+    plan.cluster_exact(&sets, &pairs)
 }
 
 #[cfg(test)]
