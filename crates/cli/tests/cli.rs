@@ -217,6 +217,40 @@ fn index_summaries() {
 }
 
 #[test]
+fn indexing_a_folder_again_adds_nothing_unless_forced() {
+    let tmp = workspace();
+    let docs = |index: &str| -> u64 {
+        let stats = json(&tessera(tmp.path(), &["stats", "--index", index, "--format", "json"]).ok());
+        stats["collections"][0]["docs"].as_u64().unwrap()
+    };
+    tessera(tmp.path(), &["index", "--index", "lib", "demo/library"]).ok();
+    let first = docs("lib");
+    assert!(first >= 3, "{first}");
+    let again = tessera(tmp.path(), &["index", "--index", "lib", "demo/library"]).ok();
+    assert!(again.contains("added 0 documents"), "{again}");
+    assert!(again.contains(&format!("{first} already indexed from the same path with the same text")), "{again}");
+    assert!(again.contains("--force adds them"), "{again}");
+    assert_eq!(docs("lib"), first);
+    // The JSON summary names each repeat.
+    let run = tessera(tmp.path(), &["index", "--index", "lib", "--format", "json", "demo/library"]).ok();
+    let seen = json(&run)["seen"].as_array().unwrap().clone();
+    assert_eq!(seen.len() as u64, first);
+    assert!(seen.iter().all(|s| s["same_origin"] == true && s["containment"] == 1.0), "{seen:?}");
+    // A changed file is a new document; --force adds the rest again.
+    let changed = tmp.path().join("demo/library").read_dir().unwrap().next().unwrap().unwrap().path();
+    fs::write(
+        &changed,
+        format!("{}\nA closing sentence added later, long enough to count.", fs::read_to_string(&changed).unwrap()),
+    )
+    .unwrap();
+    let run = tessera(tmp.path(), &["index", "--index", "lib", "demo/library"]).ok();
+    assert!(run.contains("added 1 documents"), "{run}");
+    tessera(tmp.path(), &["index", "--index", "lib", "--force", "demo/library"]).ok();
+    assert_eq!(docs("lib"), 2 * first + 1);
+    tessera(tmp.path(), &["index", "--index", "lib", "--force", "--if-new", "demo/library"]).fails(2, &["--if-new"]);
+}
+
+#[test]
 fn stats_text_and_json() {
     let tmp = indexed();
     assert_snapshot!("stats_text", tessera(tmp.path(), &["stats", "--index", "lib"]).ok());
@@ -252,8 +286,17 @@ fn check_json_report_is_deterministic() {
     assert_eq!(parsed["totals"]["total_chars"], 1397);
     let titles: Vec<&str> =
         parsed["sources"].as_array().unwrap().iter().map(|s| s["title"].as_str().unwrap()).collect();
-    // Largest share first (SCHEMA.md `number`), not in the order the collections answered.
-    assert_eq!(titles, ["printing-press", "honey-bees", "siberian-rivers", "common-expressions"]);
+    // Largest share first (SCHEMA.md `number`), not in the order the collections answered;
+    // plain texts are named by their first line.
+    assert_eq!(
+        titles,
+        [
+            "The Printing Press and the Spread of Learning",
+            "How a Honey Bee Colony Works",
+            "Великие реки Сибири",
+            "The results obtained confirm the hypothesis put forward in the introduction."
+        ]
+    );
     assert_snapshot!("check_json", report);
 
     // The same check again, and against an index built again from the same files: the
@@ -287,6 +330,33 @@ fn check_json_report_is_deterministic() {
     let run = tessera(tmp.path(), &["check", "--index", "lib", "--format", "json", "-o", "r.json", "demo/thesis.txt"]);
     assert_eq!(run.ok(), "");
     assert_eq!(fs::read_to_string(tmp.path().join("r.json")).unwrap(), report);
+}
+
+/// On a terminal `check` shows what it is doing (a whole book takes a while); with `-q`,
+/// or when standard error is not a terminal, nothing. The terminal is util-linux's
+/// `script` (a pseudo-terminal); the test is skipped where it is missing.
+#[test]
+fn check_shows_progress_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to make a terminal");
+        return;
+    }
+    let tmp = indexed();
+    let on_terminal = |extra: &str| -> String {
+        let command =
+            format!("{} {extra} check --index lib demo/thesis.txt -o report.txt", env!("CARGO_BIN_EXE_tessera"));
+        let out =
+            Command::new("script").args(["-qec", &command, "/dev/null"]).current_dir(tmp.path()).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = on_terminal("");
+    assert!(shown.contains("reading demo/thesis.txt"), "{shown:?}");
+    assert!(fs::read_to_string(tmp.path().join("report.txt")).unwrap().contains("Originality"));
+    assert!(!on_terminal("-q").contains("reading"), "-q shows no progress");
+    // Not a terminal: the report alone.
+    let run = tessera(tmp.path(), &["check", "--index", "lib", "demo/thesis.txt"]);
+    assert!(!run.stderr.contains("reading"), "{}", run.stderr);
 }
 
 #[test]
@@ -416,7 +486,7 @@ fn check_windows_1251_text_is_decoded() {
     assert_eq!(report["suspect"]["text"], text.as_str(), "decoded exactly");
     let sources = report["sources"].as_array().unwrap();
     assert_eq!(sources.len(), 1, "{sources:#?}");
-    assert_eq!(sources[0]["title"], "siberian-rivers");
+    assert_eq!(sources[0]["title"], "Великие реки Сибири");
     let blocks = report["blocks"].as_array().unwrap();
     assert_eq!(blocks.len(), 1, "{blocks:#?}");
     let block = &blocks[0];
@@ -637,7 +707,8 @@ fn second_writer_is_refused() {
     let index = tessera_index::Index::open(&tmp.path().join("lib")).unwrap();
     let writer = index.writer(tessera_index::WriterOptions::default()).unwrap();
 
-    let run = tessera(tmp.path(), &["index", "--index", "lib", "-c", "library", "--keep-texts", "demo/library"]);
+    let run =
+        tessera(tmp.path(), &["index", "--index", "lib", "-c", "library", "--keep-texts", "--force", "demo/library"]);
     run.fails(1, &["index is locked by another writer", "lib/LOCK"]);
     assert_eq!(run.stdout, "");
     // Readers take no lock: stats and check work while the writer is open.

@@ -5,7 +5,7 @@
 //! crawler) adds through here, so the rule, its default threshold and its valid range
 //! exist once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -26,9 +26,15 @@ pub const DEFAULT_MIN_CONTAINMENT: f64 = 0.9;
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum AddMode {
-    /// Every document is added.
-    #[default]
+    /// Every document is added, even one the collection already holds from the same
+    /// origin with the same text (`tessera index --force`).
     All,
+    /// Every document is added except a repeat: one the collection already holds (or
+    /// this session added) from the same origin with the same shingle hashes, as when a
+    /// folder is indexed again. A repeat is left as it is and reported as
+    /// [`AddOutcome::AlreadyIndexed`]. A changed file is added as a new document.
+    #[default]
+    SkipRepeats,
     /// Only new documents are added: a document whose distinct shingle hashes are at
     /// least `min_containment` contained in one live document of the collection (or one
     /// added earlier in the same session) is not added, and its origin is attached to
@@ -81,7 +87,8 @@ pub enum AddOutcome {
         containment: f64,
     },
     /// Not new, and the containing document was added from this very origin before (a
-    /// folder indexed again, or a page offered again after a crash): nothing to do.
+    /// folder indexed again, or a page offered again after a crash): nothing to do. Under
+    /// [`AddMode::SkipRepeats`] the containment is 1 (the same shingle hashes).
     AlreadyIndexed {
         /// The document.
         doc: DocId,
@@ -121,7 +128,8 @@ pub struct AddSummary {
     pub added: u64,
     /// Bytes of text added.
     pub bytes: u64,
-    /// Documents not added because they are not new (only with [`AddMode::IfNew`]).
+    /// Documents not added: not new (with [`AddMode::IfNew`]) or repeats (with
+    /// [`AddMode::SkipRepeats`]: `same_origin` true).
     pub seen: Vec<SeenDocument>,
     /// Files and members that failed (the rest were still added).
     pub failed: Vec<FailedDocument>,
@@ -170,6 +178,9 @@ pub struct AddSession<'e> {
     added: Vec<(String, DocId)>,
     /// Documents committed (by an automatic commit) and not yet returned by `commit`.
     committed: Vec<(String, DocId)>,
+    /// Under [`AddMode::SkipRepeats`]: documents written since the last commit (which the
+    /// reader does not see yet), by origin and a digest of their shingle hashes.
+    uncommitted: HashMap<(String, u64), DocId>,
 }
 
 impl std::fmt::Debug for AddSession<'_> {
@@ -205,6 +216,7 @@ impl<'e> AddSession<'e> {
             attach_later: Vec::new(),
             added: Vec::new(),
             committed: Vec::new(),
+            uncommitted: HashMap::new(),
         })
     }
 
@@ -240,9 +252,18 @@ impl<'e> AddSession<'e> {
     /// Adds one prepared document, or (under [`AddMode::IfNew`]) attaches its origin to
     /// the document that contains it.
     pub fn add(&mut self, doc: &Prepared) -> Result<AddOutcome> {
-        let AddMode::IfNew { min_containment } = self.mode else {
-            let id = self.write(doc)?;
-            return Ok(AddOutcome::Added { doc: id });
+        let min_containment = match self.mode {
+            AddMode::All => return Ok(AddOutcome::Added { doc: self.write(doc)? }),
+            AddMode::SkipRepeats => {
+                let digest = hashes_digest(&doc.fingerprint.hashes);
+                if let Some(doc) = self.repeat_of(doc, digest)? {
+                    return Ok(AddOutcome::AlreadyIndexed { doc, containment: 1.0 });
+                }
+                let id = self.write(doc)?;
+                self.uncommitted.insert((doc.origin.clone(), digest), id);
+                return Ok(AddOutcome::Added { doc: id });
+            }
+            AddMode::IfNew { min_containment } => min_containment,
         };
         let distinct = tessera_near::shingle_set(&doc.fingerprint.hashes);
         match self.container(&distinct, min_containment)? {
@@ -298,9 +319,37 @@ impl<'e> AddSession<'e> {
             self.reader = self.engine.reader()?;
         }
         self.fresh.clear();
+        self.uncommitted.clear();
         let mut out = std::mem::take(&mut self.committed);
         out.append(&mut self.added);
         Ok(out)
+    }
+
+    /// The live document of the collection (committed, or written in this session) added
+    /// from `doc`'s origin with the same shingle hashes. Candidates are the documents
+    /// holding `doc`'s [`REPEAT_PROBES`] smallest distinct hashes (a few postings look-ups,
+    /// whatever the document's length); the origin and the whole hash sequence confirm.
+    fn repeat_of(&self, doc: &Prepared, digest: u64) -> Result<Option<DocId>> {
+        if let Some(&id) = self.uncommitted.get(&(doc.origin.clone(), digest)) {
+            return Ok(Some(id));
+        }
+        let Some(c) = self.reader.collection(&self.collection.name) else { return Ok(None) };
+        let distinct = tessera_near::shingle_set(&doc.fingerprint.hashes);
+        if distinct.is_empty() {
+            return Ok(None);
+        }
+        let probes = &distinct[..distinct.len().min(REPEAT_PROBES)];
+        let mut counts: BTreeMap<DocId, usize> = BTreeMap::new();
+        c.lookup_sorted(probes, |_, d| *counts.entry(d).or_insert(0) += 1)?;
+        for (candidate, n) in counts {
+            if n >= probes.len()
+                && self.reader.meta(candidate)?.origin == doc.origin
+                && self.reader.snapshot(candidate)?.hashes == doc.fingerprint.hashes
+            {
+                return Ok(Some(candidate));
+            }
+        }
+        Ok(None)
     }
 
     /// The live document of the collection (committed, or added in this session)
@@ -347,6 +396,20 @@ impl<'e> AddSession<'e> {
     }
 }
 
+/// How many of a document's smallest distinct shingle hashes name the candidates for a
+/// repeat ([`AddMode::SkipRepeats`]): a repeat holds all of them, and few other documents
+/// hold four given hashes.
+const REPEAT_PROBES: usize = 4;
+
+/// A digest of a document's shingle hashes in order (for repeats within one session).
+fn hashes_digest(hashes: &[u64]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same digest for the same hashes, in any process.
+    let mut h = std::hash::DefaultHasher::new();
+    hashes.hash(&mut h);
+    h.finish()
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Container {
     doc: DocId,
@@ -388,7 +451,7 @@ pub(crate) fn add_prepared(
     doc: &Prepared,
 ) -> Result<DocId> {
     let text = &doc.extracted.text;
-    let title = doc.extracted.title.clone().unwrap_or_else(|| file_title(Path::new(&doc.origin)));
+    let title = crate::title::document_title(doc.extracted.title.as_deref(), text, &doc.origin);
     let meta = DocMeta {
         title,
         origin: doc.origin.clone(),
@@ -402,10 +465,6 @@ pub(crate) fn add_prepared(
 }
 
 /// A title from a file name when the document has none.
-pub(crate) fn file_title(path: &Path) -> String {
-    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
 impl Engine {
     /// A session adding documents to `collection` (created at the first commit if
     /// needed) under `mode`.

@@ -13,9 +13,8 @@ use rayon::prelude::*;
 use tessera_extract::Extracted;
 use tessera_index::{CollectionInfo, DocId, DocMeta, IndexReader};
 use tessera_report::{Report, SourceInfo, SuspectInfo};
-use tessera_search::{Query, Revision};
+use tessera_search::{Query, Revision, SearchProgress};
 
-use crate::add::file_title;
 use crate::{Engine, Error, Result};
 
 /// A suspect ready to be searched: what the report shows of it (name, title, text,
@@ -74,6 +73,32 @@ impl IndexView {
     }
 }
 
+/// How far a check has come, for progress bars (`tessera check` draws one on a terminal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckProgress<'a> {
+    /// The file (`name`) is being read and its text extracted.
+    Extracting {
+        /// The file.
+        name: &'a str,
+    },
+    /// A document's text of `chars` characters is being fingerprinted.
+    Fingerprinting {
+        /// The document (the file, or `archive!/member`).
+        name: &'a str,
+        /// Its length in characters.
+        chars: u64,
+    },
+    /// One collection is being searched (collections are searched concurrently).
+    Searching {
+        /// The collection.
+        collection: &'a str,
+        /// Sources aligned so far and candidates left.
+        progress: SearchProgress,
+    },
+    /// The revisions are merged into the report (shares, word-level differences).
+    Reporting,
+}
+
 /// Every document of a file checked: one report, or one per member of an archive.
 #[derive(Debug)]
 pub enum CheckedFile {
@@ -87,7 +112,8 @@ impl Engine {
     /// A suspect from an extracted document, with its title (or `title`, or one made
     /// from `name`) and extraction's warnings as notices (locations in characters).
     pub fn suspect_extracted(&self, name: &str, title: Option<String>, extracted: &Extracted) -> Suspect {
-        let title = title.or_else(|| extracted.title.clone()).unwrap_or_else(|| file_title(Path::new(name)));
+        let title =
+            crate::title::document_title(title.or_else(|| extracted.title.clone()).as_deref(), &extracted.text, name);
         let info =
             SuspectInfo::new(name, title, extracted.text.as_str()).with_warnings(crate::notices::notices(extracted));
         self.suspect_info(info)
@@ -115,7 +141,8 @@ impl Engine {
                 .collect(),
             Err(_) => Vec::new(),
         };
-        let info = SuspectInfo::new(name, title.unwrap_or_default(), text).with_warnings(notices);
+        let title = crate::title::document_title(title.as_deref(), &text, name);
+        let info = SuspectInfo::new(name, title, text).with_warnings(notices);
         self.suspect_info(info)
     }
 
@@ -136,6 +163,18 @@ impl Engine {
 
     /// Searches one collection of `view` for `suspect`: one revision.
     pub fn search(&self, view: &IndexView, suspect: &Suspect, collection: &str) -> Result<Revision> {
+        self.search_observed(view, suspect, collection, &|_| {})
+    }
+
+    /// [`Engine::search`] telling `observe` how far it has come (candidates ranked, then
+    /// each one aligned).
+    pub fn search_observed(
+        &self,
+        view: &IndexView,
+        suspect: &Suspect,
+        collection: &str,
+        observe: &dyn Fn(SearchProgress),
+    ) -> Result<Revision> {
         let reader = &*view.reader;
         let Some(c) = reader.collection(collection) else {
             return Err(Error::UnknownCollection(collection.to_owned()));
@@ -144,22 +183,38 @@ impl Engine {
         // collection that keeps its texts gives alignment the sources' terms and sentences
         // from the text.
         if !c.config().keep_texts {
-            return Ok(self.searcher().search(reader, collection, &suspect.query)?);
+            return Ok(self.searcher().search_observed(reader, collection, &suspect.query, None, observe)?);
         }
         let mut fp = self.fingerprinter();
         let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
             Ok(reader.text(doc)?.map(|text| crate::fingerprinter::query(&mut fp, &text)))
         };
-        Ok(self.searcher().search_with(reader, collection, &suspect.query, &mut source_text)?)
+        Ok(self.searcher().search_observed(reader, collection, &suspect.query, Some(&mut source_text), observe)?)
     }
 
     /// Searches every collection of `view` concurrently: revisions sorted by collection.
     pub fn search_all(&self, view: &IndexView, suspect: &Suspect) -> Result<Vec<Revision>> {
+        self.search_all_observed(view, suspect, &|_| {})
+    }
+
+    /// [`Engine::search_all`] telling `observe` how far each collection has come.
+    pub fn search_all_observed(
+        &self,
+        view: &IndexView,
+        suspect: &Suspect,
+        observe: &(dyn Fn(CheckProgress<'_>) + Sync),
+    ) -> Result<Vec<Revision>> {
         let names = view.collection_names();
         if names.is_empty() {
             return Err(Error::EmptyIndex(self.dir().to_path_buf()));
         }
-        names.par_iter().map(|name| self.search(view, suspect, name)).collect()
+        names
+            .par_iter()
+            .map(|name| {
+                let observe_one = |progress| observe(CheckProgress::Searching { collection: name, progress });
+                self.search_observed(view, suspect, name, &observe_one)
+            })
+            .collect()
     }
 
     /// The report of `suspect` from the revisions found in `view` (some collections may
@@ -183,29 +238,49 @@ impl Engine {
 
     /// Checks a suspect against every collection of the last commit.
     pub fn check(&self, suspect: &Suspect) -> Result<Report> {
+        self.check_observed(suspect, &|_| {})
+    }
+
+    /// [`Engine::check`] telling `observe` how far it has come.
+    pub fn check_observed(&self, suspect: &Suspect, observe: &(dyn Fn(CheckProgress<'_>) + Sync)) -> Result<Report> {
         let view = self.view()?;
-        let revisions = self.search_all(&view, suspect)?;
+        let revisions = self.search_all_observed(&view, suspect, observe)?;
+        observe(CheckProgress::Reporting);
         self.report(&view, suspect, &revisions, &[])
     }
 
     /// Checks a file: one report, or one per member of an archive.
     pub fn check_path(&self, path: &Path) -> Result<CheckedFile> {
+        self.check_path_observed(path, &|_| {})
+    }
+
+    /// [`Engine::check_path`] telling `observe` how far it has come: reading, then for
+    /// each document fingerprinting, searching each collection, building the report. A
+    /// whole book takes seconds to minutes; this is what a progress bar shows meanwhile.
+    pub fn check_path_observed(
+        &self,
+        path: &Path,
+        observe: &(dyn Fn(CheckProgress<'_>) + Sync),
+    ) -> Result<CheckedFile> {
+        let name = path.display().to_string();
+        observe(CheckProgress::Extracting { name: &name });
         let extractor = tessera_extract::Extractor::new(self.options().extract.clone());
         let mut documents = extractor.extract_path_documents(path);
-        let name = path.display().to_string();
+        let check_one = |name: &str, extracted: &Extracted| {
+            observe(CheckProgress::Fingerprinting { name, chars: extracted.text.chars().count() as u64 });
+            let suspect = self.suspect_extracted(name, None, extracted);
+            self.check_observed(&suspect, observe)
+        };
         if documents.len() == 1 && documents[0].name == name {
             let doc = documents.pop().expect("one document");
             let extracted = doc.result?;
-            return Ok(CheckedFile::Document(Box::new(self.check(&self.suspect_extracted(&name, None, &extracted))?)));
+            return Ok(CheckedFile::Document(Box::new(check_one(&name, &extracted)?)));
         }
         Ok(CheckedFile::Archive(
             documents
                 .into_iter()
                 .map(|doc| {
-                    let report = doc
-                        .result
-                        .map_err(Error::from)
-                        .and_then(|extracted| self.check(&self.suspect_extracted(&doc.name, None, &extracted)));
+                    let report = doc.result.map_err(Error::from).and_then(|extracted| check_one(&doc.name, &extracted));
                     (doc.name, report)
                 })
                 .collect(),

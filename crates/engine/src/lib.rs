@@ -36,12 +36,13 @@ mod near;
 mod notices;
 mod pair;
 mod settings;
+mod title;
 
 pub use add::{
     AddMode, AddOutcome, AddProgress, AddSession, AddSummary, DEFAULT_MIN_CONTAINMENT, FailedDocument, Prepared,
     SeenDocument,
 };
-pub use check::{CheckedFile, IndexView, Suspect};
+pub use check::{CheckProgress, CheckedFile, IndexView, Suspect};
 pub use dedup::{
     CANDIDATE_RECALL, DEFAULT_EXACT_BUDGET, DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary,
     Deduplicator, MinHashPlan, RECALL_MARGIN, Verified, Verify,
@@ -52,6 +53,7 @@ pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput}
 pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use pair::PairAligner;
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
+pub use title::{MAX_TITLE_CHARS, document_title};
 
 // The names surfaces need from the stages, and nothing else of them.
 pub use tessera_extract::{
@@ -63,7 +65,7 @@ pub use tessera_index::{
 pub use tessera_report::{
     BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, Render, Report, ReportOptions, TextRenderer,
 };
-pub use tessera_search::{AlignConfig, Block, Revision, SearchConfig, SourceMatch, TextSpan};
+pub use tessera_search::{AlignConfig, Block, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan};
 
 /// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its
 /// tables, the on-disk sketch store), for benchmarks and bindings that expose them as

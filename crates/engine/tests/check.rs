@@ -177,3 +177,54 @@ fn paraphrase_found_from_snapshot_without_text() {
     assert_eq!(sources.len(), 1);
     assert_eq!(sources[0]["title"], "honey-bees.txt");
 }
+
+#[test]
+fn a_check_tells_how_far_it_has_come() {
+    use std::sync::Mutex;
+    use tessera_engine::{CheckProgress, CheckedFile};
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("essay.txt");
+    let text = format!(
+        "An opening of my own.\n\n{}\n\n{}",
+        demo("library/printing-press.txt"),
+        demo("library/honey-bees.txt")
+    );
+    std::fs::write(&path, &text).unwrap();
+    let events = Mutex::new(Vec::new());
+    let observe = |p: CheckProgress<'_>| {
+        let event = match p {
+            CheckProgress::Extracting { name } => format!("extracting {}", name.ends_with("essay.txt")),
+            CheckProgress::Fingerprinting { chars, .. } => format!("fingerprinting {chars}"),
+            CheckProgress::Searching { collection, progress } => {
+                format!("searching {collection} {} {}", progress.aligned, progress.left)
+            }
+            CheckProgress::Reporting => "reporting".to_owned(),
+        };
+        events.lock().unwrap().push(event);
+    };
+    let CheckedFile::Document(report) = f.engine.check_path_observed(&path, &observe).unwrap() else {
+        panic!("one document")
+    };
+    let events = events.into_inner().unwrap();
+    let sources = report.sources.len();
+    assert_eq!(sources, 2, "{events:?}");
+    assert_eq!(events[0], "extracting true");
+    assert_eq!(events[1], format!("fingerprinting {}", text.chars().count()));
+    assert_eq!(events.last().unwrap(), "reporting");
+    // Candidates ranked (none aligned yet), then one event per candidate aligned, the
+    // candidates left never growing, ending with none left.
+    let searching: Vec<(usize, usize)> = events[2..events.len() - 1]
+        .iter()
+        .map(|e| {
+            let parts: Vec<&str> = e.split(' ').collect();
+            assert_eq!(&parts[..2], ["searching", "library"], "{events:?}");
+            (parts[2].parse().unwrap(), parts[3].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(searching[0].0, 0, "{events:?}");
+    assert!(searching[0].1 >= sources, "{events:?}");
+    assert!(searching.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 < w[0].1), "{events:?}");
+    assert_eq!(*searching.last().unwrap(), (searching.len() - 1, 0), "{events:?}");
+    assert!(searching.len() > sources, "{events:?}");
+}

@@ -28,10 +28,20 @@ fn report_json(report: &Report) -> PyResult<String> {
     JsonRenderer::compact().render_to_string(report).map_err(errors::store)
 }
 
-fn add_mode(if_new: Option<&Bound<'_, PyAny>>) -> PyResult<AddMode> {
-    let Some(if_new) = if_new else { return Ok(AddMode::All) };
+fn add_mode(if_new: Option<&Bound<'_, PyAny>>, force: bool) -> PyResult<AddMode> {
+    let plain = if force { AddMode::All } else { AddMode::SkipRepeats };
+    let Some(if_new) = if_new else { return Ok(plain) };
     if let Ok(b) = if_new.cast::<PyBool>() {
-        return if b.is_true() { AddMode::if_new(None).map_err(errors::engine) } else { Ok(AddMode::All) };
+        if !b.is_true() {
+            return Ok(plain);
+        }
+        if force {
+            return Err(PyValueError::new_err("if_new and force cannot be used together"));
+        }
+        return AddMode::if_new(None).map_err(errors::engine);
+    }
+    if force {
+        return Err(PyValueError::new_err("if_new and force cannot be used together"));
     }
     if if_new.is_instance_of::<PyFloat>() || if_new.extract::<i64>().is_ok() {
         let min: f64 = if_new.extract()?;
@@ -142,21 +152,26 @@ impl Index {
     ///
     /// Args:
     ///     texts: an iterable of str.
-    ///     titles: one title per text (default: its origin).
+    ///     titles: one title per text (default: its first line with words, else
+    ///         the origin's file name).
     ///     collection: the collection's name.
-    ///     if_new: False adds every text; True (or a min containment in (0, 1], default
-    ///         0.9) adds only texts no document of the collection contains: a contained
-    ///         text is attached to the document containing it instead (listed in "seen").
+    ///     if_new: False adds every text but repeats; True (or a min containment in
+    ///         (0, 1], default 0.9) adds only texts no document of the collection
+    ///         contains: a contained text is attached to the document containing it
+    ///         instead (listed in "seen").
     ///     origins: where each text comes from (default `text:<xxh3-64 of the text>`, so
-    ///         the same text offered again with if_new is "already indexed").
+    ///         the same text offered again is "already indexed").
     ///     kind: "source", or "citation" (matches count as citations).
     ///     keep_texts: keep the texts themselves (reports then show source passages).
+    ///     force: add even a repeat (a text the collection already holds from the same
+    ///         origin with the same shingles), which is otherwise listed in "seen" with
+    ///         "same_origin" true and not added again, as `tessera index` does.
     ///
     /// Returns:
     ///     dict: "added" (list of {"id", "origin"} in order), "seen" (list of {"origin",
     ///     "into", "into_origin", "containment", "same_origin"}), "failed", "bytes",
     ///     "seconds".
-    #[pyo3(signature = (texts, titles = None, collection = "main", if_new = None, origins = None, kind = "source", keep_texts = false))]
+    #[pyo3(signature = (texts, titles = None, collection = "main", if_new = None, origins = None, kind = "source", keep_texts = false, force = false))]
     #[allow(clippy::too_many_arguments)]
     fn add<'py>(
         &self,
@@ -168,8 +183,9 @@ impl Index {
         origins: Option<&Bound<'py, PyAny>>,
         kind: &str,
         keep_texts: bool,
+        force: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mode = add_mode(if_new)?;
+        let mode = add_mode(if_new, force)?;
         let config = self::collection(collection.to_owned(), kind, keep_texts)?;
         let mut titles = titles.map(|t| t.try_iter()).transpose()?;
         let mut origins = origins.map(|o| o.try_iter()).transpose()?;
@@ -186,8 +202,9 @@ impl Index {
                     None => return Err(PyValueError::new_err(format!("origins ran out at text {n}"))),
                 },
             };
+            // An empty title is the engine's: the text's first line, else the origin's name.
             let title = match titles.as_mut() {
-                None => origin.clone(),
+                None => String::new(),
                 Some(it) => match it.next() {
                     Some(t) => t?.extract::<String>()?,
                     None => return Err(PyValueError::new_err(format!("titles ran out at text {n}"))),
@@ -202,7 +219,8 @@ impl Index {
     /// Adds files and folders (recursively, in sorted order; archives give one document
     /// per member) to a collection. Arguments and result as `add`; files that cannot be
     /// read are listed in "failed" with the reason, the others are added.
-    #[pyo3(signature = (paths, collection = "main", if_new = None, kind = "source", keep_texts = false))]
+    #[pyo3(signature = (paths, collection = "main", if_new = None, kind = "source", keep_texts = false, force = false))]
+    #[allow(clippy::too_many_arguments)]
     fn add_paths<'py>(
         &self,
         py: Python<'py>,
@@ -211,8 +229,9 @@ impl Index {
         if_new: Option<&Bound<'py, PyAny>>,
         kind: &str,
         keep_texts: bool,
+        force: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mode = add_mode(if_new)?;
+        let mode = add_mode(if_new, force)?;
         let config = self::collection(collection.to_owned(), kind, keep_texts)?;
         let summary = py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)

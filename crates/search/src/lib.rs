@@ -57,5 +57,5 @@ pub use config::{AlignConfig, SearchConfig};
 pub use error::Error;
 pub use query::Query;
 pub use revision::{Block, Revision, SourceMatch, TextSpan};
-pub use searcher::Searcher;
+pub use searcher::{SearchProgress, Searcher};
 pub use tessera_index::{CollectionKind, DocId};

@@ -11,6 +11,17 @@ pub struct Searcher {
     config: SearchConfig,
 }
 
+/// How far one collection's search has come, for progress bars on long suspects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchProgress {
+    /// Candidate sources aligned so far (each one round of the greedy revision).
+    pub aligned: usize,
+    /// Candidates still sharing enough unexplained hashes to be aligned (it shrinks as
+    /// aligned sources explain the suspect; the search ends when it reaches 0 or the
+    /// round limit).
+    pub left: usize,
+}
+
 /// One stage 1 candidate: a source and the distinct suspect hashes it shares.
 #[derive(Debug)]
 struct Candidate {
@@ -47,7 +58,21 @@ impl Searcher {
     /// else `min_shared_hashes`. It is `text_min_shared_hashes` whenever the suspect has
     /// terms and sentences (what [`Query`]s from the engine have).
     pub fn search(&self, reader: &IndexReader, collection: &str, query: &Query) -> Result<Revision, Error> {
-        self.run(reader, collection, query, None)
+        self.run(reader, collection, query, None, &|_| {})
+    }
+
+    /// [`Searcher::search`] (or [`Searcher::search_with`] when `source_text` is given)
+    /// telling `observe` how far it has come: once when the candidates are ranked, then
+    /// after each candidate is aligned.
+    pub fn search_observed(
+        &self,
+        reader: &IndexReader,
+        collection: &str,
+        query: &Query,
+        source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
+        observe: &dyn Fn(SearchProgress),
+    ) -> Result<Revision, Error> {
+        self.run(reader, collection, query, source_text, observe)
     }
 
     /// [`Searcher::search`] for a collection whose texts are at hand: a candidate whose
@@ -62,7 +87,7 @@ impl Searcher {
         query: &Query,
         source_text: &mut dyn FnMut(DocId) -> Result<Option<Query>, Error>,
     ) -> Result<Revision, Error> {
-        self.run(reader, collection, query, Some(source_text))
+        self.run(reader, collection, query, Some(source_text), &|_| {})
     }
 
     fn run(
@@ -71,6 +96,7 @@ impl Searcher {
         collection: &str,
         query: &Query,
         mut source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
+        observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision, Error> {
         let min_shared = if query.has_sentences() || source_text.is_some() {
             self.config.text_min_shared_hashes
@@ -98,7 +124,8 @@ impl Searcher {
         let mut explained_shingle = vec![false; query.hashes.len()];
         let mut explained_hash = vec![false; distinct.len()];
         let mut sources = Vec::new();
-        for _round in 0..self.config.max_rounds {
+        observe(SearchProgress { aligned: 0, left: candidates.len() });
+        for round in 0..self.config.max_rounds {
             let Some(best) = candidates.first() else { break };
             if best.score < min_shared {
                 break;
@@ -151,6 +178,7 @@ impl Searcher {
             }
             candidates.retain(|c| c.score >= min_shared);
             sort_candidates(&mut candidates);
+            observe(SearchProgress { aligned: round + 1, left: candidates.len() });
         }
         Ok(Revision { collection: collection.to_owned(), kind, sources })
     }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::{CheckedFile, Report, describe_error};
+use tessera_engine::{CheckProgress, CheckedFile, Report, describe_error};
 
 use super::{Format, IndexDir};
 
@@ -27,9 +27,13 @@ pub struct CheckArgs {
     suspect: PathBuf,
 }
 
-pub fn run(args: &CheckArgs) -> Result<ExitCode> {
+pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
     let engine = super::open_engine(&args.dir, args.search.options())?;
-    let checked = engine.check_path(&args.suspect).with_context(|| format!("checking {}", args.suspect.display()))?;
+    let bar = super::progress::check_bar(quiet);
+    let observe = |progress: CheckProgress<'_>| bar.set_message(describe_progress(progress));
+    let checked = engine.check_path_observed(&args.suspect, &observe);
+    bar.finish_and_clear();
+    let checked = checked.with_context(|| format!("checking {}", args.suspect.display()))?;
     // An archive: every member is checked and reported on its own.
     let results = match checked {
         CheckedFile::Document(report) => {
@@ -90,6 +94,18 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         }
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(3) })
+}
+
+/// What the progress bar says at each step of a check.
+fn describe_progress(progress: CheckProgress<'_>) -> String {
+    match progress {
+        CheckProgress::Extracting { name } => format!("reading {name}"),
+        CheckProgress::Fingerprinting { name, chars } => format!("fingerprinting {name} ({chars} characters)"),
+        CheckProgress::Searching { collection, progress } => {
+            format!("searching {collection}: {} sources aligned, {} candidates left", progress.aligned, progress.left)
+        }
+        CheckProgress::Reporting => "building the report".to_owned(),
+    }
 }
 
 fn write_bytes(buf: &[u8], output: Option<&std::path::Path>) -> Result<()> {

@@ -32,17 +32,27 @@ pub struct IndexArgs {
     /// With --if-new: the share of a document's shingles another must contain, in (0, 1].
     #[arg(long, default_value_t = DEFAULT_MIN_CONTAINMENT)]
     min_containment: f64,
+    /// Add every document, even one the collection already holds from the same path with
+    /// the same text. Without it such repeats (a folder indexed again) are left out and
+    /// counted; a file whose text changed is added as a new document.
+    #[arg(long, conflicts_with = "if_new")]
+    force: bool,
     /// Files and folders to add (folders recursively; archives give one document per
     /// member).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
+/// Repeats listed one per line; beyond this only their count is printed.
+const MAX_REPEATS_LISTED: usize = 20;
+
 pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
     let mode = if args.if_new {
         AddMode::if_new(Some(args.min_containment)).context("--min-containment")?
-    } else {
+    } else if args.force {
         AddMode::All
+    } else {
+        AddMode::SkipRepeats
     };
     let options = EngineOptions {
         memory_budget: args.memory_mb << 20,
@@ -66,9 +76,12 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
             for f in &summary.failed {
                 eprintln!("skipped {}: {}", f.origin, f.reason);
             }
+            let repeats = summary.seen.iter().filter(|s| s.same_origin).count();
             for s in &summary.seen {
                 if s.same_origin {
-                    println!("already indexed: {} (doc {})", s.origin, s.into.0);
+                    if repeats <= MAX_REPEATS_LISTED {
+                        println!("already indexed: {} (doc {})", s.origin, s.into.0);
+                    }
                 } else {
                     println!(
                         "seen before: {} is {:.1} % contained in {} (doc {})",
@@ -96,6 +109,12 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
                     args.collection.collection,
                     summary.seconds,
                     summary.failed.len()
+                );
+            }
+            if repeats > 0 && !args.if_new {
+                println!(
+                    "{repeats} already indexed from the same path with the same text, not added again \
+                     (--force adds them)"
                 );
             }
         }

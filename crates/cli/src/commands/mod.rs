@@ -236,7 +236,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Index(args) => index::run(&args, quiet),
-        Command::Check(args) => check::run(&args),
+        Command::Check(args) => check::run(&args, quiet),
         Command::Extract(args) => extract::run(&args),
         Command::Stats(args) => stats::run(&args),
         Command::Verify(args) => verify::run(&args),

@@ -29,3 +29,15 @@ pub fn records_bar(quiet: bool, message: &'static str) -> ProgressBar {
     bar.set_message(message);
     bar
 }
+
+/// A spinner for one long operation made of steps (a check): the step in words and the
+/// time so far, redrawn ten times a second so that a long step still shows life.
+pub fn check_bar(quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("static template is valid"));
+    bar.enable_steady_tick(std::time::Duration::from_millis(100));
+    bar
+}

@@ -373,20 +373,26 @@ class Index:
         origins: Optional[Iterable[str]] = None,
         kind: str = "source",
         keep_texts: bool = False,
+        force: bool = False,
     ) -> dict[str, Any]:
         """Adds texts to a collection (created at the first add).
 
         Args:
             texts: an iterable of str.
-            titles: one title per text (default: its origin).
+            titles: one title per text (default: its first line with words, else
+                the origin's file name).
             collection: the collection's name.
-            if_new: False adds every text; True (or a min containment in (0, 1], default
-                0.9) adds only texts no document of the collection contains: a contained
-                text is attached to the document containing it instead (listed in "seen").
+            if_new: False adds every text but repeats; True (or a min containment in
+                (0, 1], default 0.9) adds only texts no document of the collection
+                contains: a contained text is attached to the document containing it
+                instead (listed in "seen").
             origins: where each text comes from (default `text:<xxh3-64 of the text>`, so
-                the same text offered again with if_new is "already indexed").
+                the same text offered again is "already indexed").
             kind: "source", or "citation" (matches count as citations).
             keep_texts: keep the texts themselves (reports then show source passages).
+            force: add even a repeat (a text the collection already holds from the same
+                origin with the same shingles), which is otherwise listed in "seen" with
+                "same_origin" true and not added again, as `tessera index` does.
 
         Returns:
             dict: "added" (list of {"id", "origin"} in order), "seen" (list of {"origin",
@@ -400,6 +406,7 @@ class Index:
         if_new: Optional[Union[bool, float]] = None,
         kind: str = "source",
         keep_texts: bool = False,
+        force: bool = False,
     ) -> dict[str, Any]:
         """Adds files and folders (recursively, in sorted order; archives give one document
         per member) to a collection. Arguments and result as `add`; files that cannot be

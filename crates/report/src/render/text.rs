@@ -110,7 +110,15 @@ impl TextRenderer {
         writeln!(out, "{}", self.paint(DIM, head))?;
         let prefix_width = 33;
         for source in &report.sources {
-            let label = describe_source(source);
+            // The title on the source's line, where it came from on the next (as the page
+            // shows them); a source without a title is named by its origin alone.
+            let (label, origin) = match (source.title.trim(), source.origin.trim()) {
+                ("", _) | (_, "") => (describe_source(source), None),
+                (title, origin) => {
+                    let disabled = if source.enabled { "" } else { " (disabled)" };
+                    (format!("{title}{disabled}"), Some(format!("{origin} [{}]", source.collection)))
+                }
+            };
             let label = shorten(&label, self.width().saturating_sub(prefix_width));
             let in_report = format!("{:>9}", fmt_percent(source.share_in_report));
             let in_report = if source.enabled {
@@ -125,6 +133,10 @@ impl TextRenderer {
                 fmt_percent(source.share_in_text),
                 source.blocks,
             )?;
+            if let Some(origin) = origin {
+                let origin = shorten(&origin, self.width().saturating_sub(prefix_width));
+                writeln!(out, "{:prefix_width$}{}", "", self.paint(DIM, &origin))?;
+            }
             if !source.seen_at.is_empty() {
                 let seen = format!("also seen at: {}", source.seen_at.join(", "));
                 let seen = shorten(&seen, self.width().saturating_sub(prefix_width));

@@ -15,7 +15,7 @@ use crate::error::{ApiError, ErrorBody, engine_error};
 use crate::state::{AppState, blocking};
 use crate::store::{CheckRecord, Edit, Progress, Stage, Status, new_id};
 
-use super::{authorize, clean_member_name, clean_name, multipart_error, stem_of};
+use super::{authorize, clean_member_name, clean_name, multipart_error};
 
 /// A text to check, sent as JSON.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -179,8 +179,9 @@ pub(super) async fn create_check(
             for doc in members {
                 match doc.result {
                     Ok(extracted) => {
-                        // As `tessera check` titles a member: its own title, or its file stem.
-                        let title = extracted.title.clone().or_else(|| Some(stem_of(&doc.name)));
+                        // Titled as `tessera check` titles a member (the engine's rule, when
+                        // the suspect is made from the text).
+                        let title = extracted.title.clone();
                         jobs.push((clean_member_name(&doc.name), title, extracted.text.into_bytes(), false));
                     }
                     Err(e) => skipped.push(SkippedMember { name: clean_member_name(&doc.name), error: e.to_string() }),

@@ -14,10 +14,10 @@ use crate::error::{ApiError, ErrorBody, engine_error};
 use crate::state::{AppState, blocking};
 
 use super::checks::SkippedMember;
-use super::{authorize, clean_member_name, clean_name, multipart_error, stem_of};
+use super::{authorize, clean_member_name, clean_name, multipart_error};
 
 /// Documents to add to a collection (JSON form; multipart takes `collection`, `kind`,
-/// `keep_texts`, `if_new` fields and `file` parts).
+/// `keep_texts`, `if_new`, `if_new_threshold`, `force` fields and `file` parts).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddDocuments {
@@ -38,6 +38,11 @@ pub struct AddDocuments {
     /// 90 % rule).
     #[serde(default)]
     pub if_new_threshold: Option<f64>,
+    /// Add every document, even one the collection already holds from the same origin
+    /// with the same text. Without it (and without `if_new`) such repeats are not added
+    /// again and are listed under `skipped` with containment 1.
+    #[serde(default)]
+    pub force: bool,
     /// The documents.
     pub documents: Vec<NewText>,
 }
@@ -60,7 +65,8 @@ pub struct NewText {
 pub struct AddedDocuments {
     /// Documents added.
     pub added: Vec<AddedDocument>,
-    /// Documents not added because they are not new (`if_new`).
+    /// Documents not added: not new (`if_new`), or repeats of a document added from the
+    /// same origin with the same text (containment 1; `force` adds them).
     pub skipped: Vec<SkippedDocument>,
     /// Members of uploaded archives that could not be extracted, with the reason (the
     /// other documents were still added).
@@ -114,6 +120,7 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocu
         keep_texts: false,
         if_new: false,
         if_new_threshold: None,
+        force: false,
         documents: Vec::new(),
     };
     let mut failed = Vec::new();
@@ -128,7 +135,7 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocu
             for doc in documents {
                 match doc.result {
                     Ok(extracted) => add.documents.push(NewText {
-                        title: extracted.title.unwrap_or_else(|| stem_of(&doc.name)),
+                        title: tessera_engine::document_title(extracted.title.as_deref(), &extracted.text, &doc.name),
                         text: extracted.text,
                         origin: clean_member_name(&doc.name),
                     }),
@@ -144,6 +151,7 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocu
             "kind" => add.kind = Some(value),
             "keep_texts" => add.keep_texts = value == "true",
             "if_new" => add.if_new = value == "true",
+            "force" => add.force = value == "true",
             "if_new_threshold" => {
                 add.if_new_threshold =
                     Some(value.parse().map_err(|_| ApiError::bad_request("if_new_threshold is not a number"))?)
@@ -171,7 +179,12 @@ pub(super) async fn add_documents(
             return Err(ApiError::bad_request(format!("unknown collection kind {other:?}: source or citation")));
         }
     };
-    let mode = if add.if_new { AddMode::if_new(add.if_new_threshold).map_err(engine_error)? } else { AddMode::All };
+    let mode = match (add.if_new, add.force) {
+        (true, true) => return Err(ApiError::bad_request("if_new and force cannot be used together")),
+        (true, false) => AddMode::if_new(add.if_new_threshold).map_err(engine_error)?,
+        (false, true) => AddMode::All,
+        (false, false) => AddMode::SkipRepeats,
+    };
     if let Some(doc) = add.documents.iter().find(|d| d.text.trim().is_empty()) {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
