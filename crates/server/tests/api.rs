@@ -269,6 +269,29 @@ fn documents_are_added_and_the_if_new_rule_skips_contained_ones() {
 
     let (status, v) = s.send_json("POST", "/api/documents", &json!({"collection": "", "documents": []}), None);
     assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_request")));
+
+    // The same origin and text again is a repeat, not added unless forced; a document
+    // without a title is named by its first line.
+    let (status, out) = s.send_json("POST", "/api/documents", &body, None);
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["added"], json!([]), "{out}");
+    assert_eq!(
+        (out["skipped"][0]["duplicate_of"].as_u64(), out["skipped"][0]["containment"].as_f64()),
+        (Some(first), Some(1.0))
+    );
+    let forced = json!({"collection": "web", "force": true, "documents": [{"text": format!("On ice\n{text}"), "origin": "https://a.example/g"}]});
+    let (status, out) = s.send_json("POST", "/api/documents", &forced, None);
+    assert_eq!((status, out["added"][0]["title"].as_str()), (200, Some("On ice")), "{out}");
+    let (status, out) = s.send_json(
+        "POST",
+        "/api/documents",
+        &json!({"collection": "web", "force": true, "if_new": true, "documents": []}),
+        None,
+    );
+    assert_eq!((status, out["error"]["code"].as_str()), (400, Some("bad_request")), "{out}");
+    let (_, collections) = s.get("/api/collections");
+    let web = collections.as_array().unwrap().iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!(web["documents"].as_u64(), Some(4));
 }
 
 #[test]

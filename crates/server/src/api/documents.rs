@@ -200,9 +200,10 @@ pub(super) async fn add_documents(
         let mut session = engine.add_session(&config, mode).map_err(engine_error)?;
         let mut out = AddedDocuments { added: Vec::new(), skipped: Vec::new(), failed };
         for doc in add.documents {
-            let title = doc.title.clone();
+            // The title stored and answered: the one given, else the engine's rule.
+            let title = tessera_engine::document_title(Some(&doc.title), &doc.text, &doc.origin);
             let prepared =
-                engine.prepare(doc.origin.clone(), tessera_engine::Extracted::from_text(doc.text, Some(doc.title)));
+                engine.prepare(doc.origin.clone(), tessera_engine::Extracted::from_text(doc.text, Some(title.clone())));
             match session.add(&prepared).map_err(engine_error)? {
                 AddOutcome::Added { doc: id } => out.added.push(AddedDocument { id: id.0, origin: doc.origin, title }),
                 AddOutcome::Seen { into, containment } | AddOutcome::AlreadyIndexed { doc: into, containment } => {
