@@ -170,30 +170,24 @@ fn bad_arguments_fail_cleanly() {
     assert!(run.stderr.contains("max_distance"), "{}", run.stderr);
 }
 
-/// A Parquet file (Snappy, as pyarrow writes by default): one document per row, the id
-/// and text columns named by the flags, a null text skipped and named by its row.
+/// Writes a Parquet file of `key` (int64) and `body` (optional string) columns.
 #[cfg(feature = "parquet")]
-#[test]
-fn parquet_rows_are_documents() {
+fn write_parquet(path: &Path, compression: parquet::basic::Compression, keys: &[i64], texts: &[Option<String>]) {
     use std::sync::Arc;
 
-    use parquet::basic::Compression;
     use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
     use parquet::file::properties::WriterProperties;
     use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
 
-    let tmp = tempfile::tempdir().unwrap();
-    let (press, bees) = (demo("printing-press.txt"), demo("honey-bees.txt"));
-    let texts = [Some(press.clone()), Some(bees), Some(edit(&press, 50)), None];
     let schema =
         Arc::new(parse_message_type("message docs { required int64 key; optional binary body (UTF8); }").unwrap());
-    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-    let file = fs::File::create(tmp.path().join("data.parquet")).unwrap();
+    let props = Arc::new(WriterProperties::builder().set_compression(compression).build());
+    let file = fs::File::create(path).unwrap();
     let mut writer = SerializedFileWriter::new(file, schema, props).unwrap();
     let mut group = writer.next_row_group().unwrap();
     let mut column = group.next_column().unwrap().unwrap();
-    column.typed::<Int64Type>().write_batch(&[10, 20, 30, 40], None, None).unwrap();
+    column.typed::<Int64Type>().write_batch(keys, None, None).unwrap();
     column.close().unwrap();
     let mut column = group.next_column().unwrap().unwrap();
     let values: Vec<ByteArray> = texts.iter().flatten().map(|t| ByteArray::from(t.as_str())).collect();
@@ -202,17 +196,82 @@ fn parquet_rows_are_documents() {
     column.close().unwrap();
     group.close().unwrap();
     writer.close().unwrap();
+}
 
-    let run = tessera(tmp.path(), &["dedup", "data.parquet", "--text-field", "body", "--id-field", "key"]);
-    // The null text is skipped and named by its row, which makes exit code 3.
+/// The `key` column of a Parquet file, row by row (the rows written back).
+#[cfg(feature = "parquet")]
+fn parquet_keys(path: &Path) -> Vec<(i64, bool)> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let reader = SerializedFileReader::new(fs::File::open(path).unwrap()).unwrap();
+    reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            let fields: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
+            let Field::Long(key) = fields[0] else { panic!("{row:?}") };
+            (*key, matches!(fields[1], Field::Str(_)))
+        })
+        .collect()
+}
+
+/// A Parquet file (Snappy, as pyarrow writes by default; zstd, as many datasets are): one
+/// document per row, the id and text columns named by the flags, a null text skipped and
+/// named by its row; the kept and removed rows written back as Parquet.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_rows_are_documents() {
+    use parquet::basic::{Compression, ZstdLevel};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (press, bees) = (demo("printing-press.txt"), demo("honey-bees.txt"));
+    let texts = [Some(press.clone()), Some(bees), Some(edit(&press, 50)), None];
+    write_parquet(&tmp.path().join("data.parquet"), Compression::SNAPPY, &[10, 20, 30, 40], &texts);
+    write_parquet(&tmp.path().join("zstd.parquet"), Compression::ZSTD(ZstdLevel::default()), &[10, 20, 30, 40], &texts);
+
+    for file in ["data.parquet", "zstd.parquet"] {
+        let run = tessera(tmp.path(), &["dedup", file, "--text-field", "body", "--id-field", "key"]);
+        // The null text is skipped and named by its row, which makes exit code 3.
+        assert_eq!(run.code, Some(3), "{}", run.stderr);
+        assert!(run.stderr.contains(&format!("{file}:4")), "{}", run.stderr);
+        let lines: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let pairs: Vec<(&str, &str, bool)> = lines
+            .iter()
+            .map(|l| (l["id"].as_str().unwrap(), l["cluster"].as_str().unwrap(), l["kept"].as_bool().unwrap()))
+            .collect();
+        assert_eq!(pairs, [("10", "10", true), ("20", "20", true), ("30", "10", false)], "{file}");
+    }
+
+    // Written back: the kept rows and the removed ones, with every column; the row
+    // without a text in neither. Two inputs write one file each way.
+    let run = tessera(
+        tmp.path(),
+        &[
+            "dedup",
+            "data.parquet",
+            "zstd.parquet",
+            "--text-field",
+            "body",
+            "--id-field",
+            "key",
+            "--write-kept",
+            "kept.parquet",
+            "--write-removed",
+            "removed.parquet",
+        ],
+    );
     assert_eq!(run.code, Some(3), "{}", run.stderr);
-    assert!(run.stderr.contains("data.parquet:4"), "{}", run.stderr);
-    let lines: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let pairs: Vec<(&str, &str, bool)> = lines
-        .iter()
-        .map(|l| (l["id"].as_str().unwrap(), l["cluster"].as_str().unwrap(), l["kept"].as_bool().unwrap()))
-        .collect();
-    assert_eq!(pairs, [("10", "10", true), ("20", "20", true), ("30", "10", false)]);
+    assert_eq!(parquet_keys(&tmp.path().join("kept.parquet")), [(10, true), (20, true)]);
+    assert_eq!(parquet_keys(&tmp.path().join("removed.parquet")), [(30, true), (10, true), (20, true), (30, true)]);
+
+    // Inputs of other columns cannot share one output.
+    let other = tmp.path().join("other.jsonl");
+    fs::write(&other, "{\"body\": \"x\"}\n").unwrap();
+    let run =
+        tessera(tmp.path(), &["dedup", "data.parquet", "other.jsonl", "--text-field", "body", "--write-kept", "k"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("write the input's format"), "{}", run.stderr);
 }
 
 fn json_lines(run: &Run) -> Vec<(String, String, bool)> {

@@ -119,8 +119,8 @@ pub struct DedupArgs {
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
     /// Write the kept records here, unchanged, in the input's format (a CSV/TSV with its
-    /// header; documents: their paths, one a line). Not for Parquet yet. Files are read a
-    /// second time for it (standard input's records are held in memory).
+    /// header; Parquet: the rows with every column; documents: their paths, one a line).
+    /// Files are read a second time for it (standard input's records are held in memory).
     #[arg(long, value_name = "FILE")]
     write_kept: Option<PathBuf>,
     /// Write the removed records (the duplicates) here, as `--write-kept` does.
@@ -343,6 +343,37 @@ fn write_back(
     Ok(())
 }
 
+/// [`write_back`] for Parquet inputs: Parquet files with the inputs' columns.
+#[cfg(feature = "parquet")]
+fn write_back_parquet(
+    records: &[&Input],
+    fields: &Fields,
+    lines: &[tessera_engine::DedupLine],
+    kept: Option<BufWriter<File>>,
+    removed: Option<BufWriter<File>>,
+) -> Result<()> {
+    let inputs: Vec<(&std::path::Path, String)> =
+        records.iter().filter_map(|i| i.path.as_deref().map(|p| (p, i.name()))).collect();
+    let mut next = lines.iter();
+    let next_kept = || Ok(next.next().context("an input changed while dedup read it")?.kept);
+    parquet::write_back(&inputs, fields, next_kept, kept, removed)?;
+    if next.next().is_some() {
+        bail!("an input changed while dedup read it");
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_back_parquet(
+    _: &[&Input],
+    _: &Fields,
+    _: &[tessera_engine::DedupLine],
+    _: Option<BufWriter<File>>,
+    _: Option<BufWriter<File>>,
+) -> Result<()> {
+    bail!("this tessera was built without Parquet support (cargo feature `parquet` of tessera-cli)")
+}
+
 /// Opens an output file of `--write-kept` or `--write-removed`.
 fn create(path: Option<&PathBuf>) -> Result<Option<BufWriter<File>>> {
     path.map(|p| Ok(BufWriter::new(File::create(p)?))).transpose()
@@ -433,19 +464,14 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
         let (result, lsh) = finish(dedup, args.write_signatures.as_ref())?;
         (result, lsh, None, Vec::new())
     } else {
-        if writing {
-            if let Some(p) = records.iter().find(|i| i.kind == Kind::Parquet) {
-                bail!("--write-kept and --write-removed do not write Parquet yet ({} is Parquet)", p.name());
-            }
-            if let Some(other) = records.iter().find(|i| i.kind != records[0].kind) {
-                bail!(
-                    "--write-kept and --write-removed write the input's format, and {} is {} while {} is {}",
-                    records[0].name(),
-                    records[0].kind.name(),
-                    other.name(),
-                    other.kind.name()
-                );
-            }
+        if writing && let Some(other) = records.iter().find(|i| i.kind != records[0].kind) {
+            bail!(
+                "--write-kept and --write-removed write the input's format, and {} is {} while {} is {}",
+                records[0].name(),
+                records[0].kind.name(),
+                other.name(),
+                other.kind.name()
+            );
         }
         let mut collector = Collector {
             dedup,
@@ -485,6 +511,9 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
                 writeln!(out, "{}", line.id)?;
             }
         }
+    } else if writing && records[0].kind == Kind::Parquet {
+        let fields = Fields { text: args.text_field.as_deref().unwrap_or("text"), id: args.id_field.as_deref() };
+        write_back_parquet(&records, &fields, &result.lines, kept_out.take(), removed_out.take())?;
     } else if writing {
         for out in [&mut kept_out, &mut removed_out] {
             if let (Some(out), Some(header)) = (out.as_mut(), &header) {

@@ -1,9 +1,17 @@
-//! Parquet input of `tessera dedup` (cargo feature `parquet`): one document per row.
+//! Parquet input of `tessera dedup` (cargo feature `parquet`): one document per row, and
+//! the kept and removed rows written back as Parquet.
 
 use fs_err::File;
+use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use arrow_array::BooleanArray;
+use arrow_select::filter::filter_record_batch;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
@@ -79,4 +87,82 @@ fn record(
         (Some(_), None) => return Err(RowFail::Missing),
     };
     Ok(Record { id, text })
+}
+
+/// Rows read at a time when records are written back.
+const WRITE_BATCH_ROWS: usize = 8192;
+
+/// Copies the rows of the Parquet `inputs` (path and name, in reading order) to Parquet
+/// files with the inputs' schema (`--write-kept`, `--write-removed`): a row that gave a
+/// document goes to `kept` or `removed` as `next_kept` says (called once per such row, in
+/// order), a row that gave none to neither. The values of every column are copied as
+/// they were read; the outputs are Snappy-compressed. Each input is read twice (which rows
+/// gave documents, then the batches), so memory holds one batch, never the file.
+pub fn write_back<W: Write + Send>(
+    inputs: &[(&Path, String)],
+    fields: &Fields,
+    mut next_kept: impl FnMut() -> Result<bool>,
+    kept: Option<W>,
+    removed: Option<W>,
+) -> Result<()> {
+    let mut outs = [kept, removed];
+    let mut writers: [Option<ArrowWriter<W>>; 2] = [None, None];
+    let mut schema = None;
+    for (path, name) in inputs {
+        let mut masks: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
+        read(path, fields, |_, record| {
+            let keep = if record.is_ok() { Some(next_kept()?) } else { None };
+            masks[0].push(keep == Some(true));
+            masks[1].push(keep == Some(false));
+            Ok(())
+        })?;
+        let file = File::open(path)?.into_parts().0;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .with_context(|| format!("reading {name} as Parquet"))?
+            .with_batch_size(WRITE_BATCH_ROWS);
+        match &schema {
+            None => {
+                let first = builder.schema().clone();
+                let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
+                for (out, writer) in outs.iter_mut().zip(&mut writers) {
+                    if let Some(out) = out.take() {
+                        *writer = Some(
+                            ArrowWriter::try_new(out, first.clone(), Some(props.clone()))
+                                .context("starting a Parquet output")?,
+                        );
+                    }
+                }
+                schema = Some(first);
+            }
+            Some(first) if first.fields() != builder.schema().fields() => bail!(
+                "{name} has other columns than the first Parquet input; --write-kept and --write-removed write \
+                 one file with one schema"
+            ),
+            Some(_) => {}
+        }
+        let mut offset = 0;
+        for batch in builder.build().with_context(|| format!("reading {name}"))? {
+            let batch = batch.with_context(|| format!("reading {name}"))?;
+            let rows = offset..offset + batch.num_rows();
+            let (Some(_), Some(_)) = (masks[0].get(rows.clone()), masks[1].get(rows.clone())) else {
+                bail!("{name} changed while dedup read it");
+            };
+            for (mask, writer) in masks.iter().zip(&mut writers) {
+                let Some(writer) = writer else { continue };
+                let mask = BooleanArray::from(mask[rows.clone()].to_vec());
+                let rows = filter_record_batch(&batch, &mask).context("selecting rows")?;
+                if rows.num_rows() > 0 {
+                    writer.write(&rows).context("writing Parquet")?;
+                }
+            }
+            offset = rows.end;
+        }
+        if offset != masks[0].len() {
+            bail!("{name} changed while dedup read it");
+        }
+    }
+    for writer in writers.into_iter().flatten() {
+        writer.into_inner().context("finishing a Parquet output")?.flush()?;
+    }
+    Ok(())
 }
