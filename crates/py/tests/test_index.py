@@ -62,6 +62,21 @@ def test_if_new_attaches_contained_texts(library):
         library.add(["x"], if_new="yes")
 
 
+def test_repeats_are_skipped_unless_forced_and_titles_come_from_the_first_line(tmp_path):
+    index = tessera.Index.create(tmp_path / "lib")
+    text = "The Clockmakers of Prague\n" + demo_texts()["printing-press"]
+    first = index.add([text, text])
+    # The default origin is the text's hash: the same text twice is one document.
+    assert len(first["added"]) == 1 and first["seen"][0]["same_origin"]
+    assert index.add([text])["added"] == []
+    assert len(index.add([text], force=True)["added"]) == 1
+    with pytest.raises(ValueError, match="together"):
+        index.add([text], force=True, if_new=True)
+    assert index.stats()["collections"][0]["docs"] == 2
+    report = index.check(text)
+    assert report["sources"][0]["title"] == "The Clockmakers of Prague"
+
+
 def test_add_paths_lists_failures_and_checks_files(tmp_path):
     index = tessera.Index.create(tmp_path / "idx", shingle_size=3)
     bad = tmp_path / "bad.bin"
