@@ -233,6 +233,31 @@ pub fn new_id() -> Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// An upload being received into the store ([`CheckStore::stage`]); deleted when dropped
+/// unless accepted.
+#[derive(Debug)]
+pub struct Staged {
+    dir: PathBuf,
+    accepted: bool,
+}
+
+impl Staged {
+    /// The file the upload is written to.
+    #[must_use]
+    pub fn file(&self) -> PathBuf {
+        self.dir.join(UPLOAD_FILE)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.accepted {
+            // Best effort: what is left is deleted when the store is next opened.
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 /// The check queue directory.
 #[derive(Debug)]
 pub struct CheckStore {
@@ -275,6 +300,29 @@ impl CheckStore {
         sync_dir(&incoming)?;
         let target = self.check_dir(&record.id);
         fs_err::rename(&incoming, &target).at(&target)?;
+        sync_dir(&self.dir)
+    }
+
+    /// A directory where the upload of check `id` is written as it arrives
+    /// ([`Staged::file`]), so that a request never holds a whole upload in memory. Until
+    /// [`CheckStore::accept_staged`] it is invisible to readers; dropped, or left by a
+    /// crash, it is deleted (the latter at the next [`CheckStore::open`]).
+    pub fn stage(&self, id: &str) -> Result<Staged> {
+        let dir = self.dir.join(format!("{INCOMING_PREFIX}{id}"));
+        fs_err::create_dir(&dir).at(&dir)?;
+        Ok(Staged { dir, accepted: false })
+    }
+
+    /// Stores a check whose upload was staged: the upload is synced, the record written,
+    /// and the directory renamed into place (durable when this returns `Ok`).
+    pub fn accept_staged(&self, record: &CheckRecord, mut staged: Staged) -> Result<()> {
+        let upload = staged.file();
+        fs_err::File::open(&upload).and_then(|f| f.sync_all()).at(&upload)?;
+        write_synced(&staged.dir.join(RECORD_FILE), &to_json(record)?)?;
+        sync_dir(&staged.dir)?;
+        let target = self.check_dir(&record.id);
+        fs_err::rename(&staged.dir, &target).at(&target)?;
+        staged.accepted = true;
         sync_dir(&self.dir)
     }
 

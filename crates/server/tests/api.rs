@@ -470,6 +470,25 @@ fn oversize_chunked_bodies_and_empty_files_are_refused_as_documented() {
     assert_eq!((status, v["error"]["code"].as_str()), (415, Some("unsupported_format")), "{v}");
     let (_, health) = s.get("/api/health");
     assert_eq!(health["queued"], 0, "nothing refused was queued: {health}");
+
+    // Files are written to the store as they arrive: one just over the limit (within the
+    // form's allowance for its headers) is refused while it streams in, one at the limit
+    // is stored byte for byte, and nothing half-received stays behind.
+    let over = "x".repeat(4097);
+    let (status, v) = s.upload("over.txt", over.as_bytes(), None);
+    assert_eq!((status, v["error"]["code"].as_str()), (413, Some("too_large")), "{v}");
+    let exact: String = "abcd ".repeat(820).chars().take(4096).collect();
+    let (status, accepted) = s.upload("exact.txt", exact.as_bytes(), None);
+    assert_eq!(status, 202, "{accepted}");
+    let id = accepted["id"].as_str().unwrap();
+    let stored = std::fs::read(s.data_dir().join("checks").join(id).join("upload")).unwrap();
+    assert_eq!(stored, exact.as_bytes());
+    let left: Vec<String> = std::fs::read_dir(s.data_dir().join("checks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// The page and the API answer with headers that forbid framing, type sniffing and loading

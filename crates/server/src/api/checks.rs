@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::error::{ApiError, ErrorBody, engine_error};
 use crate::state::{AppState, blocking};
-use crate::store::{CheckRecord, Edit, Progress, Stage, Status, new_id};
+use crate::store::{CheckRecord, Edit, Progress, Stage, Staged, Status, new_id};
 
 use super::{authorize, clean_member_name, clean_name, multipart_error};
 
@@ -65,14 +65,48 @@ pub struct SkippedMember {
     pub error: String,
 }
 
-/// One document out of a request: name, optional title and bytes.
+/// One document out of a request: name, optional title and body.
 struct Upload {
     name: String,
     title: Option<String>,
-    bytes: Vec<u8>,
+    body: Body,
     is_file: bool,
     /// Set for an archive: its member documents, extracted.
     members: Option<Vec<Document>>,
+}
+
+/// What a check is made of: bytes in memory (a JSON text, an archive member's text), or
+/// an uploaded file written to the store as it arrived (never held whole in memory).
+enum Body {
+    Bytes(Vec<u8>),
+    Staged { id: String, staged: Staged, len: u64 },
+}
+
+/// Bytes of an upload kept in memory to recognise its format.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Receives a multipart file field into the store, chunk by chunk, refusing it once it
+/// passes the upload limit. Returns the staged file, its first bytes and its length.
+async fn stage_upload(
+    state: &AppState,
+    field: &mut axum::extract::multipart::Field<'_>,
+) -> Result<(String, Staged, Vec<u8>, u64), ApiError> {
+    use tokio::io::AsyncWriteExt;
+    let id = new_id()?;
+    let staged = state.store.stage(&id)?;
+    let mut file = tokio::fs::File::create(staged.file()).await?;
+    let (mut head, mut len) = (Vec::new(), 0u64);
+    while let Some(chunk) = field.chunk().await.map_err(|e| multipart_error(&e))? {
+        len += chunk.len() as u64;
+        if len > state.config.max_upload_bytes {
+            return Err(too_large(state));
+        }
+        let room = SNIFF_BYTES.saturating_sub(head.len()).min(chunk.len());
+        head.extend_from_slice(&chunk[..room]);
+        file.write_all(&chunk).await?;
+    }
+    file.flush().await?;
+    Ok((id, staged, head, len))
 }
 
 async fn read_check_request(state: &AppState, request: Request) -> Result<Upload, ApiError> {
@@ -83,41 +117,50 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             Multipart::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
         let mut upload: Option<Upload> = None;
         let mut title = None;
-        while let Some(field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
+        let mut head = Vec::new();
+        while let Some(mut field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
             if field.file_name().is_some() || field.name() == Some("file") {
                 if upload.is_some() {
                     return Err(ApiError::bad_request("send one file per check"));
                 }
                 let name = clean_name(field.file_name().unwrap_or("document"));
-                let bytes = field.bytes().await.map_err(|e| multipart_error(&e))?.to_vec();
-                if bytes.is_empty() {
+                let (id, staged, first, len) = stage_upload(state, &mut field).await?;
+                if len == 0 {
                     return Err(ApiError::new(
                         StatusCode::UNSUPPORTED_MEDIA_TYPE,
                         "unsupported_format",
                         format!("{name} is empty: there is nothing to check"),
                     ));
                 }
-                upload = Some(Upload { name, title: None, bytes, is_file: true, members: None });
+                head = first;
+                let body = Body::Staged { id, staged, len };
+                upload = Some(Upload { name, title: None, body, is_file: true, members: None });
             } else if field.name() == Some("title") {
                 title = Some(field.text().await.map_err(|e| multipart_error(&e))?);
             }
         }
         let mut upload = upload.ok_or_else(|| ApiError::bad_request("the form has no file field"))?;
         upload.title = title.filter(|t| !t.trim().is_empty());
-        if upload.bytes.len() as u64 > state.config.max_upload_bytes {
-            return Err(too_large(state));
-        }
         // Refuse what no extractor reads now, not after the queue.
-        let head = &upload.bytes[..upload.bytes.len().min(64 * 1024)];
-        match state.engine.sniff(&upload.name, head).map_err(engine_error)? {
+        match state.engine.sniff(&upload.name, &head).map_err(engine_error)? {
             Sniffed::Document => {}
             // An archive: every member is a document of its own, checked on its own.
-            // Unpacking is bounded by the extractor's size, ratio and depth limits.
+            // Unpacking is bounded by the extractor's size, ratio and depth limits; the
+            // archive itself is read once here (requests at once are limited) and its
+            // staged file deleted.
             Sniffed::Archive => {
+                let Body::Staged { staged, .. } = std::mem::replace(&mut upload.body, Body::Bytes(Vec::new())) else {
+                    return Err(ApiError::bad_request("an archive is sent as a file"));
+                };
                 let name = upload.name.clone();
-                let bytes = std::mem::take(&mut upload.bytes);
                 let engine = Arc::clone(&state.engine);
-                upload.members = Some(blocking(move || Ok(engine.extract_documents(&name, &bytes))).await?);
+                upload.members = Some(
+                    blocking(move || {
+                        let bytes = std::fs::read(staged.file())?;
+                        Ok(engine.extract_documents(&name, &bytes))
+                    })
+                    .await?,
+                );
             }
         }
         Ok(upload)
@@ -130,7 +173,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "empty", "the text is empty"));
         }
         let name = clean_name(body.name.as_deref().unwrap_or("text"));
-        Ok(Upload { name, title: body.title, bytes: body.text.into_bytes(), is_file: false, members: None })
+        Ok(Upload { name, title: body.title, body: Body::Bytes(body.text.into_bytes()), is_file: false, members: None })
     } else {
         Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -174,7 +217,7 @@ pub(super) async fn create_check(
     let mut jobs = Vec::new();
     let is_archive = upload.members.is_some();
     match upload.members.take() {
-        None => jobs.push((upload.name, upload.title, upload.bytes, upload.is_file)),
+        None => jobs.push((upload.name, upload.title, upload.body, upload.is_file)),
         Some(members) => {
             for doc in members {
                 match doc.result {
@@ -182,7 +225,12 @@ pub(super) async fn create_check(
                         // Titled as `tessera check` titles a member (the engine's rule, when
                         // the suspect is made from the text).
                         let title = extracted.title.clone();
-                        jobs.push((clean_member_name(&doc.name), title, extracted.text.into_bytes(), false));
+                        jobs.push((
+                            clean_member_name(&doc.name),
+                            title,
+                            Body::Bytes(extracted.text.into_bytes()),
+                            false,
+                        ));
                     }
                     Err(e) => skipped.push(SkippedMember { name: clean_member_name(&doc.name), error: e.to_string() }),
                 }
@@ -197,12 +245,22 @@ pub(super) async fn create_check(
             }
         }
     }
-    for (name, title, bytes, is_file) in jobs {
-        let id = new_id()?;
+    for (name, title, body, is_file) in jobs {
         let seq = state.seq.fetch_add(1, Ordering::SeqCst);
-        let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
         let st = Arc::clone(&state);
-        blocking(move || Ok(st.store.accept(&record, &bytes)?)).await?;
+        let id = match body {
+            Body::Bytes(bytes) => {
+                let id = new_id()?;
+                let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
+                blocking(move || Ok(st.store.accept(&record, &bytes)?)).await?;
+                id
+            }
+            Body::Staged { id, staged, len } => {
+                let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, len);
+                blocking(move || Ok(st.store.accept_staged(&record, staged)?)).await?;
+                id
+            }
+        };
         state.queue.push(id.clone());
         accepted.push(AcceptedMember { url: format!("/api/checks/{id}"), id, name });
     }
