@@ -2,7 +2,7 @@
 //! no OCR) must never panic, and any text it returns is not blank. PDFium
 //! is C++ and not instrumented: a crash or hang found here inside PDFium is
 //! exactly what the worker process (`ExtractConfig::isolation`) contains in
-//! production. Needs libpdfium.so (scripts/setup-pdfium.sh).
+//! production. Needs libpdfium.so (fetched by the build of tessera-extract).
 //! Run: `cargo +nightly fuzz run pdf` (seed: crates/extract/testdata/pdf).
 
 #![no_main]
