@@ -75,15 +75,15 @@ fn fetch() -> Result<PathBuf, String> {
     let download = out.join("download");
     let _ = fs::remove_dir_all(&download);
     fs::create_dir_all(&download).map_err(|e| format!("cannot create {}: {e}", download.display()))?;
-    let wheel = pip_download(&download)
-        .or_else(|pip| curl_download(&download, tag).map_err(|curl| format!("pip: {pip}; curl: {curl}")))?;
-    let member = format!("pypdfium2_raw/{file}");
-    let bytes = unzip_member(&wheel, &member)?;
+    let unpacked = pip_download(&download)
+        .or_else(|pip| curl_download(&download, tag).map_err(|curl| format!("pip: {pip}; curl: {curl}")))
+        .and_then(|wheel| unzip_member(&wheel, &format!("pypdfium2_raw/{file}")));
+    let _ = fs::remove_dir_all(&download);
+    let bytes = unpacked?;
     let partial = out.join(format!("{file}.partial"));
     fs::write(&partial, bytes).map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
     fs::rename(&partial, &lib).map_err(|e| format!("cannot write {}: {e}", lib.display()))?;
     fs::write(&stamp, PYPDFIUM2_VERSION).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
-    let _ = fs::remove_dir_all(&download);
     Ok(lib)
 }
 
@@ -111,11 +111,12 @@ fn pip_download(dir: &Path) -> Result<PathBuf, String> {
 /// The wheel for `tag` from the URL PyPI's JSON API gives, downloaded with
 /// curl and checked against the SHA-256 PyPI lists.
 fn curl_download(dir: &Path, tag: &str) -> Result<PathBuf, String> {
-    let api = format!("https://pypi.org/pypi/pypdfium2/{PYPDFIUM2_VERSION}/json");
-    let json = curl(&api, None)?;
-    let release: serde_json::Value =
+    // The project's JSON (every release): some PyPI mirrors answer only that one.
+    let api = "https://pypi.org/pypi/pypdfium2/json";
+    let json = curl(api, None)?;
+    let project: serde_json::Value =
         serde_json::from_slice(&json).map_err(|e| format!("PyPI's answer is not JSON: {e}"))?;
-    let file = release["urls"]
+    let file = project["releases"][PYPDFIUM2_VERSION]
         .as_array()
         .into_iter()
         .flatten()
@@ -127,13 +128,31 @@ fn curl_download(dir: &Path, tag: &str) -> Result<PathBuf, String> {
         return Err("PyPI's answer lacks a URL, file name or digest".into());
     };
     let wheel = dir.join(name);
-    curl(url, Some(&wheel))?;
+    curl(&resolve(api, url), Some(&wheel))?;
     let sum = Command::new("sha256sum").arg(&wheel).output().map_err(|e| format!("cannot run sha256sum: {e}"))?;
     let got = String::from_utf8_lossy(&sum.stdout);
     if got.split_whitespace().next() != Some(sha256) {
         return Err(format!("{name}: SHA-256 differs from PyPI's"));
     }
     Ok(wheel)
+}
+
+/// `url` as given, or resolved against `base` when relative (some mirrors
+/// answer `../../packages/...`).
+fn resolve(base: &str, url: &str) -> String {
+    if url.contains("://") {
+        return url.to_owned();
+    }
+    let mut dir: Vec<&str> = base.split('/').collect();
+    dir.pop();
+    let mut rest = url;
+    while let Some(up) = rest.strip_prefix("../") {
+        if dir.len() > 3 {
+            dir.pop();
+        }
+        rest = up;
+    }
+    format!("{}/{}", dir.join("/"), rest.trim_start_matches("./"))
 }
 
 fn curl(url: &str, to: Option<&Path>) -> Result<Vec<u8>, String> {
