@@ -1,13 +1,15 @@
 //! The isolated PDF parser: `tessera __extract-worker` driven through
 //! `tessera_extract::worker::extract_isolated`, as the CLI's extraction does.
-//! Needs the PDFium library (scripts/setup-pdfium.sh): skipped without it,
-//! unless `TESSERA_REQUIRE_PDFIUM=1` (CI).
+//! Needs the PDFium library, which the build fetches (build.rs): skipped
+//! without it, unless `TESSERA_REQUIRE_PDFIUM=1` (CI).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
 use tessera_extract::worker::extract_isolated;
-use tessera_extract::{Error, ExtractConfig, Trick, WorkerCommand, extract_bytes, pdfium_library};
+use tessera_extract::{
+    Error, ExtractConfig, Trick, WorkerCommand, extract_bytes, pdfium_fetched_by_build, pdfium_library,
+};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/testdata/pdf").join(name)
@@ -15,12 +17,20 @@ fn fixture(name: &str) -> PathBuf {
 
 fn pdfium() -> bool {
     let found = pdfium_library(None).iter().any(|p| p.is_file());
+    if let Some(fetched) = pdfium_fetched_by_build() {
+        assert!(
+            found,
+            "the build fetched PDFium to {} and it is gone: cargo clean -p tessera-extract",
+            fetched.display()
+        );
+    }
     if !found {
         assert!(
             std::env::var("TESSERA_REQUIRE_PDFIUM").as_deref() != Ok("1"),
-            "TESSERA_REQUIRE_PDFIUM=1 but libpdfium.so is not installed: run scripts/setup-pdfium.sh"
+            "TESSERA_REQUIRE_PDFIUM=1 but the build did not fetch libpdfium.so (see its warning) and it is not \
+             installed"
         );
-        eprintln!("skipped: libpdfium.so not found");
+        eprintln!("skipped: the build could not fetch libpdfium.so and it is not installed (scripts/setup-pdfium.sh)");
     }
     found
 }

@@ -2,8 +2,8 @@
 //! in this process, and through a worker process when `TESSERA_BIN` names a
 //! built `tessera` executable (one process start per document).
 //!
-//! `cargo bench -p tessera-extract --bench pdf` (needs libpdfium.so:
-//! scripts/setup-pdfium.sh); with the worker:
+//! `cargo bench -p tessera-extract --bench pdf` (needs libpdfium.so, which
+//! the build fetches); with the worker:
 //! `cargo build --release -p tessera-cli && TESSERA_BIN=target/release/tessera cargo bench -p tessera-extract --bench pdf`.
 
 use std::hint::black_box;
@@ -14,7 +14,7 @@ use tessera_extract::{ExtractConfig, WorkerCommand, extract_bytes, pdfium_librar
 
 fn pdf(c: &mut Criterion) {
     if !pdfium_library(None).iter().any(|p| p.is_file()) {
-        eprintln!("libpdfium.so not found: run scripts/setup-pdfium.sh");
+        eprintln!("libpdfium.so not found: the build could not fetch it (scripts/setup-pdfium.sh installs it)");
         return;
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pdf");

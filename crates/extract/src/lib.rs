@@ -48,8 +48,9 @@
 //! where the document has explicit page breaks.
 //!
 //! - **PDF** ([`PdfExtractor`]) through PDFium, bound at run time to
-//!   `libpdfium.so` (`scripts/setup-pdfium.sh` installs it from the
-//!   `pypdfium2` wheel; [`pdfium_library`] says where it is looked for): the
+//!   `libpdfium.so` from the `pypdfium2` wheel, which the build fetches
+//!   (`build.rs`; [`pdfium_fetched_by_build`]) or `scripts/setup-pdfium.sh`
+//!   installs ([`pdfium_library`] says where it is looked for): the
 //!   text in PDFium's reading order, one [`Origin`] per character with its
 //!   page, paragraph and [`BBox`] (PDF points, origin bottom-left); lines and
 //!   paragraphs from the geometry; words hyphenated at line ends joined,
@@ -166,7 +167,7 @@ pub use office::epub::EpubExtractor;
 pub use office::odt::OdtExtractor;
 pub use office::pptx::PptxExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
-pub use pdf::{PDFIUM_ENV, PdfExtractor, pdfium_library};
+pub use pdf::{PDFIUM_ENV, PdfExtractor, pdfium_fetched_by_build, pdfium_library};
 pub use rtf::RtfExtractor;
 pub use sniff::HEAD_LEN;
 pub use text::TextExtractor;

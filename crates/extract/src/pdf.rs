@@ -25,8 +25,8 @@ use crate::pdf_ocr::{self, Ocr};
 use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Result, Trick, Warning, worker};
 
 /// Extracts PDF documents; see the crate documentation (PDF) and docs/design.md. Needs the PDFium
-/// library at run time (`scripts/setup-pdfium.sh` installs it; see
-/// [`pdfium_library`] for where it is looked for).
+/// library at run time: the build fetches it (`build.rs`), `scripts/setup-pdfium.sh` installs it
+/// where the build cannot; see [`pdfium_library`] for where it is looked for.
 ///
 /// With [`ExtractConfig::isolation`] set, each document is extracted in a
 /// worker process ([`crate::worker`]); otherwise in this process, one
@@ -55,10 +55,19 @@ impl Extract for PdfExtractor {
 /// The environment variable naming the PDFium library file.
 pub const PDFIUM_ENV: &str = "TESSERA_PDFIUM";
 
+/// Where the build fetched the PDFium library (crates/extract/build.rs), or
+/// `None` when it could not (no network, Python or curl; or
+/// `TESSERA_PDFIUM_FETCH=0`).
+#[must_use]
+pub fn pdfium_fetched_by_build() -> Option<&'static Path> {
+    Some(env!("TESSERA_BUILD_PDFIUM")).filter(|p| !p.is_empty()).map(Path::new)
+}
+
 /// Where the PDFium library is looked for, in order: `configured`
 /// ([`ExtractConfig::pdfium`]), the file named by the environment variable
 /// `TESSERA_PDFIUM`, `~/.local/lib/tessera/libpdfium.so` (where
-/// `scripts/setup-pdfium.sh` puts it), `libpdfium.so` next to the running
+/// `scripts/setup-pdfium.sh` puts it), the one the build fetched
+/// ([`pdfium_fetched_by_build`]), `libpdfium.so` next to the running
 /// executable. The first that exists is used; when none does, the system's
 /// library search path is tried.
 ///
@@ -72,6 +81,7 @@ pub fn pdfium_library(configured: Option<&Path>) -> Vec<PathBuf> {
     if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         candidates.push(PathBuf::from(home).join(".local/lib/tessera").join(Pdfium::pdfium_platform_library_name()));
     }
+    candidates.extend(pdfium_fetched_by_build().map(Path::to_path_buf));
     if let Some(dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
         candidates.push(Pdfium::pdfium_platform_library_name_at_path(&dir));
     }
@@ -94,7 +104,10 @@ fn bind(name: &str, configured: Option<&Path>) -> Result<Pdfium> {
         return Ok(Pdfium::new(bindings));
     }
     let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    let fix = format!("install it with scripts/setup-pdfium.sh, or set {PDFIUM_ENV} to the path of libpdfium.so");
+    let fix = format!(
+        "the build could not fetch it (see its warning; it needs network and python3 with pip, or curl): \
+         install it with scripts/setup-pdfium.sh, or set {PDFIUM_ENV} to the path of libpdfium.so"
+    );
     let reason = if tried.is_empty() {
         format!(
             "the PDFium library is needed to extract PDF and was not found (looked at {} and the system library \

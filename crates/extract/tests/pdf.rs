@@ -1,7 +1,9 @@
 //! PDF extraction on the fixtures of testdata/pdf (made by make.py there).
 //!
-//! These tests need the PDFium library (scripts/setup-pdfium.sh). Without it
-//! they are skipped, unless `TESSERA_REQUIRE_PDFIUM=1` (CI) makes them fail.
+//! These tests need the PDFium library, which the build fetches (build.rs;
+//! scripts/setup-pdfium.sh where it cannot). Without it they are skipped,
+//! unless `TESSERA_REQUIRE_PDFIUM=1` (CI) makes them fail; when the build
+//! fetched it, they run.
 //! The OCR test needs `tesseract` (eng+rus); without it the test checks the
 //! message that says so, unless `TESSERA_REQUIRE_TESSERACT=1`.
 
@@ -10,7 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use tessera_extract::{
-    Error, ExtractConfig, Extracted, Extractor, Format, Trick, Warning, extract_bytes, extract_path, pdfium_library,
+    Error, ExtractConfig, Extracted, Extractor, Format, Trick, Warning, extract_bytes, extract_path,
+    pdfium_fetched_by_build, pdfium_library,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -29,12 +32,20 @@ fn normalized(text: &str) -> String {
 /// Whether PDFium can be found; panics when it must be and is not.
 fn pdfium() -> bool {
     let found = pdfium_library(None).iter().any(|p| p.is_file());
+    if let Some(fetched) = pdfium_fetched_by_build() {
+        assert!(
+            found,
+            "the build fetched PDFium to {} and it is gone: cargo clean -p tessera-extract",
+            fetched.display()
+        );
+    }
     if !found {
         assert!(
             std::env::var("TESSERA_REQUIRE_PDFIUM").as_deref() != Ok("1"),
-            "TESSERA_REQUIRE_PDFIUM=1 but libpdfium.so is not installed: run scripts/setup-pdfium.sh"
+            "TESSERA_REQUIRE_PDFIUM=1 but the build did not fetch libpdfium.so (see its warning) and it is not \
+             installed"
         );
-        eprintln!("skipped: libpdfium.so not found (scripts/setup-pdfium.sh installs it)");
+        eprintln!("skipped: the build could not fetch libpdfium.so and it is not installed (scripts/setup-pdfium.sh)");
     }
     found
 }
