@@ -82,7 +82,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .try_init();
     let server = Server::build(config, args.search.options())
         .with_context(|| format!("starting the server on the index at {}", args.index.dir.display()))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().max_blocking_threads(16).enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listening on {}", args.addr))?;
