@@ -32,8 +32,8 @@ fn fixture() -> &'static Fixture {
     FIXTURE.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
         let index = dir.path().join("idx");
-        let engine = Engine::open_or_create(&index, &FingerprintSettings::default(), EngineOptions::default())
-            .expect("index");
+        let engine =
+            Engine::open_or_create(&index, &FingerprintSettings::default(), EngineOptions::default()).expect("index");
         let lib = CollectionConfig { name: "library".into(), kind: CollectionKind::Source, keep_texts: true };
         let text = include_str!("../../testdata/demo/library/honey-bees.txt");
         engine.add_text(&lib, "honey-bees.txt", "Honey bees", text, AddMode::All).expect("add");
@@ -57,7 +57,12 @@ fuzz_target!(|data: &[u8]| {
         1 => (Method::POST, "/api/checks".into(), Some("application/json"), rest.to_vec()),
         2 => (Method::POST, "/api/documents".into(), Some(MULTIPART), rest.to_vec()),
         3 => (Method::POST, "/api/documents".into(), Some("application/json"), rest.to_vec()),
-        4 => (Method::PATCH, "/api/checks/0123456789abcdef0123456789abcdef/report".into(), Some("application/json"), rest.to_vec()),
+        4 => (
+            Method::PATCH,
+            "/api/checks/0123456789abcdef0123456789abcdef/report".into(),
+            Some("application/json"),
+            rest.to_vec(),
+        ),
         5 => (Method::GET, format!("/api/checks?{text}"), None, Vec::new()),
         6 => (Method::GET, format!("/api/checks/{text}"), None, Vec::new()),
         _ => (Method::DELETE, format!("/api/documents/{text}"), None, Vec::new()),
@@ -71,10 +76,7 @@ fuzz_target!(|data: &[u8]| {
     let fx = fixture();
     let response = fx.runtime.block_on(fx.router.clone().oneshot(request)).expect("infallible");
     let status = response.status();
-    assert!(
-        !status.is_server_error() || status == StatusCode::SERVICE_UNAVAILABLE,
-        "{status} for selector {selector}"
-    );
+    assert!(!status.is_server_error() || status == StatusCode::SERVICE_UNAVAILABLE, "{status} for selector {selector}");
     if status.is_client_error() {
         let ct = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
         assert!(ct.starts_with("application/json"), "{status} answered as {ct:?}");
