@@ -89,7 +89,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    Ok(super::inputs_exit_code(results.len() as u64, failed as u64))
 }
 
 fn write_bytes(buf: &[u8], output: Option<&std::path::Path>) -> Result<()> {
