@@ -532,6 +532,40 @@ fn unreadable_files_name_the_path_and_the_reason() {
     assert_eq!(run.stderr.matches("no-such.jsonl").count(), 1, "{}", run.stderr);
 }
 
+/// README.md's table: one unreadable document is 1 for every command that reads
+/// documents (it was 3 for `extract` and `index`, 1 for `check`); several inputs of which
+/// some failed are 3, whatever the command; bad arguments are 2.
+#[test]
+fn exit_codes_follow_one_table() {
+    let tmp = indexed();
+    fs::create_dir(tmp.path().join("folder.txt")).unwrap();
+    fs::write(tmp.path().join("empty.txt"), "").unwrap();
+    fs::write(tmp.path().join("good.txt"), demo_text("library/honey-bees.txt")).unwrap();
+    let cases: &[(&[&str], i32)] = &[
+        // One document, and it failed: 1.
+        (&["extract", "folder.txt"], 1),
+        (&["extract", "--format", "json", "empty.txt"], 1),
+        (&["check", "--index", "lib", "folder.txt"], 1),
+        (&["check", "--index", "lib", "empty.txt"], 1),
+        (&["index", "--index", "lib2", "empty.txt"], 1),
+        (&["dedup", "empty.txt"], 1),
+        // Several, some failed: 3.
+        (&["extract", "good.txt", "empty.txt"], 3),
+        (&["index", "--index", "lib3", "good.txt", "empty.txt"], 3),
+        (&["dedup", "good.txt", "empty.txt"], 3),
+        // Several, none failed: 0.
+        (&["extract", "good.txt", "demo/thesis.txt"], 0),
+        // Bad arguments: 2.
+        (&["extract", "--bogus", "good.txt"], 2),
+        (&["check", "--index", "lib"], 2),
+    ];
+    for (args, code) in cases {
+        let run = tessera(tmp.path(), args);
+        assert_eq!(run.code, Some(*code), "{args:?}: {run:?}");
+        assert_no_panic(&run);
+    }
+}
+
 #[test]
 fn check_output_to_a_missing_folder() {
     let tmp = indexed();
@@ -590,7 +624,8 @@ fn index_only_bad_files_and_missing_path() {
     let before = index_state(tmp.path(), "lib");
     fs::write(tmp.path().join("empty.txt"), "").unwrap();
     let run = tessera(tmp.path(), &["index", "--index", "lib", "-c", "library", "--keep-texts", "empty.txt"]);
-    run.fails(3, &["skipped empty.txt: empty.txt: the document has no text"]);
+    // Its one document failed: 1, as `check` of it (README.md, "Exit codes").
+    run.fails(1, &["skipped empty.txt: empty.txt: the document has no text"]);
     assert!(run.stdout.starts_with("added 0 documents"), "{}", run.stdout);
 
     let run = tessera(tmp.path(), &["index", "--index", "lib", "-c", "library", "--keep-texts", "no-such-folder"]);

@@ -414,7 +414,13 @@ impl Crawler {
             return None;
         }
         if self.seen.insert(url.to_string()) {
-            let q = QueuedUrl { url: url.to_string(), depth, priority: -(depth as i32), hops, ..QueuedUrl::default() };
+            let q = QueuedUrl {
+                url: url.to_string(),
+                depth,
+                priority: 0i32.saturating_sub_unsigned(depth),
+                hops,
+                ..QueuedUrl::default()
+            };
             records.push(Record::Queued(q.clone()));
             self.push(q);
         }
@@ -455,7 +461,13 @@ impl Crawler {
                 let outcome = if entry.hops >= self.config.max_redirects {
                     Outcome::Failed { error: format!("more than {} redirects", self.config.max_redirects) }
                 } else {
-                    match self.discover(&location, base.as_ref(), entry.depth, entry.hops + 1, &mut records) {
+                    match self.discover(
+                        &location,
+                        base.as_ref(),
+                        entry.depth,
+                        entry.hops.saturating_add(1),
+                        &mut records,
+                    ) {
                         Some(to) => Outcome::Redirect { to: to.to_string() },
                         None => Outcome::Skipped { reason: format!("redirect to {location} (not allowed)") },
                     }
@@ -467,7 +479,7 @@ impl Crawler {
                 let base = Url::parse(&url).ok();
                 if entry.depth < self.config.max_depth {
                     for link in &links {
-                        self.discover(link, base.as_ref(), entry.depth + 1, 0, &mut records);
+                        self.discover(link, base.as_ref(), entry.depth.saturating_add(1), 0, &mut records);
                     }
                 }
                 let mut index_as = url.clone();

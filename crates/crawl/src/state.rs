@@ -328,7 +328,12 @@ fn replay(path: &Path) -> Result<(Replayed, u64)> {
             Record::Fetched { url, fetch, spool } => {
                 queue.remove(&url);
                 last_fetch.insert(url.clone(), fetch.clone());
-                out.next_spool = out.next_spool.max(spool + 1);
+                // The last number is refused: the next one would not exist.
+                let next = spool.checked_add(1).ok_or_else(|| Error::Corrupt {
+                    file: path.to_path_buf(),
+                    reason: format!("record at byte {}: spool number {spool} out of range", good - n as u64),
+                })?;
+                out.next_spool = out.next_spool.max(next);
                 out.pending.insert(url, (fetch, spool));
             }
             Record::Done { url, outcome, fetch } => {
@@ -352,7 +357,7 @@ fn replay(path: &Path) -> Result<(Replayed, u64)> {
         out.revisitable.push(QueuedUrl {
             url: url.clone(),
             depth,
-            priority: -(depth as i32),
+            priority: 0i32.saturating_sub_unsigned(depth),
             hops: 0,
             etag: f.etag.clone(),
             last_modified: f.last_modified.clone(),
@@ -430,6 +435,32 @@ mod tests {
         }
         let (_, r) = CrawlState::open(dir.path()).unwrap();
         assert_eq!(r.frontier.len(), 3);
+    }
+
+    fn checksummed(json: &str) -> String {
+        format!("{:08x} {json}\n", crc32fast::hash(json.as_bytes()))
+    }
+
+    /// A log whose checksums are right but whose numbers are at their limits: a spool
+    /// number of `u64::MAX` (the next one overflowed) is a typed error; a depth above
+    /// `i32::MAX` (its negation as a priority overflowed) gives the lowest priority.
+    #[test]
+    fn numbers_at_their_limits_do_not_overflow() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let fetched =
+            format!(r#"{{"r":"fetched","url":"http://a/","fetch":{{"status":200,"bytes":1}},"spool":{}}}"#, u64::MAX);
+        std::fs::write(&log, checksummed(&fetched)).unwrap();
+        let err = CrawlState::read(dir.path()).unwrap_err();
+        assert!(matches!(&err, Error::Corrupt { reason, .. } if reason.contains("spool number")), "{err}");
+
+        let deep = format!(r#"{{"r":"queued","url":"http://a/","depth":{},"priority":0,"hops":0}}"#, u32::MAX);
+        let done =
+            r#"{"r":"done","url":"http://a/","fetch":{"status":200,"bytes":1},"outcome":{"kind":"added","doc":1}}"#;
+        std::fs::write(&log, checksummed(&deep) + &checksummed(done)).unwrap();
+        let r = CrawlState::read(dir.path()).unwrap();
+        assert_eq!(r.revisitable.len(), 1);
+        assert_eq!(r.revisitable[0].priority, i32::MIN);
     }
 
     #[test]

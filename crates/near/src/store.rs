@@ -283,6 +283,15 @@ impl SketchStore {
         u32_at(&self.map, self.ordinals_start() + 4 * ((self.settings.lsh.bands + t) * self.n + i))
     }
 
+    /// Adds a candidate ordinal read from the tables. The checksum proves the bytes are
+    /// those written, not that whoever wrote them kept the ordinals below `N`: one that
+    /// is not is left out, so no caller indexes past the store with it.
+    fn push_ordinal(&self, out: &mut Vec<u32>, ordinal: u32) {
+        if (ordinal as usize) < self.n {
+            out.push(ordinal);
+        }
+    }
+
     /// Document id of ordinal `i`.
     pub fn doc(&self, i: usize) -> u64 {
         u64_at(&self.map, HEADER + 8 * i)
@@ -321,7 +330,7 @@ impl SketchStore {
             }
             let mut i = lo;
             while i < self.n && self.band_key_at(band, i) == key {
-                out.push(self.band_ordinal_at(band, i));
+                self.push_ordinal(&mut out, self.band_ordinal_at(band, i));
                 i += 1;
             }
         }
@@ -349,7 +358,7 @@ impl SketchStore {
                     break;
                 }
                 if hamming(v, q) <= k {
-                    out.push(self.table_ordinal_at(t, i));
+                    self.push_ordinal(&mut out, self.table_ordinal_at(t, i));
                 }
                 i += 1;
             }
@@ -390,6 +399,33 @@ mod tests {
                 StoreEntry { doc: (i as u64) * 3 + 1, signature: h.sign(&set), simhash: fp }
             })
             .collect()
+    }
+
+    /// Found by `fuzz/fuzz_targets/near_store.rs`: a store whose checksum is right but
+    /// whose band and table ordinals point past its documents gave those ordinals as
+    /// candidates, and `doc`/`signature` of them panicked (or read other sections).
+    #[test]
+    fn ordinals_past_the_store_are_never_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("NEAR");
+        let e = entries(7, 10);
+        let s = settings(10);
+        write_store(&path, &s, &e).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let body = bytes.len() - 4;
+        let tables = s.simhash.tables();
+        let ordinals = HEADER + 8 * 10 * (2 + s.lsh.bands + tables) + 4 * 10 * s.minhash.num_perm;
+        for at in (ordinals..body).step_by(4) {
+            bytes[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&bytes[..body]);
+        bytes[body..].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let store = SketchStore::open(&path).unwrap();
+        for entry in &e {
+            assert_eq!(store.lsh_candidates(&entry.signature), Vec::<u32>::new());
+            assert_eq!(store.simhash_candidates(entry.simhash), Vec::<u32>::new());
+        }
     }
 
     proptest! {

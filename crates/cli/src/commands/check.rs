@@ -93,7 +93,7 @@ pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    Ok(super::inputs_exit_code(results.len() as u64, failed as u64))
 }
 
 /// What the progress bar says at each step of a check.

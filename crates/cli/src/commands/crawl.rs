@@ -229,7 +229,7 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&summary_json(&stats))?),
         _ => println!("{}", summary_text(&stats)),
     }
-    Ok(if stats.failed > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
+    Ok(super::inputs_exit_code(stats.fetched, stats.failed))
 }
 
 fn describe(o: &Outcome) -> String {

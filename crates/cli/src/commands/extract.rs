@@ -36,10 +36,11 @@ pub enum ExtractFormat {
 pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
     let extractor = Extractor::new(super::extract_config());
     let mut out = std::io::stdout().lock();
-    let mut failed = 0usize;
+    let (mut documents, mut failed) = (0u64, 0u64);
     for file in &args.files {
         for doc in extractor.extract_path_documents(file) {
-            failed += usize::from(doc.result.is_err());
+            documents += 1;
+            failed += u64::from(doc.result.is_err());
             match args.format {
                 ExtractFormat::Json => write_json(&mut out, doc, args.no_origins)?,
                 ExtractFormat::Text => write_text(&mut out, &doc)?,
@@ -47,7 +48,7 @@ pub fn run(args: &ExtractArgs) -> Result<ExitCode> {
         }
     }
     out.flush().context("writing to standard output")?;
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    Ok(super::inputs_exit_code(documents, failed))
 }
 
 fn write_json(out: &mut impl Write, doc: Document, no_origins: bool) -> Result<()> {

@@ -120,5 +120,6 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
         }
     }
     // Some files failed but the rest were added: a distinct exit code scripts can test.
-    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    let inputs = summary.added + summary.seen.len() as u64 + summary.failed.len() as u64;
+    Ok(super::inputs_exit_code(inputs, summary.failed.len() as u64))
 }

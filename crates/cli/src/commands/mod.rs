@@ -257,6 +257,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The exit code of a command that went through `inputs` documents (files, archive
+/// members, records, URLs) of which `failed` failed: 0 when none failed; 1 when the one
+/// document it had failed (nothing came out, as when the command cannot run); 3 when it had
+/// several and some failed (each named; the others' results stand). README.md, "Exit
+/// codes", states the whole table.
+pub fn inputs_exit_code(inputs: u64, failed: u64) -> ExitCode {
+    match failed {
+        0 => ExitCode::SUCCESS,
+        _ if inputs <= 1 => ExitCode::from(1),
+        _ => ExitCode::from(3),
+    }
+}
+
 /// Extraction settings: native parsers (PDF) run isolated in worker processes, this
 /// executable's hidden `__extract-worker` command.
 pub fn extract_config() -> ExtractConfig {

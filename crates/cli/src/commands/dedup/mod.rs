@@ -558,5 +558,6 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
             );
         }
     }
-    Ok(if result.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    let t = &summary.totals;
+    Ok(super::inputs_exit_code((t.documents + t.failed) as u64, result.failed.len() as u64))
 }
