@@ -35,6 +35,7 @@ mod fingerprinter;
 mod near;
 mod notices;
 mod pair;
+mod record;
 mod settings;
 
 pub use add::{
@@ -51,6 +52,7 @@ pub use error::{Error, ErrorKind, Result, describe_error};
 pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};
 pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use pair::PairAligner;
+pub use record::{JsonRecord, JsonRecordFail};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 
 // The names surfaces need from the stages, and nothing else of them.
