@@ -11,14 +11,16 @@ Two ways in:
 Every rule comes from the Rust engine through :class:`tessera.kernels.DedupPlan`; Spark
 only moves data:
 
-1. executors sign each Arrow batch of texts (``DedupPlan.signatures``, ``band_keys``);
-   a signature travels as ``num_perm`` little-endian u32s in a binary column;
+1. executors sign each Arrow batch in one ``DedupPlan.sign_rows`` call on the column's
+   buffers: texts, or raw JSONL lines, which the kernel reads by the engine's JSONL rule
+   (the CLI's); a signature travels as ``num_perm`` little-endian u32s in a binary column;
 2. band rows ``(band, key, document)`` are grouped by Spark's shuffle; each bucket of two or
    more documents, its members in document order, gives candidate pairs
    (``DedupPlan.bucket_pairs``, which caps the predecessors a member takes);
-3. the connected components of the candidate graph are found with large-star /
-   small-star rounds (Kiveris et al., "Connected Components in MapReduce and Beyond",
-   2014) on DataFrames;
+3. the connected components of the candidate graph are found on the driver by union-find
+   when there are at most ``driver_pairs`` pairs, else with large-star / small-star
+   rounds (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014) on
+   DataFrames;
 4. the engine's no-chaining clustering depends only on the candidate graph and the
    document order, so it is computed per component: a component's members (document
    order) and its pairs go to one task, which calls ``DedupPlan.cluster_texts`` (exact
@@ -61,8 +63,9 @@ _COMP = "__tessera_comp"
 _LINE = "__tessera_line"  # a JSONL line's bytes, parsed by the engine's rule on executors
 
 # Candidate pairs up to this many are collected on the driver, and their components found
-# there by union-find (16 bytes a pair; 20 million pairs are 320 MB of driver memory);
-# above it, large-star/small-star rounds on the cluster.
+# there by union-find (16 bytes a pair: 20 million pairs are 320 MB as collected, about
+# 1 GB of driver memory at the peak, while they are sorted and joined); above it,
+# large-star/small-star rounds on the cluster.
 DRIVER_PAIRS = 20_000_000
 
 # Large-star/small-star rounds needed grow as log^2 of the component size; far fewer in practice.
