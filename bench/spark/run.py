@@ -171,7 +171,8 @@ def main() -> None:
         events = out / "spark-events"
         shutil.rmtree(events, ignore_errors=True)
         events.mkdir()
-        conf = [a for c in spark_conf for a in ("--conf", c)]
+        # The job picks its shuffle partitions itself (one per core on a local master).
+        conf = [a for c in spark_conf if "shuffle.partitions" not in c for a in ("--conf", c)]
         for c in ("spark.eventLog.enabled=true", f"spark.eventLog.dir={events}", "spark.eventLog.compress=false",
                   "spark.eventLog.rolling.enabled=false"):
             conf += ["--conf", c]

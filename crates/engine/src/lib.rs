@@ -35,6 +35,7 @@ mod fingerprinter;
 mod near;
 mod notices;
 mod pair;
+mod record;
 mod settings;
 mod title;
 
@@ -52,6 +53,7 @@ pub use error::{Error, ErrorKind, Result, describe_error};
 pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};
 pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use pair::PairAligner;
+pub use record::{JsonRecord, JsonRecordFail};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use title::{MAX_TITLE_CHARS, document_title};
 

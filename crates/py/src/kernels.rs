@@ -13,6 +13,7 @@ use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
 use tessera_engine::sketch::Signature;
 use tessera_engine::{DedupConfig, DedupMethod, Deduplicator, ExtractConfig, MinHashPlan, Verify};
 
+use crate::rows::{self, Rows, Values};
 use crate::{errors, settings};
 
 /// Texts taken from Python at a time before the work on them runs without the GIL: it
@@ -511,6 +512,48 @@ impl DedupPlan {
         Ok(clusters(py, clustered))
     }
 
+    /// Signs the rows of an Arrow column handed over as its buffers: `offsets` (int64,
+    /// n + 1) into `data` (uint8), `valid` (bool, n; a row not valid gives no document).
+    /// Each row is a text (UTF-8), or with `text_field` a JSONL line read by the rule of
+    /// `tessera dedup` (a blank line is no record; a line that is not a JSON object with a
+    /// string text, and a string or number `id_field`, gives no document).
+    ///
+    /// Returns `(status, signatures, keys, usable, ids, texts)`: status uint8 (n,), 0 a
+    /// document, 1 a blank line, 2 no document; signatures uint32 (n, num_perm) and band
+    /// keys uint64 (n, bands), zero where there is no document; usable bool (n,) as
+    /// `band_keys`; ids (JSONL with `id_field`) and texts (`keep_text`) as `(offsets int64,
+    /// bytes uint8)`, empty where there is no document, else None. In parallel, without
+    /// the GIL.
+    #[pyo3(signature = (offsets, data, valid, text_field = None, id_field = None, keep_text = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn sign_rows<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, u8>,
+        valid: PyReadonlyArray1<'py, bool>,
+        text_field: Option<&str>,
+        id_field: Option<&str>,
+        keep_text: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let values = Values::new(offsets.as_slice()?, data.as_slice()?)?;
+        let valid = valid.as_slice()?;
+        if valid.len() + 1 != offsets.len() {
+            return Err(PyValueError::new_err(format!(
+                "{} offsets for {} rows: give one more offset than rows",
+                offsets.len(),
+                valid.len()
+            )));
+        }
+        let rows = match text_field {
+            Some(text_field) => Rows::JsonLines { text_field, id_field },
+            None if id_field.is_some() => return Err(PyValueError::new_err("id_field needs text_field")),
+            None => Rows::Texts,
+        };
+        let signed = py.detach(|| rows::sign_rows(&self.plan, &values, valid, &rows, keep_text));
+        signed.into_py(py)
+    }
+
     fn __repr__(&self) -> String {
         let c = self.plan.config();
         format!(
@@ -541,4 +584,24 @@ impl DedupPlan {
             .into_pyobject(py)?;
         PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
+}
+
+/// The connected components of the graph of edges `(a[i], b[i])` (int64 arrays of one
+/// length), by union-find: `(vertices, components)`, every vertex of an edge (ascending,
+/// int64) and the smallest vertex of its component.
+#[pyfunction]
+pub(crate) fn connected_components<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, i64>,
+    b: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (a, b) = (a.as_slice()?, b.as_slice()?);
+    if a.len() != b.len() {
+        return Err(PyValueError::new_err(format!("{} and {} edge ends: give one b per a", a.len(), b.len())));
+    }
+    let (vertices, comp) = py.detach(|| rows::components(a, b));
+    PyTuple::new(
+        py,
+        [Array1::from(vertices).into_pyarray(py).into_any(), Array1::from(comp).into_pyarray(py).into_any()],
+    )
 }

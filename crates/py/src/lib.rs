@@ -16,6 +16,7 @@ mod index;
 mod kernels;
 mod lsh;
 mod minhash;
+mod rows;
 mod settings;
 mod simhash;
 
@@ -32,5 +33,6 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::Index>()?;
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::connected_components, m)?)?;
     Ok(())
 }

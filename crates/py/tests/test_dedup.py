@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import subprocess
 import sys
 from pathlib import Path
 
@@ -224,3 +225,68 @@ def test_plan_checks_its_inputs_and_pickles():
     assert (big % 10 == 0).all()
     with pytest.raises(ValueError):
         tessera.kernels.DedupPlan(threshold=1.0)
+
+
+def _arrow_buffers(values: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    offsets = np.cumsum([0] + [len(v) for v in values]).astype(np.int64)
+    data = np.frombuffer(b"".join(values), dtype=np.uint8)
+    return offsets, data, np.ones(len(values), dtype=bool)
+
+
+def test_sign_rows_reads_jsonl_lines_as_the_cli(tmp_path, tessera_bin, texts):
+    """The Spark job signs raw JSONL lines with DedupPlan.sign_rows: the records the CLI
+    reads (and skips) must be the same, with the same ids, texts and signatures."""
+    lines = [json.dumps({"id": f"d{i}", "text": t}) for i, t in enumerate(texts[:40])]
+    lines += [
+        "   ",  # blank: no record, no failure
+        "{not json",
+        json.dumps({"id": "n", "text": 5}),  # a text that is not a string
+        json.dumps({"id": "m", "body": "x"}),  # no text
+        json.dumps({"id": 17, "text": texts[0]}),  # a number id, an exact copy
+        json.dumps({"id": None, "text": "x y z"}),  # an id that is not a string or number
+        json.dumps(["text", "x"]),
+    ]
+    path = tmp_path / "lines.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "cli.jsonl"
+    cmd = [str(tessera_bin), "-q", "dedup", str(path), "--id-field", "id", "-o", str(out), "--format", "json"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 3, done.stderr  # records were skipped
+    cli = read_jsonl(out)
+    plan = tessera.kernels.DedupPlan()
+    raw = [line.encode() for line in lines]
+    status, sigs, keys, usable, ids, kept_texts = plan.sign_rows(
+        *_arrow_buffers(raw), text_field="text", id_field="id", keep_text=True
+    )
+    assert list(status) == [0] * 40 + [1, 2, 2, 2, 0, 2, 2]
+    documents = np.flatnonzero(status == 0)
+
+    def strings(column):
+        offsets, data = column
+        return [bytes(data[offsets[i] : offsets[i + 1]]).decode() for i in range(len(offsets) - 1)]
+
+    assert [strings(ids)[i] for i in documents] == [r["id"] for r in cli]
+    read = [strings(kept_texts)[i] for i in documents]
+    assert read == texts[:40] + [texts[0]]
+    assert (sigs[documents] == plan.signatures(read)).all()
+    want_keys, want_usable = plan.band_keys(sigs[documents])
+    assert (keys[documents] == want_keys).all() and (usable[documents] == want_usable).all()
+    assert not usable[status != 0].any() and not sigs[status != 0].any()
+    # Texts (a Parquet column): rows not valid, or not UTF-8, give no document.
+    offsets, data, valid = _arrow_buffers([b"alpha beta gamma delta", b"\xff\xfe", b"x"])
+    valid[2] = False
+    status, sigs, *_rest, ids, kept = plan.sign_rows(offsets, data, valid)
+    assert list(status) == [0, 2, 2] and ids is None and kept is None
+    assert (sigs[0] == plan.signatures(["alpha beta gamma delta"])[0]).all()
+    with pytest.raises(ValueError, match="offsets"):
+        plan.sign_rows(np.array([0, 5], dtype=np.int64), data[:2], np.ones(1, dtype=bool))
+
+
+def test_connected_components_by_union_find():
+    a = np.array([5, 7, 9, 3, 100, 200], dtype=np.int64)
+    b = np.array([7, 9, 1, 1, 300, 100], dtype=np.int64)
+    vertices, comp = tessera._tessera.connected_components(a, b)
+    assert list(vertices) == [1, 3, 5, 7, 9, 100, 200, 300]
+    assert list(comp) == [1, 1, 1, 1, 1, 100, 100, 100]
+    empty = np.zeros(0, dtype=np.int64)
+    assert [len(x) for x in tessera._tessera.connected_components(empty, empty)] == [0, 0]

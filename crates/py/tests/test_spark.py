@@ -234,9 +234,10 @@ def test_default_ids_and_the_order_files_are_given_in_match_the_cli(spark_cluste
     # Files out of sorted order, no id field: ids are FILE:LINE with blank lines counted.
     files = [corpus_files[2], corpus_files[0], corpus_files[1]]
     lines, _ = cli_dedup(files, tmp_path / "cli.jsonl", "--threshold", "0.7", "--num-perm", "64", "--seed", "5")
-    # --broadcast-rows 0: the documents of the pairs are joined back by a shuffle join, as
-    # at scale, instead of the broadcast a small corpus gets.
-    flags = ["--threshold", "0.7", "--num-perm", "64", "--seed", "5", "--broadcast-rows", "0"]
+    # --broadcast-rows 0 and --driver-pairs 0: the path of a large corpus, components by
+    # large-star/small-star rounds and the documents of the pairs joined back by a shuffle
+    # join, instead of the driver's union-find and the broadcast a small corpus gets.
+    flags = ["--threshold", "0.7", "--num-perm", "64", "--seed", "5", "--broadcast-rows", "0", "--driver-pairs", "0"]
     rows, _, _ = spark_job(files, tmp_path / "out", spark_cluster, *flags)
     assert lines[0]["id"] == f"{files[0]}:1"
     assert_same_answer(rows, lines)
@@ -292,7 +293,7 @@ def test_a_missing_column_is_a_clear_error(local_spark, corpus_files, tmp_path):
 
 
 def test_connected_components_match_union_find(local_spark):
-    from tessera.spark import _components
+    from tessera.spark import _COMP, _VID, _components, _driver_components
 
     rng = random.Random(5)
     edges = [(i, i + 1) for i in range(100, 160)]  # a long path: many large/small-star rounds
@@ -313,5 +314,15 @@ def test_connected_components_match_union_find(local_spark):
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
     want = {v: find(v) for edge in edges for v in edge}
-    got = {row[0]: row[1] for row in _components(local_spark.createDataFrame(edges, "a long, b long")).collect()}
+    frame = local_spark.createDataFrame(edges, "a long, b long")
+    got = {row[0]: row[1] for row in _components(frame).collect()}
     assert got == want
+    # The driver's union-find (below --driver-pairs) gives the same components, and every
+    # distinct pair once, named by its earlier document.
+    components, pair_rows, n = _driver_components(frame)
+    assert n == len(want)
+    assert {row[0]: row[1] for row in components.collect()} == want
+    distinct = {(min(a, b), max(a, b)) for a, b in edges}
+    rows = pair_rows.collect()
+    assert sorted((r[_VID], r["b"]) for r in rows) == sorted(distinct)
+    assert all(r[_COMP] == want[r[_VID]] for r in rows)

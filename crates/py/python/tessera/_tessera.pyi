@@ -314,6 +314,34 @@ class DedupPlan:
     def signatures(self, texts: Iterable[Optional[str]]) -> npt.NDArray[np.uint32]:
         """The signatures of texts (None: no text, the empty signature, all 0xFFFFFFFF):
         numpy uint32 of shape (n, num_perm). In parallel, without the GIL."""
+    def sign_rows(
+        self,
+        offsets: npt.NDArray[np.int64],
+        data: npt.NDArray[np.uint8],
+        valid: npt.NDArray[np.bool_],
+        text_field: Optional[str] = None,
+        id_field: Optional[str] = None,
+        keep_text: bool = False,
+    ) -> tuple[
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.uint32],
+        npt.NDArray[np.uint64],
+        npt.NDArray[np.bool_],
+        Optional[tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]],
+        Optional[tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]],
+    ]:
+        """Signs the rows of an Arrow column handed over as its buffers: `offsets` (int64,
+        n + 1) into `data` (uint8), `valid` (bool, n; a row not valid gives no document).
+        Each row is a text (UTF-8), or with `text_field` a JSONL line read by the rule of
+        `tessera dedup` (a blank line is no record; a line that is not a JSON object with a
+        string text, and a string or number `id_field`, gives no document).
+
+        Returns `(status, signatures, keys, usable, ids, texts)`: status uint8 (n,), 0 a
+        document, 1 a blank line, 2 no document; signatures uint32 (n, num_perm) and band
+        keys uint64 (n, bands), zero where there is no document; usable bool (n,) as
+        `band_keys`; ids (JSONL with `id_field`) and texts (`keep_text`) as `(offsets int64,
+        bytes uint8)`, empty where there is no document, else None. In parallel, without
+        the GIL."""
     def band_keys(
         self, signatures: npt.NDArray[Union[np.uint32, np.uint64]]
     ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]:
@@ -435,3 +463,10 @@ class Index:
     @property
     def settings(self) -> dict[str, Any]:
         """The fingerprint settings stored in the index (a dict)."""
+
+def connected_components(
+    a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The connected components of the graph of edges `(a[i], b[i])` (int64 arrays of one
+    length), by union-find: `(vertices, components)`, every vertex of an edge (ascending,
+    int64) and the smallest vertex of its component."""

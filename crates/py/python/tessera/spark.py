@@ -11,14 +11,16 @@ Two ways in:
 Every rule comes from the Rust engine through :class:`tessera.kernels.DedupPlan`; Spark
 only moves data:
 
-1. executors sign each Arrow batch of texts (``DedupPlan.signatures``, ``band_keys``);
-   a signature travels as ``num_perm`` little-endian u32s in a binary column;
+1. executors sign each Arrow batch in one ``DedupPlan.sign_rows`` call on the column's
+   buffers: texts, or raw JSONL lines, which the kernel reads by the engine's JSONL rule
+   (the CLI's); a signature travels as ``num_perm`` little-endian u32s in a binary column;
 2. band rows ``(band, key, document)`` are grouped by Spark's shuffle; each bucket of two or
    more documents, its members in document order, gives candidate pairs
    (``DedupPlan.bucket_pairs``, which caps the predecessors a member takes);
-3. the connected components of the candidate graph are found with large-star /
-   small-star rounds (Kiveris et al., "Connected Components in MapReduce and Beyond",
-   2014) on DataFrames;
+3. the connected components of the candidate graph are found on the driver by union-find
+   when there are at most ``driver_pairs`` pairs, else with large-star / small-star
+   rounds (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014) on
+   DataFrames;
 4. the engine's no-chaining clustering depends only on the candidate graph and the
    document order, so it is computed per component: a component's members (document
    order) and its pairs go to one task, which calls ``DedupPlan.cluster_texts`` (exact
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -57,6 +60,13 @@ _TEXT = "__tessera_text"
 _SIG = "__tessera_sig"
 _KEYS = "__tessera_keys"
 _COMP = "__tessera_comp"
+_LINE = "__tessera_line"  # a JSONL line's bytes, parsed by the engine's rule on executors
+
+# Candidate pairs up to this many are collected on the driver, and their components found
+# there by union-find (16 bytes a pair: 20 million pairs are 320 MB as collected, about
+# 1 GB of driver memory at the peak, while they are sorted and joined); above it,
+# large-star/small-star rounds on the cluster.
+DRIVER_PAIRS = 20_000_000
 
 # Large-star/small-star rounds needed grow as log^2 of the component size; far fewer in practice.
 _MAX_ROUNDS = 200
@@ -84,6 +94,14 @@ class _Settings:
 
     def plan(self):
         return _plan(self)
+
+
+@dataclass(frozen=True)
+class _JsonFields:
+    """The fields a JSONL line's record is read from (`id`: None for line numbers)."""
+
+    text: str
+    id: str | None
 
 
 _PLANS: dict = {}
@@ -150,46 +168,82 @@ def _column(table, name: str):
     return column.combine_chunks() if hasattr(column, "combine_chunks") else column
 
 
+def _buffers(array) -> tuple["numpy.ndarray", "numpy.ndarray", "numpy.ndarray"]:
+    """The offsets (int64, n + 1), bytes (uint8, not copied) and validity (bool, n) of a
+    string or binary Arrow array."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    n = len(array)
+    if n == 0:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=bool)
+    large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[array.offset : array.offset + n + 1]
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets.astype(np.int64), data, _valid(array)
+
+
+def _strings(column: tuple["numpy.ndarray", "numpy.ndarray"], valid: "numpy.ndarray") -> "pa.Array":
+    """A string Arrow array of `(offsets, bytes)` (as `DedupPlan.sign_rows` returns them),
+    null where not `valid`."""
+    import numpy as np
+    import pyarrow as pa
+
+    offsets, data = column
+    if offsets[-1] >= 2**31:
+        raise ValueError("an Arrow batch holds 2 GiB of text or more: lower spark.sql.execution.arrow.maxRecordsPerBatch")
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa.string(), len(valid), [validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    )
+
+
 def _sign_batches(
-    settings: _Settings, keep_text: bool, batches: Iterator["pa.RecordBatch"]
+    settings: _Settings, keep_text: bool, json_fields: _JsonFields | None, batches: Iterator["pa.RecordBatch"]
 ) -> Iterator["pa.RecordBatch"]:
-    """Signatures and band keys of each batch; a row without text (or id) is passed on
-    with no signature: it is a record the CLI would skip. `keep_text`: the text is passed
-    on too (exact verification needs it)."""
+    """Signatures and band keys of each batch, by `DedupPlan.sign_rows` on the column's
+    buffers: the text column, or with `json_fields` the raw JSONL lines (parsed by the
+    engine's rule: a blank line is dropped, as the CLI skips it). A row that gives no
+    document (no text or id, a record the CLI would skip) is passed on with no signature.
+    `keep_text`: the text is passed on too (exact verification needs it)."""
     import numpy as np
     import pyarrow as pa
 
     plan = settings.plan()
     for batch in batches:
-        texts = batch.column(_TEXT)
+        offsets, data, valid = _buffers(batch.column(_LINE if json_fields else _TEXT))
         ids = batch.column(_ID)
-        ok = _valid(texts) & _valid(ids)
-        good = np.flatnonzero(ok)
-        sigs = plan.signatures(texts.take(pa.array(good)).to_pylist()) if len(good) else None
+        if json_fields is None or json_fields.id is None:
+            valid &= _valid(ids)
+        status, sigs, keys, usable, read_ids, texts = plan.sign_rows(
+            offsets,
+            data,
+            valid,
+            text_field=json_fields.text if json_fields else None,
+            id_field=json_fields.id if json_fields else None,
+            keep_text=keep_text,
+        )
         n = batch.num_rows
-        sig_col = pa.nulls(n, pa.binary())
-        keys_col = pa.nulls(n, pa.list_(pa.int64()))
-        if sigs is not None:
-            keys, usable = plan.band_keys(sigs)
-            bands = keys.shape[1]
-            full = np.zeros((n, sigs.shape[1]), dtype="<u4")
-            full[good] = sigs
-            offsets, data = _binary_of_rows(full).buffers()[1:]
-            validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
-            sig_col = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data])
-            has_keys = np.zeros(n, dtype=bool)
-            has_keys[good] = np.asarray(usable, dtype=bool)
-            all_keys = np.zeros((n, bands), dtype=np.uint64)
-            all_keys[good] = keys
-            offsets = pa.array(np.arange(0, (n + 1) * bands, bands, dtype=np.int32))
-            values = pa.array(all_keys.reshape(-1).view(np.int64))
-            keys_col = pa.ListArray.from_arrays(offsets, values, mask=pa.array(~has_keys))
-        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), ids, sig_col, keys_col]
+        ok = status == 0
+        validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
+        sig_offsets, sig_data = _binary_of_rows(sigs).buffers()[1:]
+        sig_col = pa.Array.from_buffers(pa.binary(), n, [validity, sig_offsets, sig_data])
+        bands = keys.shape[1]
+        key_offsets = pa.array(np.arange(0, (n + 1) * bands, bands, dtype=np.int32))
+        key_values = pa.array(keys.reshape(-1).view(np.int64))
+        keys_col = pa.ListArray.from_arrays(key_offsets, key_values, mask=pa.array(~(ok & usable)))
+        id_col = _strings(read_ids, ok) if read_ids is not None else ids
+        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), id_col, sig_col, keys_col]
         names = [_VID, _O1, _O2, _ID, _SIG, _KEYS]
         if keep_text:
-            columns.append(texts)
+            columns.append(_strings(texts, ok))
             names.append(_TEXT)
-        yield pa.RecordBatch.from_arrays(columns, names=names)
+        out = pa.RecordBatch.from_arrays(columns, names=names)
+        blank = status == 1
+        yield out.filter(pa.array(~blank)) if blank.any() else out
 
 
 def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
@@ -326,24 +380,105 @@ def _components(edges: "DataFrame") -> "DataFrame":
     raise RuntimeError(f"connected components did not converge in {_MAX_ROUNDS} rounds")
 
 
+@dataclass
+class _Run:
+    """A dedup run's DataFrames: `result` (_O1, _O2, id, cluster, kept, similarity for
+    every document), and the persisted `signed` (every record) and `clustered` (documents
+    in a component) it is computed from (unpersist them when done)."""
+
+    result: "DataFrame"
+    signed: "DataFrame"
+    clustered: "DataFrame"
+
+    def counts(self, written: str) -> tuple[int, int, int]:
+        """(documents, clusters, failed), once the result is written as Parquet to
+        `written`: rows counted from the Parquet footers and the cached blocks, and the
+        duplicates from the small cached `clustered`, without recomputing the result."""
+        from pyspark.sql import functions as F
+
+        documents = self.signed.sparkSession.read.parquet(written).count()
+        records = self.signed.count()
+        merged = self.clustered.where(~F.col("kept")).count()
+        return documents, documents - merged, records - documents
+
+    def unpersist(self) -> None:
+        self.signed.unpersist()
+        self.clustered.unpersist()
+
+
+def _collect_arrow(df: "DataFrame") -> "pa.Table":
+    """A (small) DataFrame as one Arrow table on the driver."""
+    import pyarrow as pa
+
+    if hasattr(df, "toArrow"):  # pyspark >= 4
+        return df.toArrow()
+    batches = df._collect_as_arrow()
+    return pa.Table.from_batches(batches) if batches else pa.Table.from_pandas(df.limit(0).toPandas())
+
+
+def _local_frame(spark: "SparkSession", table: "pa.Table", schema: str) -> "DataFrame":
+    """A DataFrame of an Arrow table built on the driver."""
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) >= 4:
+        return spark.createDataFrame(table, schema)
+    return spark.createDataFrame(table.to_pandas(), schema)
+
+
+def _driver_components(pairs: "DataFrame") -> tuple["DataFrame", "DataFrame", int]:
+    """Components of the candidate pairs `(a, b)`, collected on the driver and joined by
+    union-find (tessera's `connected_components`): `(components, pair_rows, n)`, rows
+    `(_VID, _COMP)` for the `n` documents in a pair, and the distinct pairs as `(_COMP,
+    _VID, b)` (`_VID` the earlier document), as `_components` and a join give them on the
+    cluster."""
+    import numpy as np
+    import pyarrow as pa
+
+    from tessera._tessera import connected_components
+
+    table = _collect_arrow(pairs)
+    a = table.column("a").to_numpy()
+    b = table.column("b").to_numpy()
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keep = lo != hi
+    lo, hi = lo[keep], hi[keep]
+    order = np.lexsort((hi, lo))
+    lo, hi = lo[order], hi[order]
+    first = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])] if len(lo) else np.zeros(0, dtype=bool)
+    lo, hi = np.ascontiguousarray(lo[first], dtype=np.int64), np.ascontiguousarray(hi[first], dtype=np.int64)
+    vertices, comp = connected_components(lo, hi)
+    spark = pairs.sparkSession
+    components = _local_frame(
+        spark, pa.table({_VID: vertices, _COMP: comp}), f"{_VID} long, {_COMP} long"
+    )
+    pair_comp = comp[np.searchsorted(vertices, lo)] if len(lo) else np.zeros(0, dtype=np.int64)
+    pair_rows = _local_frame(
+        spark, pa.table({_COMP: pair_comp, _VID: lo, "b": hi}), f"{_COMP} long, {_VID} long, b long"
+    )
+    return components, pair_rows, len(vertices)
+
+
 def _dedup_ordered(
     docs: "DataFrame",
     settings: _Settings,
     partitions: int | None = None,
     broadcast_rows: int = 1_000_000,
     verify: str = "exact",
-) -> tuple["DataFrame", "DataFrame"]:
-    """The clusters of `docs` (columns _VID, _O1, _O2, _ID, _TEXT; a null text or id: a
-    record that gives no document). Returns (result, signed): result has _O1, _O2, id,
-    cluster, kept, similarity for every document; `signed` is persisted (unpersist it when
-    done). Documents in a pair are joined back by broadcast when there are at most
-    `broadcast_rows` of them, else by a shuffle join."""
+    json_fields: _JsonFields | None = None,
+    driver_pairs: int = DRIVER_PAIRS,
+) -> _Run:
+    """The clusters of `docs` (columns _VID, _O1, _O2, _ID and _TEXT, or with `json_fields`
+    _LINE, the raw JSONL line; a null text or id: a record that gives no document).
+    Documents in a pair are joined back by broadcast when there are at most
+    `broadcast_rows` of them, else by a shuffle join. Components are found on the driver
+    when there are at most `driver_pairs` candidate pairs, else on the cluster."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     exact = _verify_mode(verify)
-    signed = docs.select(_VID, _O1, _O2, _ID, F.col(_TEXT).cast("string").alias(_TEXT)).mapInArrow(
-        lambda batches: _sign_batches(settings, exact, batches),
+    source = _LINE if json_fields else _TEXT
+    signed = docs.select(_VID, _O1, _O2, _ID, F.col(source).cast("binary" if json_fields else "string")).mapInArrow(
+        lambda batches: _sign_batches(settings, exact, json_fields, batches),
         f"{_VID} long, {_O1} long, {_O2} long, {_ID} string, {_SIG} binary, {_KEYS} array<long>"
         + (f", {_TEXT} string" if exact else ""),
     )
@@ -357,18 +492,24 @@ def _dedup_ordered(
     pairs = by_bucket.mapInArrow(lambda batches: _pair_partition(settings, batches), "a long, b long")
     pairs = pairs.localCheckpoint()
 
-    components = _components(pairs).localCheckpoint()
+    if pairs.count() <= driver_pairs:
+        components, pair_rows, in_pairs = _driver_components(pairs)
+    else:
+        components = _components(pairs).localCheckpoint()
+        in_pairs = components.count()
+        pair_rows = pairs.join(components.withColumnRenamed(_VID, "a"), "a").select(
+            _COMP, F.col("a").alias(_VID), "b"
+        )
     # Joins with every document shuffle every signature unless the other side is small
     # enough to broadcast (most documents are in no pair).
-    small = components.count() <= broadcast_rows
-    hint = F.broadcast if small else (lambda df: df)
+    hint = F.broadcast if in_pairs <= broadcast_rows else (lambda df: df)
     text = [_TEXT] if exact else []
     members = good.join(hint(components), _VID).select(
         _COMP, _VID, _O1, _O2, _ID, _SIG, *text, F.lit(None).cast("long").alias("b")
     )
-    pair_rows = pairs.join(components.withColumnRenamed(_VID, "a"), "a").select(
+    pair_rows = pair_rows.select(
         _COMP,
-        F.col("a").alias(_VID),
+        _VID,
         F.lit(None).cast("long").alias(_O1),
         F.lit(None).cast("long").alias(_O2),
         F.lit(None).cast("string").alias(_ID),
@@ -381,7 +522,7 @@ def _dedup_ordered(
     clustered = rows.mapInArrow(
         lambda batches: _cluster_partition(settings, exact, batches),
         f"{_VID} long, cluster string, kept boolean, similarity double",
-    )
+    ).persist(StorageLevel.MEMORY_AND_DISK)
     result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
         _O1,
         _O2,
@@ -390,7 +531,7 @@ def _dedup_ordered(
         F.coalesce("kept", F.lit(True)).alias("kept"),
         F.coalesce("similarity", F.lit(1.0)).alias("similarity"),
     )
-    return result, signed
+    return _Run(result, signed, clustered)
 
 
 def _verify_mode(verify: str) -> bool:
@@ -432,6 +573,7 @@ def dedup(
     partitions: int | None = None,
     broadcast_rows: int = 1_000_000,
     verify: str = "exact",
+    driver_pairs: int = DRIVER_PAIRS,
 ) -> "DataFrame":
     """Near-duplicate clusters of the documents of `df`, as ``tessera dedup`` gives them.
 
@@ -451,7 +593,9 @@ def dedup(
     `partitions` sets the partitions of the bucket and cluster steps (default: Spark's
     ``spark.sql.shuffle.partitions``). Documents in candidate pairs are joined back to the
     signatures by broadcast when there are at most `broadcast_rows` of them, else by a
-    shuffle join (which moves every signature once more).
+    shuffle join (which moves every signature once more). The connected components of the
+    candidate pairs are found on the driver (union-find) when there are at most
+    `driver_pairs` pairs, else by large-star/small-star rounds on the cluster.
 
     The job caches the signatures (``num_perm * 4`` bytes a document); compute the
     returned DataFrame once (write it, or ``cache()`` it).
@@ -470,8 +614,8 @@ def dedup(
         F.col(text_col).alias(_TEXT),
     ).withColumn(_O2, F.col(_VID))
     _verify_mode(verify)
-    result, _signed = _dedup_ordered(docs, settings, partitions, broadcast_rows, verify)
-    return result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity")
+    run = _dedup_ordered(docs, settings, partitions, broadcast_rows, verify, driver_pairs=driver_pairs)
+    return run.result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity")
 
 
 # ---------------------------------------------------------------------------------------
@@ -524,7 +668,10 @@ def read_inputs(
 ) -> "DataFrame":
     """The documents of `inputs` (files, folders, patterns; Parquet or JSONL) as the rows
     `dedup` takes, in the order `tessera dedup` reads them: inputs in the order given, the
-    files of a folder or pattern sorted by path, rows (lines) in file order.
+    files of a folder or pattern sorted by path, rows (lines) in file order. JSONL inputs
+    give each line's bytes (column _LINE, blank lines included; executors read the record
+    of each with the engine's rule) instead of the text (_TEXT); with `id_col`, _ID is
+    null until then.
 
     Without `id_col`, ids are those `tessera dedup` gives: the line (JSONL, blank lines
     counted) or row (Parquet) number, or ``FILE:LINE`` for several inputs, which must then
@@ -577,35 +724,21 @@ def read_inputs(
             *([ident.alias(_ID)] if ident is not None else []),
             *extra,
         )
-        blank = None
     else:
+        # Raw lines: executors parse them with the engine's JSONL rule as they sign them,
+        # and drop blank lines (which still count for line numbers).
         _check_jsonl_fields(spark, files[0][0], text_col, id_col, order_col)
-        fields = [f"`{text_col}` string"]
-        if id_col:
-            fields.append(f"`{id_col}` string")
+        extra = []
         if order_col:
-            fields.append(f"`{order_col}` long")
-        schema = ", ".join(fields)
-        wanted = [
-            F.col(f"`{text_col}`").alias(_TEXT),
-            *([F.col(f"`{id_col}`").alias(_ID)] if id_col else []),
-            *([F.col(f"`{order_col}`").alias("__order")] if order_col else []),
-        ]
-        if id_col:
-            # Spark's JSON reader skips blank lines; a line that is not JSON gives nulls.
-            raw = spark.read.schema(schema).option("mode", "PERMISSIVE").json([u for u, _, _ in files])
-            base = raw.select(F.input_file_name().alias("__f"), F.monotonically_increasing_id().alias(_VID), *wanted)
-            blank = None
-        else:
-            # Line numbers count blank lines: every line is read, blank ones dropped later.
-            parsed = F.from_json("value", schema, {"mode": "PERMISSIVE"})
-            base = raw.select(
-                F.input_file_name().alias("__f"),
-                F.monotonically_increasing_id().alias(_VID),
-                F.col("value").rlike(r"^[ \t\n\r\f]*$").alias("__blank"),
-                parsed.alias("__j"),
-            ).select("__f", _VID, "__blank", F.col("__j.*")).select("__f", _VID, "__blank", *wanted)
-            blank = "__blank"
+            order = F.from_json("value", f"`{order_col}` long", {"mode": "PERMISSIVE"})
+            extra = [order.getField(order_col).alias("__order")]
+        base = raw.select(
+            F.input_file_name().alias("__f"),
+            F.monotonically_increasing_id().alias(_VID),
+            F.col("value").cast("binary").alias(_LINE),
+            *([F.lit(None).cast("string").alias(_ID)] if id_col else []),
+            *extra,
+        )
     base = base.join(F.broadcast(spark_files), "__f")
     # Document order: the order column when given (ties: the scan's order), else (file, row).
     o1, o2 = (F.col("__order"), F.col(_VID)) if order_col else (F.col("__fidx"), F.col(_VID))
@@ -614,9 +747,7 @@ def read_inputs(
         line = F.col("__line").cast("string")
         ident = F.concat_ws(":", F.col("__fname"), line) if len(inputs) > 1 else line
         base = numbered.withColumn(_ID, ident)
-    if blank:
-        base = base.where(~F.col(blank))
-    return base.select(_VID, o1.alias(_O1), o2.alias(_O2), _ID, _TEXT)
+    return base.select(_VID, o1.alias(_O1), o2.alias(_O2), _ID, _LINE if kind == "jsonl" else _TEXT)
 
 
 def _number_rows(base: "DataFrame") -> "DataFrame":
@@ -747,9 +878,26 @@ def _parser() -> argparse.ArgumentParser:
         default=1_000_000,
         help="documents in pairs joined back by broadcast up to this many, else by a shuffle join (default 1000000)",
     )
+    d.add_argument(
+        "--driver-pairs",
+        type=int,
+        default=DRIVER_PAIRS,
+        help="find the components of up to this many candidate pairs on the driver (union-find), more on the "
+        f"cluster (default {DRIVER_PAIRS})",
+    )
     d.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     d.add_argument("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
     return p
+
+
+def _local_cores(master: str) -> int | None:
+    """The cores of a local master (`local`, `local[N]`, `local[*]`, `local[N,F]`), else None."""
+    m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\d+)?\])?", master.strip())
+    if m is None:
+        return None
+    if m.group(1) is None:
+        return 1
+    return (os.cpu_count() or 1) if m.group(1) == "*" else max(1, int(m.group(1)))
 
 
 def _session(master: str, confs: list[str]) -> "SparkSession":
@@ -760,18 +908,23 @@ def _session(master: str, confs: list[str]) -> "SparkSession":
     # reads the variable when the context starts.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = builder.config("spark.ui.showConsoleProgress", "false")
+    keys = set()
     for conf in confs:
         key, sep, value = conf.partition("=")
         if not sep:
             raise TesseraSparkError(f"--conf wants KEY=VALUE, got {conf!r}")
         builder = builder.config(key, value)
+        keys.add(key.strip())
+    cores = _local_cores(master)
+    if cores is not None and "spark.sql.shuffle.partitions" not in keys:
+        # On one machine, a shuffle partition per core: Spark's default of 200 (or many
+        # more than the cores) only adds tasks and their start-up.
+        builder = builder.config("spark.sql.shuffle.partitions", str(cores))
     return builder.getOrCreate()
 
 
 def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
     """Runs `dedup` from parsed arguments; returns the summary."""
-    from pyspark.sql import functions as F
-
     started = time.perf_counter()
     settings = _Settings(
         args.threshold,
@@ -785,14 +938,14 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
     )
     plan = _check_settings(settings)
     docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
-    result, signed = _dedup_ordered(docs, settings, args.partitions, args.broadcast_rows, args.verify)
+    json_fields = _JsonFields(args.text_col, args.id_col) if _LINE in docs.columns else None
+    run = _dedup_ordered(
+        docs, settings, args.partitions, args.broadcast_rows, args.verify, json_fields, args.driver_pairs
+    )
     output = _absolute(args.output)
-    result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
-    failed = signed.where(F.col(_SIG).isNull()).count()
-    signed.unpersist()
-    written = spark.read.parquet(output)
-    totals = written.agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("kept").cast("long")).alias("k")).collect()[0]
-    documents, clusters = int(totals["n"]), int(totals["k"] or 0)
+    run.result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
+    documents, clusters, failed = run.counts(output)
+    run.unpersist()
     return {
         "documents": documents,
         "clusters": clusters,

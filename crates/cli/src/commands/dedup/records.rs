@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::rc::Rc;
 
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
+use tessera_engine::{JsonRecord, JsonRecordFail};
 
 /// A record: an id and a text.
 pub(super) struct Record {
@@ -88,28 +88,13 @@ impl FieldCheck {
     }
 }
 
-/// The text and id of a JSON line.
+/// The text and id of a JSON line (the engine's rule).
 fn parse_json(line: &[u8], line_no: u64, fields: &Fields) -> Result<Record, Fail> {
-    let value: Value = serde_json::from_slice(line).map_err(|e| Fail::Bad(format!("not a JSON line: {e}")))?;
-    let missing = || match &value {
-        Value::Object(map) => Fail::Missing(map.keys().cloned().collect()),
-        _ => Fail::Bad("not a JSON object".to_owned()),
-    };
-    let text = match value.get(fields.text) {
-        Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err(Fail::Bad(format!("field {:?} is not a string", fields.text))),
-        None => return Err(missing()),
-    };
-    let id = match fields.id {
-        None => line_no.to_string(),
-        Some(f) => match value.get(f) {
-            Some(Value::String(s)) => s.clone(),
-            Some(v @ Value::Number(_)) => v.to_string(),
-            Some(_) => return Err(Fail::Bad(format!("field {f:?} is not a string or number"))),
-            None => return Err(missing()),
-        },
-    };
-    Ok(Record { id, text })
+    match JsonRecord::parse(line, line_no, fields.text, fields.id) {
+        Ok(JsonRecord { id, text }) => Ok(Record { id, text }),
+        Err(JsonRecordFail::Missing(names)) => Err(Fail::Missing(names)),
+        Err(JsonRecordFail::Bad(reason)) => Err(Fail::Bad(reason)),
+    }
 }
 
 impl Fail {
@@ -142,7 +127,7 @@ pub(super) fn read_jsonl(
             return Ok(());
         }
         line_no += 1;
-        if line.iter().all(u8::is_ascii_whitespace) {
+        if JsonRecord::is_blank(&line) {
             continue;
         }
         if line.last() != Some(&b'\n') {

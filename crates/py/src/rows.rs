@@ -1,0 +1,208 @@
+//! Kernels over Arrow columns handed over as their buffers (offsets and bytes), for the
+//! Spark job: rows are signed where they are read, without a Python object per row.
+
+use std::borrow::Cow;
+
+use numpy::IntoPyArray;
+use numpy::ndarray::{Array1, Array2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use rayon::prelude::*;
+use tessera_engine::sketch::Signature;
+use tessera_engine::{JsonRecord, MinHashPlan};
+
+/// `sign_rows` status of a row that gives a document.
+pub(crate) const ROW_DOCUMENT: u8 = 0;
+/// `sign_rows` status of a blank JSONL line: no record, and no failure.
+pub(crate) const ROW_BLANK: u8 = 1;
+/// `sign_rows` status of a row that gives no document (a record `tessera dedup` skips).
+pub(crate) const ROW_FAILED: u8 = 2;
+
+/// Variable-length values of an Arrow column: `offsets` (n + 1) into `data`.
+pub(crate) struct Values<'a> {
+    offsets: &'a [i64],
+    data: &'a [u8],
+}
+
+impl<'a> Values<'a> {
+    /// Checks that the offsets rise and stay within the data.
+    pub(crate) fn new(offsets: &'a [i64], data: &'a [u8]) -> PyResult<Self> {
+        let bad = offsets.is_empty()
+            || offsets[0] < 0
+            || offsets.windows(2).any(|w| w[1] < w[0])
+            || offsets.last().is_some_and(|&e| e as u64 > data.len() as u64);
+        if bad {
+            return Err(PyValueError::new_err("offsets must rise from 0 and stay within the data"));
+        }
+        Ok(Self { offsets, data })
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn get(&self, i: usize) -> &'a [u8] {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// Concatenated strings as (offsets, bytes).
+#[derive(Default)]
+struct Column {
+    offsets: Vec<i64>,
+    data: Vec<u8>,
+}
+
+impl Column {
+    fn with_rows(n: usize) -> Self {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        Self { offsets, data: Vec::new() }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.data.extend_from_slice(s.as_bytes());
+        self.offsets.push(self.data.len() as i64);
+    }
+
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(
+            py,
+            [
+                Array1::from(self.offsets).into_pyarray(py).into_any(),
+                Array1::from(self.data).into_pyarray(py).into_any(),
+            ],
+        )
+    }
+}
+
+/// What `sign_rows` finds in each row.
+pub(crate) struct Signed {
+    status: Vec<u8>,
+    signatures: Array2<u32>,
+    keys: Array2<u64>,
+    usable: Vec<bool>,
+    ids: Option<Column>,
+    texts: Option<Column>,
+}
+
+/// Where the text of a row is: the row itself, or a field of the JSON record the row is.
+pub(crate) enum Rows<'a> {
+    /// Each row is a text (UTF-8).
+    Texts,
+    /// Each row is a JSONL line, read by the engine's rule (`JsonRecord`).
+    JsonLines { text_field: &'a str, id_field: Option<&'a str> },
+}
+
+/// One row of `sign_rows`, read and signed.
+struct Row<'a> {
+    status: u8,
+    id: Option<String>,
+    text: Option<Cow<'a, str>>,
+    signature: Option<Signature>,
+    keys: Option<Vec<u64>>,
+}
+
+/// Signs the rows of `values` (rows not `valid` fail), with their band keys; keeps each
+/// document's id (JSON lines with an id field) and text (`keep_text`). Rows are read,
+/// parsed and signed in parallel.
+pub(crate) fn sign_rows(
+    plan: &MinHashPlan,
+    values: &Values<'_>,
+    valid: &[bool],
+    rows: &Rows<'_>,
+    keep_text: bool,
+) -> Signed {
+    let n = values.len();
+    let read = |i: usize| -> Row<'_> {
+        let raw = values.get(i);
+        let (status, text, id) = match rows {
+            _ if !valid[i] => (ROW_FAILED, None, None),
+            Rows::Texts => match std::str::from_utf8(raw) {
+                Ok(text) => (ROW_DOCUMENT, Some(Cow::Borrowed(text)), None),
+                Err(_) => (ROW_FAILED, None, None),
+            },
+            Rows::JsonLines { .. } if JsonRecord::is_blank(raw) => (ROW_BLANK, None, None),
+            Rows::JsonLines { text_field, id_field } => match JsonRecord::parse(raw, 0, text_field, *id_field) {
+                Ok(r) => (ROW_DOCUMENT, Some(Cow::Owned(r.text)), id_field.map(|_| r.id)),
+                Err(_) => (ROW_FAILED, None, None),
+            },
+        };
+        let signature = text.as_deref().map(|t| plan.signature(t));
+        let keys = signature.as_ref().and_then(|s| plan.band_keys(s));
+        Row { status, id, text: if keep_text { text } else { None }, signature, keys }
+    };
+    let read: Vec<Row<'_>> = (0..n).into_par_iter().map(read).collect();
+    let (p, bands) = (plan.config().num_perm, plan.bands());
+    let mut signatures = Array2::<u32>::zeros((n, p));
+    let mut keys = Array2::<u64>::zeros((n, bands));
+    let mut usable = vec![false; n];
+    let mut status = Vec::with_capacity(n);
+    let want_ids = matches!(rows, Rows::JsonLines { id_field: Some(_), .. });
+    let mut ids = want_ids.then(|| Column::with_rows(n));
+    let mut texts = keep_text.then(|| Column::with_rows(n));
+    for (i, row) in read.into_iter().enumerate() {
+        status.push(row.status);
+        if let Some(sig) = &row.signature {
+            signatures.row_mut(i).iter_mut().zip(&sig.0).for_each(|(dst, &v)| *dst = v);
+        }
+        if let Some(k) = row.keys {
+            keys.row_mut(i).iter_mut().zip(k).for_each(|(dst, v)| *dst = v);
+            usable[i] = true;
+        }
+        if let Some(ids) = ids.as_mut() {
+            ids.push(row.id.as_deref().unwrap_or(""));
+        }
+        if let Some(texts) = texts.as_mut() {
+            texts.push(row.text.as_deref().unwrap_or(""));
+        }
+    }
+    Signed { status, signatures, keys, usable, ids, texts }
+}
+
+impl Signed {
+    /// `(status, signatures, keys, usable, ids, texts)`; ids and texts are `(offsets, bytes)`
+    /// or None.
+    pub(crate) fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let none = || py.None().into_bound(py);
+        PyTuple::new(
+            py,
+            [
+                Array1::from(self.status).into_pyarray(py).into_any(),
+                self.signatures.into_pyarray(py).into_any(),
+                self.keys.into_pyarray(py).into_any(),
+                Array1::from(self.usable).into_pyarray(py).into_any(),
+                self.ids.map(|c| c.into_py(py)).transpose()?.map_or_else(none, Bound::into_any),
+                self.texts.map(|c| c.into_py(py)).transpose()?.map_or_else(none, Bound::into_any),
+            ],
+        )
+    }
+}
+
+/// The connected components of the graph of edges `(a[i], b[i])`: every vertex of an
+/// edge (ascending) and the smallest vertex of its component.
+pub(crate) fn components(a: &[i64], b: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    let mut vertices: Vec<i64> = a.iter().chain(b).copied().collect();
+    vertices.sort_unstable();
+    vertices.dedup();
+    let index = |v: i64| vertices.binary_search(&v).unwrap_or_default();
+    // Union by smaller index (the smaller vertex), with path halving: each root is its
+    // component's smallest vertex.
+    let mut parent: Vec<usize> = (0..vertices.len()).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for (&x, &y) in a.iter().zip(b) {
+        let (rx, ry) = (find(&mut parent, index(x)), find(&mut parent, index(y)));
+        if rx != ry {
+            parent[rx.max(ry)] = rx.min(ry);
+        }
+    }
+    let comp = (0..vertices.len()).map(|i| vertices[find(&mut parent, i)]).collect();
+    (vertices, comp)
+}
