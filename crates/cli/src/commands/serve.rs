@@ -11,6 +11,9 @@ use tessera_server::{DEFAULT_MAX_UPLOAD_BYTES, Server, ServerConfig};
 
 use super::{IndexDir, SearchArgs};
 
+/// Threads of the server's blocking pool.
+const SERVE_BLOCKING_THREADS: usize = 16;
+
 /// Arguments of `tessera serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -82,7 +85,14 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .try_init();
     let server = Server::build(config, args.search.options())
         .with_context(|| format!("starting the server on the index at {}", args.index.dir.display()))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().max_blocking_threads(16).enable_all().build().context("starting the runtime")?;
+    // Blocking work (acceptances with their fsyncs, searches, reports) runs on at most
+    // 16 threads: with one thread per upload in flight, each kept its allocator heap and
+    // 200 uploads at once cost 1.2 GB instead of 0.5 (docs/performance.md).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(SERVE_BLOCKING_THREADS)
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listening on {}", args.addr))?;
