@@ -25,8 +25,8 @@ use crate::render::{PALETTE, Render, fmt_percent, source_label};
 ///
 /// Text is drawn with DejaVu Sans (Latin, Cyrillic, Greek and more), embedded and
 /// subset to the glyphs used, with a `ToUnicode` map so the text can be searched and
-/// copied. Characters the font lacks show as its missing-glyph box but still copy as
-/// themselves. Deterministic: the same report and settings give the same bytes.
+/// copied. Characters the font lacks (e.g. Chinese) show as its missing-glyph box and
+/// are not given back when the text is copied. Deterministic: the same report and settings give the same bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PdfRenderer {
     /// When the check was made, in milliseconds since the Unix epoch (UTC); shown in the
