@@ -376,6 +376,34 @@ fn check_html_report() {
 }
 
 #[test]
+fn check_pdf_report() {
+    let tmp = indexed();
+    let run =
+        tessera(tmp.path(), &["check", "--index", "lib", "--format", "pdf", "-o", "report.pdf", "demo/thesis.txt"]);
+    assert_eq!(run.ok(), "", "the report goes to the file, not stdout");
+    let pdf = fs::read(tmp.path().join("report.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert!(pdf.trim_ascii_end().ends_with(b"%%EOF"));
+    let has = |needle: &[u8]| pdf.windows(needle.len()).any(|w| w == needle);
+    assert!(has(b"+DejaVuSans") && has(b"/FontFile2") && has(b"/ToUnicode"), "font embedded, subset, mapped");
+    // A redirected standard output gets the same bytes; a terminal gets an error.
+    let piped = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["check", "--index", "lib", "--format", "pdf", "demo/thesis.txt"])
+        .current_dir(tmp.path())
+        .env_remove("TESSERA_INDEX")
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{piped:?}");
+    assert_eq!(piped.stdout, pdf);
+    let command = format!("{} check --index lib --format pdf demo/thesis.txt", env!("CARGO_BIN_EXE_tessera"));
+    let out = Command::new("script").args(["-qec", &command, "/dev/null"]).current_dir(tmp.path()).output().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("not written to a terminal") && shown.contains("-o report.pdf"), "{shown:?}");
+    assert!(!shown.contains("%PDF"), "{shown:?}");
+}
+
+#[test]
 fn demo_end_to_end() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tessera(tmp.path(), &["demo", "--out", "out"]);

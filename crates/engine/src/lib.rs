@@ -65,7 +65,7 @@ pub use tessera_index::{
     CollectionConfig, CollectionInfo, CollectionKind, DocId, DocMeta, MergePolicy, MergeStats, VerifyReport,
 };
 pub use tessera_report::{
-    BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, Render, Report, ReportOptions, TextRenderer,
+    BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report, ReportOptions, TextRenderer,
 };
 pub use tessera_search::{AlignConfig, Block, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan};
 

@@ -25,9 +25,9 @@
 //! its share in text (as in the Antiplagiat report, it does not change with edits) but
 //! its share in report drops to zero and its characters go to the next source.
 //!
-//! Three renderers implement [`Render`]: [`JsonRenderer`] (the documented contract,
-//! `SCHEMA.md`, [`SCHEMA_VERSION`]), [`TextRenderer`] (a terminal) and [`HtmlRenderer`]
-//! (one self-contained page).
+//! Four renderers implement [`Render`]: [`JsonRenderer`] (the documented contract,
+//! `SCHEMA.md`, [`SCHEMA_VERSION`]), [`TextRenderer`] (a terminal), [`HtmlRenderer`]
+//! (one self-contained page) and [`PdfRenderer`] (A4 pages to file, font embedded).
 //!
 //! # Example
 //!
@@ -104,7 +104,7 @@ pub use model::{
     Block, BlockId, BlockKind, ChangeKind, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION, Source,
     SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
 };
-pub use render::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
+pub use render::{HtmlRenderer, JsonRenderer, PdfRenderer, Render, TextRenderer};
 pub use shares::Segment;
 pub use tessera_index::{CollectionKind, DocId};
 pub use tessera_search::TextSpan;

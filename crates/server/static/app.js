@@ -497,6 +497,7 @@ function renderReport(report) {
   $("print-date").textContent = "Checked " + (state.check && state.check.created_ms ? new Date(state.check.created_ms).toLocaleString("en-GB") : "") + " · printed " + new Date().toLocaleString("en-GB");
   $("download-json").href = "/api/checks/" + state.checkId + "/report.json";
   $("download-html").href = "/api/checks/" + state.checkId + "/report.html";
+  $("download-pdf").href = "/api/checks/" + state.checkId + "/report.pdf";
   renderTotals(report);
   renderSources(report);
   renderWarnings(report, state.check);

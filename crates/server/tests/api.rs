@@ -83,6 +83,13 @@ fn upload_check_read_edit_download() {
     assert!(ct.starts_with("text/html"));
     assert!(cd.contains("thesis.report.html"));
     assert!(body.contains("<html") && body.contains("The Circulation of Knowledge"));
+    let (status, ct, cd, pdf) = s.get_bytes(&format!("/api/checks/{id}/report.pdf"));
+    assert_eq!((status, ct.as_str()), (200, "application/pdf"));
+    assert_eq!(cd, "attachment; filename=\"thesis.report.pdf\"");
+    assert!(pdf.starts_with(b"%PDF-") && pdf.trim_ascii_end().ends_with(b"%%EOF"));
+    let has = |needle: &[u8]| pdf.windows(needle.len()).any(|w| w == needle);
+    assert!(has(b"Tessera report: The Circulation of Knowledge"), "the document's title is the PDF's title");
+    assert!(has(b"/FontFile2") && has(b"/ToUnicode"), "the font is embedded with its text map");
 
     // Edits naming what the report does not have are refused, and change nothing.
     let (status, err) = s.send_json(
@@ -306,6 +313,7 @@ fn openapi_describes_every_endpoint() {
         "/api/checks/{id}/report",
         "/api/checks/{id}/report.json",
         "/api/checks/{id}/report.html",
+        "/api/checks/{id}/report.pdf",
         "/api/documents",
         "/api/documents/{id}",
         "/api/collections",

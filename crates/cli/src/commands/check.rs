@@ -69,10 +69,11 @@ pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
             }
             write_bytes(&buf, args.output.as_deref())?;
         }
-        Format::Html => {
+        Format::Html | Format::Pdf => {
+            let (ext, kind) = if args.format == Format::Pdf { ("pdf", "PDF") } else { ("html", "HTML") };
             let Some(dir) = args.output.as_deref() else {
                 anyhow::bail!(
-                    "{} is an archive of {} documents: give a directory with -o for their HTML reports",
+                    "{} is an archive of {} documents: give a directory with -o for their {kind} reports",
                     args.suspect.display(),
                     results.len()
                 );
@@ -84,8 +85,8 @@ pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
                     member.chars().map(|c| if c.is_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
                 match result {
                     Ok(report) => {
-                        let path = dir.join(format!("{:03}-{file}.html", i + 1));
-                        write_report(report, Format::Html, Some(&path))?;
+                        let path = dir.join(format!("{:03}-{file}.{ext}", i + 1));
+                        write_report(report, args.format, Some(&path))?;
                         eprintln!("{name}: {}", path.display());
                     }
                     Err(e) => eprintln!("{name}: error: {}", describe_error(e)),
@@ -117,6 +118,9 @@ fn write_bytes(buf: &[u8], output: Option<&std::path::Path>) -> Result<()> {
 
 /// Renders a report to a file or standard output.
 pub fn write_report(report: &Report, format: Format, output: Option<&std::path::Path>) -> Result<()> {
+    if format == Format::Pdf && output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        anyhow::bail!("a PDF report is binary and is not written to a terminal: give a file with -o report.pdf");
+    }
     let mut buf = Vec::new();
     let color = output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
     super::render(report, format, color, &mut buf)?;

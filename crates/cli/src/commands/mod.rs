@@ -97,6 +97,9 @@ pub enum Format {
     Json,
     /// A self-contained HTML page.
     Html,
+    /// A PDF to file (reports of `check` only; A4, font embedded). Written with `-o FILE`
+    /// or to a redirected standard output, never to a terminal.
+    Pdf,
 }
 
 /// Where the index lives.
@@ -288,11 +291,12 @@ fn open_engine(dir: &IndexDir, options: EngineOptions) -> Result<Engine> {
 
 /// Renders a report in a format.
 pub fn render(report: &tessera_engine::Report, format: Format, color: bool, out: &mut Vec<u8>) -> Result<()> {
-    use tessera_engine::{HtmlRenderer, JsonRenderer, Render, TextRenderer};
+    use tessera_engine::{HtmlRenderer, JsonRenderer, PdfRenderer, Render, TextRenderer};
     let renderer: Box<dyn Render> = match format {
         Format::Text => Box::new(TextRenderer { color, ..TextRenderer::default() }),
         Format::Json => Box::new(JsonRenderer::pretty()),
         Format::Html => Box::new(HtmlRenderer),
+        Format::Pdf => Box::new(PdfRenderer::default()),
     };
     renderer.render(report, out).context("rendering the report")
 }

@@ -8,7 +8,7 @@ use tessera_index::DocId;
 use tessera_search::TextSpan;
 
 use crate::model::{Block, BlockKind, ChangeKind, Report, Source};
-use crate::render::{Render, fmt_percent, shorten, source_label};
+use crate::render::{PALETTE, Render, fmt_percent, shorten, source_label};
 
 /// Renders the report as one self-contained HTML page.
 ///
@@ -129,26 +129,6 @@ a{color:inherit;text-decoration:none}
 h2{break-after:avoid}
 }
 "#;
-
-/// The source colours: a strong colour (number badges, underlines; white text on it
-/// has a contrast of at least 4.5:1) and a light fill (dark text on it at least 9:1),
-/// twelve hues that stay apart; the web page uses the same list (`app.js`). Source 13
-/// and on take the colours again with a striped fill, 25 and on with a dotted one, and
-/// the number on each block still tells them apart.
-pub(crate) const PALETTE: [(&str, &str); 12] = [
-    ("#c2410c", "#ffd8a8"),
-    ("#1864ab", "#a5d8ff"),
-    ("#a61e4d", "#fcc2d7"),
-    ("#5f3dc4", "#d0bfff"),
-    ("#0b7285", "#99e9f2"),
-    ("#8a5a00", "#ffe066"),
-    ("#862e9c", "#eebefa"),
-    ("#4d7c0f", "#d8f5a2"),
-    ("#c92a2a", "#ffc9c9"),
-    ("#364fc7", "#bac8ff"),
-    ("#7c4a2d", "#ecd5c0"),
-    ("#495057", "#dee2e6"),
-];
 
 /// The strong colour and the fill (a CSS background) of source number `number`.
 fn source_colours(number: u32) -> (&'static str, String) {

@@ -2,10 +2,12 @@
 
 mod html;
 mod json;
+mod pdf;
 mod text;
 
 pub use html::HtmlRenderer;
 pub use json::JsonRenderer;
+pub use pdf::PdfRenderer;
 pub use text::TextRenderer;
 
 use crate::model::Report;
@@ -32,6 +34,26 @@ pub trait Render {
         String::from_utf8(buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 }
+
+/// The source colours: a strong colour (number badges, underlines; white text on it
+/// has a contrast of at least 4.5:1) and a light fill (dark text on it at least 9:1),
+/// twelve hues that stay apart; the web page uses the same list (`app.js`), and so does the PDF. Source 13
+/// and on take the colours again with a striped fill, 25 and on with a dotted one, and
+/// the number on each block still tells them apart.
+pub(crate) const PALETTE: [(&str, &str); 12] = [
+    ("#c2410c", "#ffd8a8"),
+    ("#1864ab", "#a5d8ff"),
+    ("#a61e4d", "#fcc2d7"),
+    ("#5f3dc4", "#d0bfff"),
+    ("#0b7285", "#99e9f2"),
+    ("#8a5a00", "#ffe066"),
+    ("#862e9c", "#eebefa"),
+    ("#4d7c0f", "#d8f5a2"),
+    ("#c92a2a", "#ffc9c9"),
+    ("#364fc7", "#bac8ff"),
+    ("#7c4a2d", "#ecd5c0"),
+    ("#495057", "#dee2e6"),
+];
 
 /// A percentage as shown to people: two decimals, no rounding before this point.
 fn fmt_percent(p: f64) -> String {

@@ -44,6 +44,7 @@ pub use reports::{BlockEdit, EditRequest, SourceEdit};
         reports::edit_report,
         reports::report_json,
         reports::report_html,
+        reports::report_pdf,
         documents::add_documents,
         documents::delete_document,
         collections::collections,
@@ -91,6 +92,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/checks/{id}/report", patch(reports::edit_report))
         .route("/api/checks/{id}/report.json", get(reports::report_json))
         .route("/api/checks/{id}/report.html", get(reports::report_html))
+        .route("/api/checks/{id}/report.pdf", get(reports::report_pdf))
         .route("/api/documents", post(documents::add_documents))
         .route("/api/documents/{id}", delete(documents::delete_document))
         .fallback(|| async { ApiError::not_found("no such endpoint") })

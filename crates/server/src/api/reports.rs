@@ -1,5 +1,5 @@
 //! A check's report: `PATCH /api/checks/{id}/report` (reviewer's edits) and the downloads
-//! `report.json` and `report.html`.
+//! `report.json`, `report.html` and `report.pdf`.
 
 use std::sync::Arc;
 
@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use tessera_engine::{BlockId, BlockKind, HtmlRenderer, JsonRenderer, Render, Report};
+use tessera_engine::{BlockId, BlockKind, HtmlRenderer, JsonRenderer, PdfRenderer, Render, Report};
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
@@ -96,14 +96,15 @@ fn unknown(message: String) -> ApiError {
     ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unknown_target", message)
 }
 
-async fn stored_report(state: &Arc<AppState>, id: String) -> Result<(String, Report), ApiError> {
+/// A check's name, its creation time (ms since the Unix epoch) and its report.
+async fn stored_report(state: &Arc<AppState>, id: String) -> Result<(String, u64, Report), ApiError> {
     let st = Arc::clone(state);
     blocking(move || {
         let record = st.store.load(&id)?.ok_or_else(|| ApiError::not_found(format!("no check with id {id}")))?;
         let report = st.store.load_report(&id)?.ok_or_else(|| {
             ApiError::new(StatusCode::CONFLICT, "not_ready", format!("the check is {:?}: no report yet", record.status))
         })?;
-        Ok((record.name, report))
+        Ok((record.name, record.created_ms, report))
     })
     .await
 }
@@ -126,7 +127,7 @@ pub(super) async fn report_json(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let (name, report) = stored_report(&state, id).await?;
+    let (name, _, report) = stored_report(&state, id).await?;
     let mut out = Vec::new();
     JsonRenderer::pretty().render(&report, &mut out)?;
     Ok(download(out, "application/json", &format!("{}.report.json", stem_of(&name))))
@@ -139,8 +140,21 @@ pub(super) async fn report_html(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let (name, report) = stored_report(&state, id).await?;
+    let (name, _, report) = stored_report(&state, id).await?;
     let mut out = Vec::new();
     HtmlRenderer.render(&report, &mut out)?;
     Ok(download(out, "text/html; charset=utf-8", &format!("{}.report.html", stem_of(&name))))
+}
+
+/// The report as a PDF to file (A4, font embedded, the date of the check in the header),
+/// as a download.
+#[utoipa::path(get, path = "/api/checks/{id}/report.pdf", params(("id" = String, Path, description = "Check id")),
+    responses((status = 200, description = "The report as a PDF", content_type = "application/pdf"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(super) async fn report_pdf(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let (name, created_ms, report) = stored_report(&state, id).await?;
+    let out = blocking(move || Ok(PdfRenderer::checked_at(created_ms).render_to_bytes(&report)?)).await?;
+    Ok(download(out, "application/pdf", &format!("{}.report.pdf", stem_of(&name))))
 }

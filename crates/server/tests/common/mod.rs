@@ -82,6 +82,14 @@ impl TestServer {
         (r.status().as_u16(), ct, cd, r.body_mut().read_to_string().unwrap())
     }
 
+    /// Status, content type, content disposition and the body's bytes.
+    pub fn get_bytes(&self, path: &str) -> (u16, String, String, Vec<u8>) {
+        let mut r = self.agent.get(format!("{}{path}", self.base)).call().unwrap();
+        let header = |h: &str| r.headers().get(h).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        let (ct, cd) = (header("content-type"), header("content-disposition"));
+        (r.status().as_u16(), ct, cd, r.body_mut().read_to_vec().unwrap())
+    }
+
     pub fn send_json(&self, method: &str, path: &str, body: &Value, token: Option<&str>) -> (u16, Value) {
         let url = format!("{}{path}", self.base);
         let mut req = match method {
