@@ -798,7 +798,7 @@ fn bad_arguments() {
         (&["index", "demo/library"], "--index"),
         (&["index", "--index", "lib"], "PATHS"),
         (&["check", "--index", "lib"], "SUSPECT"),
-        (&["check", "--index", "lib", "--format", "pdf", "demo/thesis.txt"], "pdf"),
+        (&["check", "--index", "lib", "--format", "docx", "demo/thesis.txt"], "docx"),
         (&["index", "--index", "lib", "--kind", "quote", "demo/library"], "quote"),
         (&["check", "--index", "lib", "--max-gap", "many", "demo/thesis.txt"], "many"),
         (&["eval", "pan"], "--corpus"),
