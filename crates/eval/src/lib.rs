@@ -26,6 +26,7 @@ pub mod measure;
 pub mod offsets;
 pub mod planted;
 pub mod report;
+pub mod rng;
 pub mod xml;
 
 use std::path::PathBuf;

@@ -26,27 +26,7 @@ pub struct PlantedDoc {
     pub text: String,
 }
 
-/// SplitMix64: a small, documented generator, so the set is the same everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use crate::rng::SplitMix64 as Rng;
 
 /// A copy of `text` with words edited at `rate`.
 fn edit(text: &str, rate: f64, rng: &mut Rng) -> String {
@@ -58,11 +38,11 @@ fn edit(text: &str, rate: f64, rng: &mut Rng) -> String {
             continue;
         }
         match rng.below(3) {
-            0 => out.push(words[rng.below(words.len())]),
+            0 => out.push(words[rng.index(words.len())]),
             1 => {}
             _ => {
                 out.push(w);
-                out.push(words[rng.below(words.len())]);
+                out.push(words[rng.index(words.len())]);
             }
         }
     }
@@ -95,7 +75,7 @@ pub fn plant(bases: &[String], rates: &[f64], seed: u64) -> Vec<PlantedDoc> {
         f.reverse();
     }
     while !live.is_empty() {
-        let k = rng.below(live.len());
+        let k = rng.index(live.len());
         let f = live[k];
         if let Some(doc) = families[f].pop() {
             out.push(doc);

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
+use tessera_eval::rng::SplitMix64 as Rng;
 
 use super::IndexDir;
 
@@ -107,22 +108,6 @@ fn fingerprint(args: &FingerprintArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// splitmix64: a tiny deterministic generator, so generated corpora are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A vocabulary of pronounceable pseudo-words, drawn with a Zipf-like law (rank r with
 /// weight 1/r), as words are in real text.
 struct Vocabulary {
@@ -156,7 +141,7 @@ impl Vocabulary {
 
     fn word(&self, rng: &mut Rng) -> &str {
         let total = self.cumulative.last().copied().unwrap_or(1.0);
-        let x = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let x = rng.unit() * total;
         let i = self.cumulative.partition_point(|&c| c < x).min(self.words.len() - 1);
         &self.words[i]
     }
