@@ -135,7 +135,8 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocu
             for doc in documents {
                 match doc.result {
                     Ok(extracted) => add.documents.push(NewText {
-                        title: tessera_engine::document_title(extracted.title.as_deref(), &extracted.text, &doc.name),
+                        // Titled in the add below, by the engine's rule.
+                        title: extracted.title.unwrap_or_default(),
                         text: extracted.text,
                         origin: clean_member_name(&doc.name),
                     }),
