@@ -92,6 +92,7 @@ impl Report {
                         suspect_span,
                         source_span,
                         matched_shingles: block.matched_shingles,
+                        confidence: percent(block.evidence.confidence()),
                         suspect_excerpt,
                         source_excerpt,
                         diff,
@@ -227,6 +228,14 @@ impl<'a> CharIndex<'a> {
     fn slice(&self, span: &TextSpan) -> String {
         self.text.get(span.bytes.start..span.bytes.end).unwrap_or_default().to_owned()
     }
+}
+
+/// A confidence from 0 to 1 in whole percent.
+fn percent(confidence: f64) -> u8 {
+    // Clamped first: the cast cannot truncate.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let p = (confidence.clamp(0.0, 1.0) * 100.0).round() as u8;
+    p
 }
 
 #[cfg(test)]

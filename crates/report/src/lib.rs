@@ -35,7 +35,7 @@
 //! use tessera_index::{CollectionKind, DocId};
 //! use tessera_normalize::Span;
 //! use tessera_report::{Render, Report, ReportOptions, SourceInfo, SuspectInfo, TextRenderer};
-//! use tessera_search::{Block, Revision, SourceMatch, TextSpan};
+//! use tessera_search::{Block, Evidence, Revision, SourceMatch, TextSpan};
 //!
 //! let text = "Быть или не быть, вот в чём вопрос.";
 //! // The first 16 characters ("Быть или не быть", 29 bytes) match a source.
@@ -52,6 +52,7 @@
 //!             suspect_tokens: Span { start: 0, end: 4 },
 //!             source_tokens: Span { start: 0, end: 4 },
 //!             matched_shingles: 2,
+//!             evidence: Evidence { longest_run: 2, ..Evidence::default() },
 //!         }],
 //!     }],
 //! };

@@ -263,6 +263,12 @@ pub struct Block {
     pub source_span: TextSpan,
     /// Suspect shingles inside the block that the source shares.
     pub matched_shingles: u32,
+    /// How sure Tessera is that the suspect took this fragment from the source, in
+    /// percent: 100 for a long exact copy, lower for a reworded passage whose evidence
+    /// is thinner (few rare words shared, words out of order, no exact run); see
+    /// `tessera_search::Evidence::confidence`. Reports stored before it existed read as 100.
+    #[serde(default = "full_confidence")]
+    pub confidence: u8,
     /// The suspect's text of the block.
     pub suspect_excerpt: String,
     /// The source's text of the block, when known.
@@ -272,6 +278,10 @@ pub struct Block {
     /// punctuation) or the source's text is not known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diff: Vec<WordChange>,
+}
+
+fn full_confidence() -> u8 {
+    100
 }
 
 /// What happened to words between a source passage and the suspect's passage.

@@ -158,3 +158,40 @@ fn seen_at_is_listed_by_every_renderer() {
     assert!(html.contains("also seen at: <a href=\"https://mirror.example/a\""), "{html}");
     assert!(html.contains("/srv/&lt;copy&gt;.txt") && !html.contains("/srv/<copy>"));
 }
+
+/// Each block's confidence is its evidence's, in percent, shown in every rendering; a
+/// report stored before the field existed reads as sure.
+#[test]
+fn confidence_follows_the_evidence_and_is_shown() {
+    let sure = same(RU, 0, 41);
+    let mut weak = same(RU, 92, 122);
+    weak.evidence = tessera_search::Evidence {
+        longest_run: 0,
+        suspect_terms: 20,
+        source_terms: 20,
+        shared_terms: 6,
+        rare_shared_terms: 1,
+        order: 0.5,
+        cosine: 0.42,
+        sentences: true,
+    };
+    let expected = (weak.evidence.confidence() * 100.0).round() as u8;
+    assert!(expected < 50, "{expected}");
+    let report = Report::build(
+        SuspectInfo::new("essay.txt", "Эссе", RU),
+        &[revision("web", CollectionKind::Source, vec![source_match(1, vec![sure, weak])])],
+        &[info(1, "web", CollectionKind::Source, "Анна Каренина", "https://example.org/anna")],
+        &ReportOptions::default(),
+    );
+    let confidences: Vec<u8> = report.blocks.iter().map(|b| b.confidence).collect();
+    assert_eq!(confidences, vec![100, expected]);
+    let plain = text(&report, TextRenderer::default());
+    assert!(plain.contains(&format!(", {expected}% sure")), "{plain}");
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    assert!(html.contains(&format!("{expected}% sure")));
+    // Stored before confidence existed: read as 100.
+    let mut json: serde_json::Value = serde_json::to_value(&report).unwrap();
+    json["blocks"][1].as_object_mut().unwrap().remove("confidence");
+    let back: Report = serde_json::from_value(json).unwrap();
+    assert_eq!(back.blocks[1].confidence, 100);
+}

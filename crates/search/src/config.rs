@@ -149,11 +149,19 @@ pub struct AlignConfig {
     pub summary_grow_share: f64,
     /// See `summary_grow_share`.
     pub summary_grow_steps: usize,
+    /// The source side of a summary passage reaches the start (end) of the source when
+    /// fewer tokens than this share of its own length lie before (after) it: a summary
+    /// condenses its source from beginning to end (0: never).
+    pub summary_edge_share: f64,
     /// Passages of the sentence path shorter than this many suspect characters are
     /// dropped (not in collections of kind `citation`, whose expressions are short).
     pub min_passage_chars: usize,
     /// ... and so are those shorter than this many source characters.
     pub min_passage_source_chars: usize,
+    /// Passages found through sentence seeds whose [`crate::Evidence::confidence`] is
+    /// under this are dropped (not in collections of kind `citation`); passages of exact
+    /// runs alone always stand.
+    pub min_confidence: f64,
 }
 
 impl Default for AlignConfig {
@@ -191,8 +199,10 @@ impl Default for AlignConfig {
             summary_validation_cosine: 0.25,
             summary_grow_share: 0.2,
             summary_grow_steps: 10,
+            summary_edge_share: 1.0,
             min_passage_chars: 100,
             min_passage_source_chars: 150,
+            min_confidence: 0.5,
         }
     }
 }

@@ -48,6 +48,7 @@
 mod align;
 mod config;
 mod error;
+mod evidence;
 mod query;
 mod revision;
 mod searcher;
@@ -55,6 +56,7 @@ mod searcher;
 pub use align::{PreparedSuspect, align, align_pair, align_prepared};
 pub use config::{AlignConfig, SearchConfig};
 pub use error::Error;
+pub use evidence::Evidence;
 pub use query::Query;
 pub use revision::{Block, Revision, SourceMatch, TextSpan};
 pub use searcher::{SearchProgress, Searcher};

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use tessera_index::{CollectionKind, DocId};
 use tessera_normalize::Span;
 
+use crate::Evidence;
+
 /// A span of an original text, in bytes and in chars (Unicode scalar values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TextSpan {
@@ -14,7 +16,7 @@ pub struct TextSpan {
 }
 
 /// One borrowed fragment: a span of the suspect and the span of the source it matches.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Block {
     /// The fragment in the suspect's original text.
     pub suspect: TextSpan,
@@ -26,10 +28,12 @@ pub struct Block {
     pub source_tokens: Span,
     /// Shingles of the suspect inside the block that the source shares.
     pub matched_shingles: u32,
+    /// What the block rests on; [`Evidence::confidence`] says how sure it is.
+    pub evidence: Evidence,
 }
 
 /// One source document of a revision, with its blocks in suspect order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceMatch {
     /// The source document.
     pub doc: DocId,
@@ -40,7 +44,7 @@ pub struct SourceMatch {
 }
 
 /// One collection's answer for one suspect.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Revision {
     /// Collection name.
     pub collection: String,

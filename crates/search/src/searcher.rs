@@ -114,6 +114,7 @@ impl Searcher {
         if kind == CollectionKind::Citation {
             align_config.min_passage_chars = 0;
             align_config.min_passage_source_chars = 0;
+            align_config.min_confidence = 0.0;
         }
         let (distinct, positions_of) = distinct_hashes(&query.hashes);
         let mut hits: Vec<(u32, DocId)> = Vec::new();

@@ -368,7 +368,11 @@ impl Page<'_> {
                 let _ = write!(tip, "from document {}", block.source.0);
             }
         }
-        let _ = write!(tip, "\nsource characters {}–{}", block.source_span.chars.start, block.source_span.chars.end);
+        let _ = write!(
+            tip,
+            "\nsource characters {}–{} · {}% sure",
+            block.source_span.chars.start, block.source_span.chars.end, block.confidence
+        );
         if let Some(excerpt) = &block.source_excerpt {
             let _ = write!(tip, "\n\n{}", shorten(excerpt, TOOLTIP_CHARS));
         }
@@ -518,12 +522,13 @@ impl Page<'_> {
             let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
             let _ = writeln!(
                 notes,
-                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document{flags}</div>\n<div class=\"pair\"><div><p class=\"loc\">Document:</p><blockquote class=\"suspect\">{excerpt}</blockquote></div>",
+                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document · {confidence}% sure{flags}</div>\n<div class=\"pair\"><div><p class=\"loc\">Document:</p><blockquote class=\"suspect\">{excerpt}</blockquote></div>",
                 id = block.id.0,
                 kind = capitalised(block.kind),
                 source = escape(&source_name),
                 s0 = block.suspect_span.chars.start,
                 s1 = block.suspect_span.chars.end,
+                confidence = block.confidence,
                 excerpt = marked(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect),
             );
             let range =

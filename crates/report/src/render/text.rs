@@ -168,12 +168,13 @@ impl TextRenderer {
             let number = source.map_or_else(|| "?".to_owned(), |s| s.number.to_string());
             writeln!(
                 out,
-                "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}{notes}",
+                "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}, {}% sure{notes}",
                 block.id.0,
                 block.suspect_span.chars.start,
                 block.suspect_span.chars.end,
                 block.source_span.chars.start,
                 block.source_span.chars.end,
+                block.confidence,
             )?;
             if let Some(reason) = &block.reason {
                 writeln!(out, "        why:    {}", shorten(reason, excerpt_width))?;

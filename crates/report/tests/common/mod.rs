@@ -4,7 +4,7 @@
 use tessera_index::{CollectionKind, DocId};
 use tessera_normalize::Span;
 use tessera_report::{Report, ReportOptions, SourceInfo, SuspectInfo};
-use tessera_search::{Block, Revision, SourceMatch, TextSpan};
+use tessera_search::{Block, Evidence, Revision, SourceMatch, TextSpan};
 
 /// Tolstoy, "Anna Karenina", opening (257 chars, 464 bytes).
 pub const RU: &str = "Все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему. Всё смешалось в доме Облонских. Жена узнала, что муж был в связи с бывшею в их доме француженкою-гувернанткой, и объявила мужу, что не может жить с ним в одном доме.";
@@ -29,6 +29,7 @@ pub fn block(suspect: &str, start: usize, end: usize, source: TextSpan) -> Block
         suspect_tokens: Span { start: 0, end: 0 },
         source_tokens: Span { start: 0, end: 0 },
         matched_shingles: 1,
+        evidence: Evidence { longest_run: 8, ..Evidence::default() },
     }
 }
 

@@ -72,6 +72,23 @@ pub(super) fn choose_runs(mut runs: Vec<Run>) -> Vec<Run> {
     chosen
 }
 
+/// Shingles of the longest part of a run that lies inside suspect tokens `s` and source
+/// tokens `t` (a shingle of `k` tokens is inside when all its tokens are).
+pub(super) fn longest_within(runs: &[Run], s: Span, t: Span, k: usize) -> usize {
+    let k = k.max(1);
+    let (s_last, t_last) = (s.end.checked_sub(k), t.end.checked_sub(k));
+    let (Some(s_last), Some(t_last)) = (s_last, t_last) else { return 0 };
+    runs.iter()
+        .map(|r| {
+            // Offsets into the run whose suspect and source shingles are both inside.
+            let lo = s.start.saturating_sub(r.s).max(t.start.saturating_sub(r.t));
+            let hi = (r.len).min((s_last + 1).saturating_sub(r.s)).min((t_last + 1).saturating_sub(r.t));
+            hi.saturating_sub(lo)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// A block in shingle coordinates before it gets spans.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ShingleBlock {

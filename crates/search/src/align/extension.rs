@@ -251,6 +251,25 @@ impl SentenceAligner<'_> {
         (s, t)
     }
 
+    /// A summary condenses its source from beginning to end: the source side of a summary
+    /// passage that leaves fewer tokens before (after) it than `summary_edge_share` of its
+    /// own length starts at the source's first token (ends at its last).
+    pub(super) fn summary_to_edges(&self, mut t: Span) -> Span {
+        let share = self.config.summary_edge_share;
+        let n = self.t_terms.len();
+        if share <= 0.0 || t.start >= t.end || t.end > n {
+            return t;
+        }
+        let len = (t.end - t.start) as f64;
+        if (t.start as f64) < share * len {
+            t.start = 0;
+        }
+        if ((n - t.end) as f64) < share * len {
+            t.end = n;
+        }
+        t
+    }
+
     /// Distinct terms the two sides of a seed share.
     fn shared_terms(&self, x: &Seed) -> usize {
         let b = distinct(&self.t_terms[x.t.start..x.t.end]);

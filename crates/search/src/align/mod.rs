@@ -44,6 +44,7 @@
 //! `extension.rs` (clustering, validation, growth) and `resolve.rs` (overlaps and
 //! length); this file holds the entry points and runs the steps in order.
 
+mod evidence;
 mod exact_runs;
 mod extension;
 #[cfg(test)]
@@ -55,8 +56,8 @@ use foldhash::HashMap;
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-use crate::{AlignConfig, Block, Query, TextSpan};
-use exact_runs::{choose_runs, exact_runs, merge_runs};
+use crate::{AlignConfig, Block, Evidence, Query, TextSpan};
+use exact_runs::{choose_runs, exact_runs, longest_within, merge_runs};
 use resolve::{overlaps, resolve};
 pub use sentence_seeds::PreparedSuspect;
 use sentence_seeds::Sentences;
@@ -101,22 +102,46 @@ pub fn align_prepared(
         .filter(|b| b.matched >= min as usize)
         .filter_map(|b| b.passage(suspect, source))
         .collect();
-    let passages = if sentences {
-        let local;
-        let prepared = match prepared {
-            Some(p) if p.made_for(suspect, config) => p,
-            _ => {
-                local = PreparedSuspect::new(suspect, config);
-                &local
-            }
-        };
-        let renamed = prepared.source_terms_with_neighbours(suspect, &source.terms);
-        let t_terms = renamed.as_deref().unwrap_or(&source.terms);
-        SentenceAligner::new(suspect, prepared, source, t_terms, skip, config).align(exact)
-    } else {
-        exact
+    if !sentences {
+        let k = suspect.shingle_size;
+        return exact
+            .iter()
+            .filter_map(|p| {
+                let evidence = Evidence {
+                    longest_run: to_u32(longest_within(&runs, p.s, p.t, k)),
+                    suspect_terms: to_u32(p.s.end - p.s.start),
+                    source_terms: to_u32(p.t.end - p.t.start),
+                    ..Evidence::default()
+                };
+                to_block(suspect, source, p, evidence)
+            })
+            .collect();
+    }
+    let local;
+    let prepared = match prepared {
+        Some(p) if p.made_for(suspect, config) => p,
+        _ => {
+            local = PreparedSuspect::new(suspect, config);
+            &local
+        }
     };
-    passages.iter().filter_map(|p| to_block(suspect, source, p)).collect()
+    let renamed = prepared.source_terms_with_neighbours(suspect, &source.terms);
+    let t_terms = renamed.as_deref().unwrap_or(&source.terms);
+    let aligner = SentenceAligner::new(suspect, prepared, source, t_terms, skip, config);
+    aligner
+        .align(exact)
+        .iter()
+        .filter_map(|p| {
+            let evidence = aligner.evidence(p, &runs);
+            (!p.sentences || evidence.confidence() >= config.min_confidence)
+                .then(|| to_block(suspect, source, p, evidence))
+                .flatten()
+        })
+        .collect()
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// A passage in token coordinates: suspect tokens `s`, source tokens `t`.
@@ -132,7 +157,7 @@ struct Passage {
     sentences: bool,
 }
 
-fn to_block(suspect: &Query, source: &Query, p: &Passage) -> Option<Block> {
+fn to_block(suspect: &Query, source: &Query, p: &Passage, evidence: Evidence) -> Option<Block> {
     let (s, t) = (p.s, p.t);
     if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
         return None;
@@ -146,7 +171,8 @@ fn to_block(suspect: &Query, source: &Query, p: &Passage) -> Option<Block> {
         source: span(source, t),
         suspect_tokens: s,
         source_tokens: t,
-        matched_shingles: u32::try_from(p.matched).unwrap_or(u32::MAX),
+        matched_shingles: to_u32(p.matched),
+        evidence,
     })
 }
 
@@ -224,6 +250,7 @@ impl SentenceAligner<'_> {
                             self.config.summary_grow_steps,
                             &[false],
                         );
+                        p.t = self.summary_to_edges(p.t);
                         p
                     })
                     .collect();

@@ -17,7 +17,7 @@ use crate::{AlignConfig, Query};
 #[derive(Debug, Clone)]
 pub struct PreparedSuspect {
     sentences: Sentences,
-    df: HashMap<u64, u32>,
+    pub(super) df: HashMap<u64, u32>,
     sentences_of: HashMap<u64, Vec<u32>>,
     /// The WordNet concepts of the suspect's terms, sorted (empty without synonyms);
     /// terms of more than `synonym_max_senses` senses are left out.

@@ -1,0 +1,180 @@
+//! Step 5, evidence: what each passage rests on, measured on its final spans (the
+//! facts of [`Evidence`]; its confidence drops sentence passages too weak to stand).
+
+use foldhash::{HashMap, HashMapExt};
+
+use super::exact_runs::{Run, longest_within};
+use super::{Passage, SentenceAligner, to_u32};
+use crate::Evidence;
+
+impl SentenceAligner<'_> {
+    /// The evidence of a passage: its longest exact run among `runs`, the terms its two
+    /// sides share (rare ones apart), their order and the sides' cosine.
+    pub(super) fn evidence(&self, p: &Passage, runs: &[Run]) -> Evidence {
+        let (s_terms, t_terms) = (&self.suspect.terms[p.s.start..p.s.end], &self.t_terms[p.t.start..p.t.end]);
+        // Each distinct term's count and first position on each side.
+        let mut seen: HashMap<u64, (u32, usize, u32, usize)> = HashMap::with_capacity(s_terms.len());
+        for (i, &term) in s_terms.iter().enumerate() {
+            let e = seen.entry(term).or_insert((0, i, 0, 0));
+            e.0 += 1;
+        }
+        for (j, &term) in t_terms.iter().enumerate() {
+            if let Some(e) = seen.get_mut(&term) {
+                if e.2 == 0 {
+                    e.3 = j;
+                }
+                e.2 += 1;
+            }
+        }
+        let (mut shared, mut rare) = (0u32, 0u32);
+        let mut once: Vec<(usize, usize)> = Vec::new();
+        for (&term, &(s_count, i, t_count, j)) in &seen {
+            if t_count == 0 {
+                continue;
+            }
+            shared += 1;
+            let s_df = self.prepared.df.get(&term).copied().unwrap_or(0);
+            let t_df = self.t_df.get(&term).copied().unwrap_or(0);
+            if s_df <= Evidence::RARE_SENTENCES && t_df <= Evidence::RARE_SENTENCES {
+                rare += 1;
+            }
+            if s_count == 1 && t_count == 1 {
+                once.push((i, j));
+            }
+        }
+        once.sort_unstable();
+        let order = if once.len() < 3 {
+            1.0
+        } else {
+            longest_increasing(once.iter().map(|&(_, j)| j)) as f32 / once.len() as f32
+        };
+        let cosine = Self::cosine(&self.bag(s_terms), &self.bag(t_terms)) as f32;
+        Evidence {
+            longest_run: to_u32(longest_within(runs, p.s, p.t, self.suspect.shingle_size)),
+            suspect_terms: to_u32(s_terms.len()),
+            source_terms: to_u32(t_terms.len()),
+            shared_terms: shared,
+            rare_shared_terms: rare,
+            order,
+            cosine,
+            sentences: p.sentences,
+        }
+    }
+}
+
+/// Length of the longest strictly increasing subsequence (patience sorting).
+fn longest_increasing(values: impl Iterator<Item = usize>) -> usize {
+    let mut tails: Vec<usize> = Vec::new();
+    for v in values {
+        let at = tails.partition_point(|&t| t < v);
+        if at == tails.len() {
+            tails.push(v);
+        } else {
+            tails[at] = v;
+        }
+    }
+    tails.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::*;
+    use super::super::sentence_seeds::PreparedSuspect;
+    use super::*;
+    use crate::{AlignConfig, align_pair};
+
+    #[test]
+    fn longest_increasing_subsequence() {
+        assert_eq!(longest_increasing([].into_iter()), 0);
+        assert_eq!(longest_increasing([1, 2, 3].into_iter()), 3);
+        assert_eq!(longest_increasing([3, 2, 1].into_iter()), 1);
+        assert_eq!(longest_increasing([2, 9, 3, 4, 1, 5].into_iter()), 4);
+    }
+
+    /// A verbatim copy is sure; a reworded copy is found through sentences, with the
+    /// evidence of a borrowing: many shared terms, rare ones among them, in order.
+    #[test]
+    fn copies_carry_their_evidence() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let verbatim = format!("{EN_SUSPECT_BEFORE}{EN_SOURCE_PASSAGE}{EN_SUSPECT_AFTER}");
+        let t = text_query(&source);
+        let blocks = align_pair(&text_query(&verbatim), &t, &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let e = blocks[0].evidence;
+        assert!(!e.sentences && e.longest_run >= 25, "{e:?}");
+        assert!((e.confidence() - 1.0).abs() < 1e-9, "{e:?}");
+
+        let reworded = format!("{EN_SUSPECT_BEFORE}{EN_OBFUSCATED}{EN_SUSPECT_AFTER}");
+        let blocks = align_pair(&text_query(&reworded), &t, &[], &AlignConfig::default());
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        let e = blocks[0].evidence;
+        assert!(e.sentences, "{e:?}");
+        assert!(e.shared_terms >= 20 && e.rare_shared_terms >= 10, "{e:?}");
+        assert!(e.order > 0.5 && e.cosine > 0.5, "{e:?}");
+        assert!(e.longest_run < 25, "{e:?}");
+        assert!(e.confidence() > 0.9, "{e:?}: {}", e.confidence());
+    }
+
+    /// Passages found through sentences under `min_confidence` are dropped; those of
+    /// exact runs alone always stand.
+    #[test]
+    fn weak_sentence_passages_are_dropped_and_exact_ones_stand() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let t = text_query(&source);
+        let never = AlignConfig { min_confidence: 1.01, ..AlignConfig::default() };
+        let reworded = text_query(&format!("{EN_SUSPECT_BEFORE}{EN_OBFUSCATED}{EN_SUSPECT_AFTER}"));
+        assert_eq!(align_pair(&reworded, &t, &[], &AlignConfig::default()).len(), 1);
+        assert!(align_pair(&reworded, &t, &[], &never).is_empty());
+        let verbatim = text_query(&format!("{EN_SUSPECT_BEFORE}{EN_SOURCE_PASSAGE}{EN_SUSPECT_AFTER}"));
+        assert_eq!(align_pair(&verbatim, &t, &[], &never).len(), 1);
+    }
+
+    /// The facts weigh in the direction one expects.
+    #[test]
+    fn confidence_grows_with_each_fact() {
+        let base = Evidence {
+            longest_run: 1,
+            suspect_terms: 30,
+            source_terms: 30,
+            shared_terms: 12,
+            rare_shared_terms: 3,
+            order: 0.6,
+            cosine: 0.45,
+            sentences: true,
+        };
+        let c = base.confidence();
+        assert!(c > 0.0 && c < 1.0, "{c}");
+        for better in [
+            Evidence { longest_run: 4, ..base },
+            Evidence { shared_terms: 20, ..base },
+            Evidence { rare_shared_terms: 9, ..base },
+            Evidence { order: 1.0, ..base },
+            Evidence { cosine: 0.7, ..base },
+        ] {
+            assert!(better.confidence() > c, "{better:?}");
+        }
+        // Exact runs alone: by the longest run, sure from 8 shingles on.
+        let exact = Evidence { sentences: false, longest_run: 3, ..Evidence::default() };
+        assert!(exact.confidence() < 1.0);
+        assert!((Evidence { longest_run: 8, ..exact }.confidence() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn summaries_reach_the_edges_of_their_source() {
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let (q, t) = (text_query(EN_OBFUSCATED), text_query(&source));
+        let config = AlignConfig::default();
+        let prepared = PreparedSuspect::new(&q, &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &config);
+        let n = t.terms.len();
+        assert!(n >= 50, "{n}");
+        let span = |start, end| tessera_normalize::Span { start, end };
+        // Less before it than its length: from the start; as much after it: to the end.
+        assert_eq!(aligner.summary_to_edges(span(10, 30)), span(0, 30));
+        assert_eq!(aligner.summary_to_edges(span(n - 15, n - 5)), span(n - 15, n));
+        assert_eq!(aligner.summary_to_edges(span(30, 40)), span(30, 40));
+        let off = AlignConfig { summary_edge_share: 0.0, ..AlignConfig::default() };
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &off);
+        assert_eq!(aligner.summary_to_edges(span(10, 30)), span(10, 30));
+    }
+}
