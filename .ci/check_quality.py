@@ -3,13 +3,16 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.89 (0.8993 when this gate was set, with WordNet neighbours; exact
-  shingles alone gave 0.599).
+- entire >= 0.90 (0.9041 when this gate was set, with confidence per block; 0.8993 with
+  WordNet neighbours before it; exact shingles alone gave 0.599).
 - 01-no-plagiarism: at most 10 detections among its 1,000 listed pairs (5 when this gate
   was set, paraphrased boilerplate shared by related web pages; pairwise has 8).
+- 05-summary-obfuscation >= 0.69 in both modes (0.7028 collection-wide and 0.7071
+  pairwise when set, with confidence per block and summaries reaching their source's
+  edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.90 (0.9071 when this gate was set; the
-  issue's target is 0.90) and 03-random-obfuscation >= 0.895 (0.9014 when set, with
+- 02-no-obfuscation >= 0.95, entire >= 0.91 (0.9155 when this gate was set; 0.9071
+  before confidence per block) and 03-random-obfuscation >= 0.895 (0.9014 when set, with
   WordNet neighbours; 0.8847 without them).
 Prints the table either way; exits 1 when a gate fails.
 """
@@ -28,14 +31,16 @@ for s in scores["subsets"] + [{"subset": "entire", "scores": scores["entire"]}]:
 by = {s["subset"]: s["scores"] for s in scores["subsets"]}
 if by["02-no-obfuscation"]["plagdet"] < 0.95:
     fail.append("02-no-obfuscation plagdet below 0.95")
+if by["05-summary-obfuscation"]["plagdet"] < 0.69:
+    fail.append("05-summary-obfuscation plagdet below 0.69")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.90:
-        fail.append("pairwise entire plagdet below 0.90")
+    if scores["entire"]["plagdet"] < 0.91:
+        fail.append("pairwise entire plagdet below 0.91")
     if by["03-random-obfuscation"]["plagdet"] < 0.895:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.895")
 else:
-    if scores["entire"]["plagdet"] < 0.89:
-        fail.append("collection-wide entire plagdet below 0.89")
+    if scores["entire"]["plagdet"] < 0.90:
+        fail.append("collection-wide entire plagdet below 0.90")
     if by["01-no-plagiarism"]["detections"] > 10:
         fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 10)")
 print("timings:", json.dumps(data.get("timings", {})))

@@ -246,6 +246,32 @@ fn word_differences(d: &Driver, shots: Option<&Path>) {
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
 }
 
+/// The passages list shows every block with its confidence; sorted least sure first it
+/// puts the lowest confidence on top; a row opens the comparison.
+fn passages_listed_with_confidence(d: &Driver) {
+    let listed = d.script(
+        "const rows = [...document.querySelectorAll('#passages .psg-row[data-block]')];
+         return [rows.length, state.report.blocks.length,
+           rows.every(r => r.querySelector('.conf').textContent ===
+             state.report.blocks[Number(r.dataset.block)].confidence + '% sure')];",
+    );
+    assert!(listed[0].as_u64().unwrap() > 0 && listed[0] == listed[1], "{listed}");
+    assert_eq!(listed[2], json!(true), "{listed}");
+    d.script("const s = document.getElementById('passage-sort'); s.value = 'confidence'; s.dispatchEvent(new Event('change'));");
+    let order = d.script(
+        "return [...document.querySelectorAll('#passages .psg-row[data-block]')].map(r => Number(r.dataset.confidence));",
+    );
+    let order: Vec<u64> = order.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+    let row = d.find("#passages .psg-row[data-block]");
+    d.call("POST", &format!("/element/{row}/click"), json!({}));
+    let meta = d.wait_for(
+        "return !document.getElementById('compare').hidden && document.getElementById('compare-meta').textContent;",
+    );
+    assert!(meta.as_str().unwrap().contains("% sure"), "{meta}");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+}
+
 /// Printed (or saved as PDF), the report is a document to file: no bar, buttons or
 /// switches, the whole text with its colours and numbered markers, the source list.
 fn print_layout(d: &Driver, shots: Option<&Path>) {
@@ -346,6 +372,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     numbered_sorted_and_isolated(&d);
     notice_at_its_place(&d, shots.as_deref());
     word_differences(&d, shots.as_deref());
+    passages_listed_with_confidence(&d);
     print_layout(&d, shots.as_deref());
     past_checks(&d, &server.base);
 

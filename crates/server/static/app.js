@@ -4,7 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 
-const state = { health: null, checkId: null, report: null, pollTimer: null, chars: null, isolated: null };
+const state = { health: null, checkId: null, report: null, pollTimer: null, chars: null, isolated: null, passageSort: "position" };
 
 // ---------- API ----------
 
@@ -302,7 +302,7 @@ function renderDocument(report) {
     const first = !last || last.source !== src.id || last.end !== seg.start;
     last = { source: src.id, end: seg.end };
     const cls = (seg.decider ? b.kind : "off") + (first ? " first" : "");
-    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted");
+    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted") + " · " + confidenceOf(b) + "% sure";
     frag.append(el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content));
   }
   for (const t of all) if (!placed.has(t.id)) frag.append(gapMark(t));
@@ -361,6 +361,46 @@ function renderSources(report) {
     list.append(li);
   }
   applyIsolation();
+}
+
+// A block's confidence (percent) as a pill: how sure Tessera is that it was taken from
+// its source. Reports made before confidence existed have none: shown as sure.
+function confidenceOf(b) {
+  return Number.isInteger(b.confidence) ? b.confidence : 100;
+}
+
+function confidencePill(b) {
+  const c = confidenceOf(b);
+  const level = c >= 80 ? "high" : c >= 50 ? "mid" : "low";
+  return el("span", { class: "conf " + level, title: "Confidence that this passage was taken from its source", text: c + "% sure" });
+}
+
+// Every block as a row: source number, where it is, how sure, its first words. Sorted in
+// text order or least sure first (the ones a reviewer should read first); a click opens
+// the comparison.
+function renderPassages(report) {
+  const list = $("passages");
+  list.textContent = "";
+  $("passage-count").textContent = report.blocks.length ? "(" + report.blocks.length + ")" : "";
+  const sources = new Map(report.sources.map((s) => [s.id, s]));
+  const blocks = report.blocks.slice();
+  if (state.passageSort === "confidence") {
+    blocks.sort((a, b) => confidenceOf(a) - confidenceOf(b) || a.suspect_span.chars.start - b.suspect_span.chars.start);
+  }
+  if (!blocks.length) list.append(el("li", { class: "psg-row" }, el("span"), el("span", { class: "muted", text: "No passages." })));
+  for (const b of blocks) {
+    const src = sources.get(b.source);
+    const number = src ? src.number : "?";
+    const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), tabindex: "0", "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) },
+      el("span", { class: "num-badge", text: String(number) }),
+      el("div", {},
+        el("div", { class: "psg-where", text: b.kind + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
+        el("div", { class: "psg-text", text: b.suspect_excerpt })),
+      confidencePill(b));
+    li.addEventListener("click", () => openCompare(b.id));
+    li.addEventListener("keydown", (e) => { if (e.key === "Enter") openCompare(b.id); });
+    list.append(li);
+  }
 }
 
 function highlight(sourceId, on) {
@@ -500,6 +540,7 @@ function renderReport(report) {
   $("download-pdf").href = "/api/checks/" + state.checkId + "/report.pdf";
   renderTotals(report);
   renderSources(report);
+  renderPassages(report);
   renderWarnings(report, state.check);
   renderMembers();
   renderDocument(report);
@@ -554,7 +595,7 @@ function openCompare(blockId) {
   dialog.setAttribute("style", sourceStyle(src.number));
   $("compare-kind").textContent = (b.kind === "citation" ? "Citation" : "Borrowing") + " · source " + src.number;
   $("compare-title").textContent = src.title || src.origin || "Document " + src.id;
-  $("compare-meta").textContent = [src.title ? src.origin : "", src.collection, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document"].filter(Boolean).join(" · ");
+  $("compare-meta").textContent = [src.title ? src.origin : "", src.collection, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document", confidenceOf(b) + "% sure"].filter(Boolean).join(" · ");
   const diff = b.diff || [];
   const suspect = $("compare-suspect");
   suspect.textContent = "";
@@ -671,6 +712,7 @@ function init() {
     if (mark) openCompare(Number(mark.dataset.block));
   });
   $("show-all").addEventListener("click", () => { state.isolated = null; applyIsolation(); });
+  $("passage-sort").addEventListener("change", (e) => { state.passageSort = e.target.value; if (state.report) renderPassages(state.report); });
   $("print-report").addEventListener("click", () => { closeCompare(); window.print(); });
   $("compare-close").addEventListener("click", closeCompare);
   $("compare").addEventListener("click", (e) => { if (e.target === $("compare")) closeCompare(); });

@@ -33,7 +33,7 @@ pub struct AlignArgs {
 }
 
 /// What an alignment run did.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct AlignSummary {
     /// Pairs aligned.
     pub pairs: usize,
@@ -41,6 +41,9 @@ pub struct AlignSummary {
     pub detections: usize,
     /// Seconds spent (reading, fingerprinting, aligning, writing).
     pub seconds: f64,
+    /// One JSON line per detection with the evidence behind it ([`evidence_line`]),
+    /// in pair order.
+    pub evidence: Vec<String>,
 }
 
 pub fn run(args: &AlignArgs, quiet: bool) -> Result<ExitCode> {
@@ -74,24 +77,46 @@ pub fn align_pairs(
     let bar = super::progress::files_bar(quiet, "aligning pairs");
     bar.set_length(pairs.len() as u64);
     let started = Instant::now();
-    let counts: Vec<usize> = pairs
+    let lines: Vec<Vec<String>> = pairs
         .par_iter()
-        .map(|(susp, src)| -> Result<usize> {
+        .map(|(susp, src)| -> Result<Vec<String>> {
             let (suspect, source) = (read_text(&susp_dir.join(susp))?, read_text(&src_dir.join(src))?);
-            let dets: Vec<Annotation> =
-                aligner.align(&suspect, &source).iter().map(|b| annotation(susp, src, b)).collect();
+            let blocks = aligner.align(&suspect, &source);
+            let dets: Vec<Annotation> = blocks.iter().map(|b| annotation(susp, src, b)).collect();
             tessera_eval::write_detections(out, susp, src, &dets)?;
             bar.inc(1);
-            Ok(dets.len())
+            Ok(dets.iter().zip(&blocks).map(|(a, b)| evidence_line(a, b)).collect())
         })
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
-    Ok(AlignSummary { pairs: pairs.len(), detections: counts.iter().sum(), seconds: started.elapsed().as_secs_f64() })
+    let evidence: Vec<String> = lines.into_iter().flatten().collect();
+    Ok(AlignSummary {
+        pairs: pairs.len(),
+        detections: evidence.len(),
+        seconds: started.elapsed().as_secs_f64(),
+        evidence,
+    })
 }
 
 fn read_text(path: &Path) -> Result<String> {
     let bytes = fs_err::read(path)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A detection and the evidence of its block as one JSON line (`tessera eval pan` writes
+/// them to `evidence.jsonl`, which `scripts/fit_confidence.py` reads).
+pub fn evidence_line(a: &Annotation, b: &Block) -> String {
+    serde_json::json!({
+        "suspicious": a.suspicious,
+        "source": a.source,
+        "this_offset": a.this_offset,
+        "this_length": a.this_length,
+        "source_offset": a.source_offset,
+        "source_length": a.source_length,
+        "evidence": b.evidence,
+        "confidence": b.evidence.confidence(),
+    })
+    .to_string()
 }
 
 /// A block as a PAN detection (character offsets).

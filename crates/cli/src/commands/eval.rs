@@ -44,7 +44,7 @@ pub struct PanArgs {
     #[arg(long)]
     corpus: PathBuf,
     /// Output folder: detections/ (one XML per pair), index/ unless --index is given,
-    /// and scores.json.
+    /// scores.json and evidence.jsonl (each detection with its evidence and confidence).
     #[arg(long)]
     out: PathBuf,
     /// Reuse this index (it must hold the corpus sources in collection "pan").
@@ -127,9 +127,9 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let bar = super::progress::files_bar(quiet, "checking suspects");
     bar.set_length(suspects.len() as u64);
     let started = Instant::now();
-    let detections: Vec<Vec<Annotation>> = suspects
+    let detections: Vec<Vec<(Annotation, String)>> = suspects
         .par_iter()
-        .map(|susp| -> Result<Vec<Annotation>> {
+        .map(|susp| -> Result<Vec<(Annotation, String)>> {
             let path = corpus.susp_dir().join(susp);
             let text = fs_err::read_to_string(&path)?;
             let suspect = engine.suspect_plain(susp, "", &text);
@@ -138,7 +138,9 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
             for src in &revision.sources {
                 for b in &src.blocks {
                     let source = names.get(&src.doc.0).cloned().unwrap_or_default();
-                    out.push(super::align::annotation(susp, &source, b));
+                    let a = super::align::annotation(susp, &source, b);
+                    let line = super::align::evidence_line(&a, b);
+                    out.push((a, line));
                 }
             }
             bar.inc(1);
@@ -152,9 +154,12 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     timings.insert("ms_per_suspect".into(), (1000.0 * check_secs / suspects.len().max(1) as f64).into());
 
     let mut by_pair: BTreeMap<(String, String), Vec<Annotation>> = BTreeMap::new();
-    for a in detections.into_iter().flatten() {
+    let mut evidence = Vec::new();
+    for (a, line) in detections.into_iter().flatten() {
         by_pair.entry((a.suspicious.clone(), a.source.clone())).or_default().push(a);
+        evidence.push(line);
     }
+    write_evidence(&args.out, &evidence)?;
     for ((susp, src), dets) in &by_pair {
         tessera_eval::write_detections(&det_dir, susp, src, dets)?;
     }
@@ -187,6 +192,7 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
         args.search.config(),
         quiet,
     )?;
+    write_evidence(&args.out, &summary.evidence)?;
     let ms = 1000.0 * summary.seconds / summary.pairs.max(1) as f64;
     let mut timings = serde_json::Map::new();
     timings.insert("align_seconds".into(), summary.seconds.into());
@@ -199,6 +205,18 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
         timings,
         &format!("aligned {} pairs in {:.1} s ({ms:.2} ms each)", summary.pairs, summary.seconds),
     )
+}
+
+/// Writes `<out>/evidence.jsonl`: one line per detection with its block's evidence and
+/// confidence, in suspect order (what `scripts/fit_confidence.py` fits the model on).
+fn write_evidence(out: &Path, lines: &[String]) -> Result<()> {
+    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    fs_err::write(out.join("evidence.jsonl"), text)?;
+    Ok(())
 }
 
 /// Scores a detection folder, writes scores.json and prints the scores.

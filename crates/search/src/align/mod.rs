@@ -36,13 +36,17 @@
 //! 4. *Filtering.* Passages overlapping on both sides merge; of passages overlapping on
 //!    the suspect side only, the better one stays; passages under `min_passage_chars`
 //!    suspect characters are dropped.
+//! 5. *Evidence.* Each passage's [`crate::Evidence`] is measured on its final spans
+//!    (longest exact run, shared terms and the rare ones among them, their order, the
+//!    cosine); a passage found through sentence seeds whose confidence is under
+//!    `min_confidence` is dropped (two texts on one topic share its words, not a passage).
 //!
 //! Blocks come sorted by suspect position; exact copies keep their spans to the word.
 //!
 //! Each step has its file: `exact_runs.rs`, `sentence_seeds.rs` (with the suspect's side
 //! prepared once per search, [`PreparedSuspect`], and the WordNet neighbours),
-//! `extension.rs` (clustering, validation, growth) and `resolve.rs` (overlaps and
-//! length); this file holds the entry points and runs the steps in order.
+//! `extension.rs` (clustering, validation, growth), `resolve.rs` (overlaps and length)
+//! and `evidence.rs`; this file holds the entry points and runs the steps in order.
 
 mod evidence;
 mod exact_runs;
