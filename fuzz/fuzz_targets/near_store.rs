@@ -58,8 +58,9 @@ fn repaired_v1(rest: &[u8]) -> Vec<u8> {
     let (p, bands) = (u32_at(&b, 12) % 300, u32_at(&b, 24) % 64);
     put_u32(&mut b, 12, p);
     put_u32(&mut b, 24, bands);
-    put_u32(&mut b, 32, u32_at(&b, 32) % 8);
-    put_u32(&mut b, 36, u32_at(&b, 36) % 66);
+    let (k, m) = (u32_at(&b, 32) % 8, u32_at(&b, 36) % 66);
+    put_u32(&mut b, 32, k);
+    put_u32(&mut b, 36, m);
     let t = tables(&b);
     let (p, bands) = (p as usize, bands as usize);
     let per_doc = 8 * (2 + bands + t) + 4 * (p + bands + t);
@@ -78,7 +79,8 @@ fn repaired_segment(rest: &[u8]) -> Vec<u8> {
     b[..8].copy_from_slice(&SEGMENT_MAGIC);
     put_u32(&mut b, 8, 2);
     for (at, modulo) in [(12, 300), (24, 64), (32, 8), (36, 66), (48, 12)] {
-        put_u32(&mut b, at, u32_at(&b, at) % modulo);
+        let v = u32_at(&b, at) % modulo;
+        put_u32(&mut b, at, v);
     }
     let t = tables(&b);
     let (p, bands, bits) = (u32_at(&b, 12) as usize, u32_at(&b, 24) as usize, u32_at(&b, 48));
