@@ -1,27 +1,32 @@
-//! The sketch store (`<index>/NEAR`): arbitrary bytes must open cleanly or fail with a
-//! typed error, and a store that opens must answer every query without panicking, its
-//! candidate ordinals always naming documents of the store.
+//! The sketch store (`<index>/NEAR`, docs/design.md section 12.5): arbitrary bytes must
+//! open cleanly or fail with a typed error, and a store that opens must answer every
+//! query without panicking, its candidate ordinals always naming live documents of the
+//! store.
 //!
-//! The first byte picks the mode: even, the rest is the whole file; odd, the harness
-//! keeps the rest's header fields but writes the magic, the version, a document count
-//! that fits the bytes and the checksum, so mutations reach the tables.
+//! The first byte picks the mode (`mode % 4`):
+//! - 0: the rest is the whole `NEAR` file (a version-2 manifest or a version-1 store);
+//! - 1: the rest as a version-1 store whose magic, version, document count and checksum
+//!   the harness makes agree with its header, so mutations reach the tables;
+//! - 2: the rest is segment file `NEAR-000001.seg`, named by a manifest the harness
+//!   writes from the segment's header (with a tombstone for the segment's first doc);
+//! - 3: as 2, the segment's magic, version, sizes and checksum repaired first.
 //!
-//! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run near_store`; seeds in `fuzz/corpus/near_store/`.
+//! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run near_store`; seeds in `fuzz/seeds/near_store/`.
 #![no_main]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tessera_near::{STORE_MAGIC, STORE_VERSION, SketchStore, TableDesign};
+use tessera_near::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore, TableDesign};
 
 const HEADER: usize = 64;
 
-fn store_path() -> &'static Path {
+fn store_dir() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     &DIR.get_or_init(|| {
         let tmp = tempfile::tempdir().expect("temp dir");
-        let path = tmp.path().join("NEAR");
+        let path = tmp.path().to_path_buf();
         (tmp, path)
     })
     .1
@@ -31,21 +36,35 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
-/// `rest` made into a store whose size and checksum agree with its header (when the
-/// header's settings are valid enough to size a document).
-fn repaired(rest: &[u8]) -> Vec<u8> {
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Table count of the header's SimHash design, 0 when it is not one.
+fn tables(b: &[u8]) -> usize {
+    TableDesign::with_blocks(u32_at(b, 32), u32_at(b, 36) as usize).map_or(0, |d| d.tables())
+}
+
+/// `rest` made into a version-1 store whose size and checksum agree with its header.
+fn repaired_v1(rest: &[u8]) -> Vec<u8> {
     let mut b = rest.to_vec();
-    if b.len() < HEADER {
-        b.resize(HEADER, 0);
-    }
+    b.resize(b.len().max(HEADER), 0);
     b[..8].copy_from_slice(&STORE_MAGIC);
-    b[8..12].copy_from_slice(&STORE_VERSION.to_le_bytes());
-    let p = (u32_at(&b, 12) % 300) as usize;
-    let bands = (u32_at(&b, 24) % 64) as usize;
-    let (k, m) = (u32_at(&b, 32) % 8, (u32_at(&b, 36) % 66) as usize);
-    let tables = TableDesign::with_blocks(k, m).map_or(0, |d| d.tables());
-    let per_doc = 8 * (2 + bands + tables) + 4 * (p + bands + tables);
-    let n = (b.len() - HEADER) / per_doc;
+    put_u32(&mut b, 8, 1);
+    let (p, bands) = (u32_at(&b, 12) % 300, u32_at(&b, 24) % 64);
+    put_u32(&mut b, 12, p);
+    put_u32(&mut b, 24, bands);
+    let (k, m) = (u32_at(&b, 32) % 8, u32_at(&b, 36) % 66);
+    put_u32(&mut b, 32, k);
+    put_u32(&mut b, 36, m);
+    let t = tables(&b);
+    let (p, bands) = (p as usize, bands as usize);
+    let per_doc = 8 * (2 + bands + t) + 4 * (p + bands + t);
+    let n = (b.len() - HEADER) / per_doc.max(1);
     b.truncate(HEADER + n * per_doc);
     b[40..48].copy_from_slice(&(n as u64).to_le_bytes());
     let crc = crc32fast::hash(&b);
@@ -53,24 +72,88 @@ fn repaired(rest: &[u8]) -> Vec<u8> {
     b
 }
 
+/// `rest` made into a version-2 segment whose sizes and checksum agree with its header.
+fn repaired_segment(rest: &[u8]) -> Vec<u8> {
+    let mut b = rest.to_vec();
+    b.resize(b.len().max(HEADER), 0);
+    b[..8].copy_from_slice(&SEGMENT_MAGIC);
+    put_u32(&mut b, 8, 2);
+    for (at, modulo) in [(12, 300), (24, 64), (32, 8), (36, 66), (48, 12)] {
+        let v = u32_at(&b, at) % modulo;
+        put_u32(&mut b, at, v);
+    }
+    let t = tables(&b);
+    let (p, bands, bits) = (u32_at(&b, 12) as usize, u32_at(&b, 24) as usize, u32_at(&b, 48));
+    let fixed = HEADER + 4 * bands * ((1 << bits) + 1);
+    b.resize(b.len().max(fixed), 0);
+    let per_doc = 16 + 4 * p + 12 * (bands + t);
+    let n = (b.len() - fixed) / per_doc;
+    b.truncate(fixed + n * per_doc);
+    b[40..48].copy_from_slice(&(n as u64).to_le_bytes());
+    let crc = crc32fast::hash(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    b
+}
+
+/// A manifest naming `segment` as segment 1, with its header's settings, and the first
+/// document of the segment (when it has one) as a tombstone.
+fn manifest_for(segment: &[u8]) -> Vec<u8> {
+    let mut seg = segment.to_vec();
+    seg.resize(seg.len().max(HEADER + 8), 0);
+    let n = u64_at(&seg, 40);
+    let tombstones: Vec<u64> = if n > 0 { vec![u64_at(&seg, HEADER)] } else { Vec::new() };
+    let mut m = Vec::new();
+    m.extend_from_slice(&STORE_MAGIC);
+    m.extend_from_slice(&STORE_VERSION.to_le_bytes());
+    m.extend_from_slice(&seg[12..16]); // P
+    m.extend_from_slice(&seg[16..24]); // seed
+    m.extend_from_slice(&seg[24..36]); // bands, rows, k
+    m.extend_from_slice(&1u32.to_le_bytes());
+    m.extend_from_slice(&(tombstones.len() as u64).to_le_bytes());
+    m.extend_from_slice(&seg[56..64]); // settings hash
+    m.extend_from_slice(&1u64.to_le_bytes()); // generation
+    for v in [1, n, segment.len() as u64] {
+        m.extend_from_slice(&v.to_le_bytes());
+    }
+    for t in tombstones {
+        m.extend_from_slice(&t.to_le_bytes());
+    }
+    let crc = crc32fast::hash(&m);
+    m.extend_from_slice(&crc.to_le_bytes());
+    m
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else { return };
-    let bytes = if mode & 1 == 0 { rest.to_vec() } else { repaired(rest) };
-    let path = store_path();
-    std::fs::write(path, &bytes).expect("write NEAR");
-    let Ok(store) = SketchStore::open(path) else { return };
+    let dir = store_dir();
+    let path = dir.join("NEAR");
+    let segment = dir.join("NEAR-000001.seg");
+    let _ = std::fs::remove_file(&segment);
+    match mode % 4 {
+        0 => std::fs::write(&path, rest).expect("write NEAR"),
+        1 => std::fs::write(&path, repaired_v1(rest)).expect("write NEAR"),
+        m => {
+            let seg = if m == 2 { rest.to_vec() } else { repaired_segment(rest) };
+            std::fs::write(&segment, &seg).expect("write segment");
+            std::fs::write(&path, manifest_for(&seg)).expect("write NEAR");
+        }
+    }
+    let Ok(store) = SketchStore::open(&path) else { return };
     let n = store.len();
     let _ = store.entries();
+    let _ = store.live_docs();
+    let mut candidates = Vec::new();
     for i in 0..n.min(8) {
         let sig = store.signature(i);
         let fp = store.simhash(i);
-        let _ = store.doc(i);
-        let mut candidates = store.lsh_candidates(&sig);
+        let _ = store.ordinal_of(store.doc(i));
+        store.lsh_candidates_into(&sig, &mut candidates);
         candidates.extend(store.simhash_candidates(fp));
         candidates.extend(store.simhash_candidates(!fp));
-        for o in candidates {
+        for &o in &candidates {
             let o = o as usize;
             assert!(o < n, "candidate ordinal {o} of a store of {n}");
+            assert!(store.is_live(o), "deleted ordinal {o} given as a candidate");
             let _ = store.doc(o);
             let _ = store.signature(o).jaccard(&sig);
         }

@@ -92,6 +92,21 @@ fn if_new_near_and_delete() {
     // The deleted text is new again.
     let again = ok(dir, &["index", "-q", "--index", "idx", "--if-new", "pages/d-new.txt"]);
     assert!(again.starts_with("added 1 new documents"), "{again}");
+    // The store follows the add with one more segment, not a rewrite of the ones it has.
+    let segments = || -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir.join("idx"))
+            .unwrap()
+            .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f.starts_with("NEAR-") && f.ends_with(".seg"))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = segments();
+    ok(dir, &["near", "--index", "idx", "pages/d-new.txt"]);
+    let after = segments();
+    assert_eq!(after.len(), before.len() + 1, "{before:?} -> {after:?}");
+    assert!(before.iter().all(|s| after.contains(s)), "{before:?} -> {after:?}");
 
     // A damaged store is rebuilt, not trusted.
     let store = dir.join("idx/NEAR");

@@ -75,8 +75,8 @@ pub use tessera_search::{AlignConfig, Block, Revision, SearchConfig, SearchProgr
 pub mod sketch {
     pub use tessera_near::{
         Idf, LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SimhashTables, SketchStore, SplitMix64,
-        StoreEntry, StoreSettings, TableDesign, all_pairs, containment, hamming, jaccard, shingle_set, simhash,
-        simhash_weighted, term_frequencies, write_store,
+        StoreEntry, StorePolicy, StoreSettings, TableDesign, UpdateReport, all_pairs, containment, hamming, jaccard,
+        shingle_set, simhash, simhash_weighted, term_frequencies, update_store, write_store,
     };
 }
 

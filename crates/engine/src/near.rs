@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use tessera_index::{DocId, IndexReader};
 use tessera_near::{
-    CharProfile, Idf, LshParams, MinHashConfig, MinHasher, SketchStore, StoreEntry, StoreSettings, TableDesign,
-    containment, hamming, jaccard, shingle_set, simhash, write_store,
+    CharProfile, Idf, LshParams, MinHashConfig, MinHasher, SketchStore, StoreEntry, StorePolicy, StoreSettings,
+    containment, hamming, jaccard, shingle_set, simhash, update_store, write_store,
 };
 
 use crate::{Engine, Error, FingerprintSettings, Result};
@@ -49,20 +49,6 @@ pub struct NearHit {
     pub char_cosine: Option<f64>,
 }
 
-/// The ordinal of `doc` in the store (its entries are in document order).
-fn store_ordinal(store: &SketchStore, doc: u64) -> Option<u32> {
-    let (mut lo, mut hi) = (0usize, store.len());
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match store.doc(mid).cmp(&doc) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return u32::try_from(mid).ok(),
-        }
-    }
-    None
-}
-
 /// The nearest documents of a text.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct NearAnswer {
@@ -77,15 +63,20 @@ fn settings_hash(settings: &FingerprintSettings) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&json)
 }
 
-fn store_settings(hash: u64, docs: usize) -> Result<StoreSettings> {
+fn store_settings(hash: u64) -> Result<StoreSettings> {
     let minhash = MinHashConfig::default();
     let near = |e: tessera_near::Error| Error::Settings(e.to_string());
     Ok(StoreSettings {
         minhash,
         lsh: LshParams::optimal(SKETCH_LSH_THRESHOLD, minhash.num_perm, 0.5, 0.5).map_err(near)?,
-        simhash: TableDesign::choose(SKETCH_SIMHASH_DISTANCE, docs as u64).map_err(near)?,
+        simhash_distance: SKETCH_SIMHASH_DISTANCE,
         settings_hash: hash,
     })
+}
+
+/// The ids of `a` missing from `b` (both ascending).
+fn missing_from(a: &[u64], b: &[u64]) -> Vec<u64> {
+    a.iter().copied().filter(|d| b.binary_search(d).is_err()).collect()
 }
 
 fn sketch_entry(hasher: &MinHasher, doc: u64, hashes: &[u64]) -> StoreEntry {
@@ -99,37 +90,35 @@ fn near_err(path: PathBuf) -> impl Fn(tessera_near::Error) -> Error {
 impl Engine {
     /// The sketch store of the last commit (`<index>/NEAR`): opened as it is when it
     /// covers exactly the live documents with this index's settings, otherwise brought
-    /// up to date first (documents it lacks are sketched from their snapshots, deleted
-    /// ones dropped; a damaged store is rebuilt) and rewritten atomically. It is derived
-    /// data: deleting it only costs a rebuild.
+    /// up to date first: documents it lacks are sketched from their snapshots into a new
+    /// segment, deleted ones become tombstones, segments are merged by the tiered
+    /// [`StorePolicy`] (never a rewrite of the whole store on an add). A store of other
+    /// settings, or a damaged one, is rebuilt whole. It is derived data: deleting it
+    /// only costs a rebuild.
     pub(crate) fn sketch_store(&self) -> Result<SketchStore> {
         let reader = self.reader()?;
         let path = self.dir().join(SKETCH_FILE);
         let live: Vec<u64> = reader.live_docs().map(|d| d.0).collect();
-        let hash = settings_hash(self.settings());
-        let existing = SketchStore::open(&path)
-            .ok()
-            .filter(|s| s.settings().settings_hash == hash && s.settings().minhash == MinHashConfig::default());
-        let wanted = store_settings(hash, live.len())?;
-        let current = existing.as_ref().is_some_and(|store| {
-            store.len() == live.len()
-                && live.iter().enumerate().all(|(i, &d)| store.doc(i) == d)
-                && store.settings() == &wanted
-        });
-        if current {
-            return Ok(existing.expect("checked just above"));
-        }
-        let known: BTreeMap<u64, StoreEntry> =
-            existing.map(|s| s.entries().into_iter().map(|e| (e.doc, e)).collect()).unwrap_or_default();
+        let wanted = store_settings(settings_hash(self.settings()))?;
         let hasher = MinHasher::new(MinHashConfig::default()).map_err(|e| Error::Settings(e.to_string()))?;
-        let entries: Vec<StoreEntry> = live
-            .par_iter()
-            .map(|&d| match known.get(&d) {
-                Some(e) => Ok(e.clone()),
-                None => Ok(sketch_entry(&hasher, d, &reader.snapshot(DocId(d))?.hashes)),
-            })
-            .collect::<Result<_>>()?;
-        write_store(&path, &wanted, &entries).map_err(near_err(path.clone()))?;
+        let sketch = |docs: &[u64]| -> Result<Vec<StoreEntry>> {
+            docs.par_iter().map(|&d| Ok(sketch_entry(&hasher, d, &reader.snapshot(DocId(d))?.hashes))).collect()
+        };
+        if let Some(store) = SketchStore::open(&path).ok().filter(|s| s.settings() == &wanted) {
+            let held = store.live_docs();
+            if held == live {
+                return Ok(store);
+            }
+            drop(store);
+            let add = sketch(&missing_from(&live, &held))?;
+            let delete = missing_from(&held, &live);
+            // An update that fails (a document deleted from the store came back) leaves
+            // the store as it was: rebuild it whole below.
+            if update_store(&path, &wanted, &add, &delete, &StorePolicy::default()).is_ok() {
+                return SketchStore::open(&path).map_err(near_err(path));
+            }
+        }
+        write_store(&path, &wanted, &sketch(&live)?).map_err(near_err(path.clone()))?;
         SketchStore::open(&path).map_err(near_err(path))
     }
 
@@ -147,8 +136,11 @@ impl Engine {
         let query = sketch_entry(&hasher, 0, &hashes);
         let set = shingle_set(&hashes);
         let profile = CharProfile::new(text, CHAR_SHINGLE);
-        let mut ordinals =
-            if exhaustive { (0..store.len() as u32).collect() } else { store.lsh_candidates(&query.signature) };
+        let mut ordinals = if exhaustive {
+            (0..store.len() as u32).filter(|&i| store.is_live(i as usize)).collect()
+        } else {
+            store.lsh_candidates(&query.signature)
+        };
         ordinals.extend(store.simhash_candidates(query.simhash));
         // A text contained in a longer document has a low Jaccard similarity that the bands
         // may miss: documents holding at least half of its shingles (by the postings) are
@@ -161,7 +153,7 @@ impl Engine {
                 c.lookup_sorted(&set, |_, d| *counts.entry(d).or_insert(0) += 1)?;
                 for (doc, n) in counts {
                     if n >= need
-                        && let Some(i) = store_ordinal(store, doc.0)
+                        && let Some(i) = store.ordinal_of(doc.0)
                     {
                         ordinals.push(i);
                     }
@@ -200,7 +192,7 @@ impl Engine {
                 .then(a.doc.cmp(&b.doc))
         });
         hits.truncate(top);
-        Ok(NearAnswer { hits, searched: store.len() })
+        Ok(NearAnswer { hits, searched: store.live_len() })
     }
 
     fn hit(

@@ -20,7 +20,9 @@
 //! - Similarities: estimated ([`Signature::jaccard`]) and exact ([`jaccard`]) Jaccard,
 //!   [`containment`] both ways, cosine of character-shingle profiles ([`CharProfile`]).
 //! - [`SketchStore`]: the on-disk store next to an index (signatures, band tables,
-//!   SimHash tables), memory-mapped for queries; written atomically by [`write_store`].
+//!   SimHash tables) in segments, memory-mapped for queries; written whole by
+//!   [`write_store`], updated by [`update_store`] (a segment per update, deletes as
+//!   tombstones, tiered merges by [`StorePolicy`]).
 //! - [`cluster`]: candidate pairs verified against the kept document of each cluster
 //!   (no chaining), deterministic whatever the thread count; [`cluster_minhash`] and
 //!   [`cluster_simhash`] wire the candidates and the checks.
@@ -70,4 +72,7 @@ pub use sample::{bottom_k, bottom_k_jaccard, mod_m, mod_m_containment};
 pub use simhash::{Idf, hamming, simhash, simhash_weighted, term_frequencies};
 pub use simhash_tables::{MAX_DISTANCE, MAX_TABLES, SimhashTables, TableDesign, all_pairs, all_pairs_brute_force};
 pub use similarity::{CharProfile, Similarities, containment, intersection, jaccard, shingle_set};
-pub use store::{STORE_MAGIC, STORE_VERSION, SketchStore, StoreEntry, StoreSettings, write_store};
+pub use store::{
+    SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore, StoreEntry, StorePolicy, StoreSettings, UpdateReport,
+    update_store, write_store,
+};

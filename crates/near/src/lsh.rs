@@ -120,16 +120,23 @@ impl LshParams {
         if sig.0.len() < self.bands * self.rows {
             return Vec::new();
         }
-        let mut buf = Vec::with_capacity(self.rows * 4);
-        (0..self.bands)
-            .map(|band| {
-                buf.clear();
-                for v in &sig.0[band * self.rows..(band + 1) * self.rows] {
-                    buf.extend_from_slice(&v.to_le_bytes());
-                }
-                xxh3_64_with_seed(&buf, band as u64)
-            })
-            .collect()
+        (0..self.bands).map(|band| self.band_key(sig, band)).collect()
+    }
+
+    /// The key of band `band` (as [`LshParams::band_keys`]) without allocating when a band
+    /// holds at most 64 values. `sig` must have room for the band.
+    pub fn band_key(&self, sig: &Signature, band: usize) -> u64 {
+        let values = &sig.0[band * self.rows..(band + 1) * self.rows];
+        let mut stack = [0u8; 256];
+        if values.len() * 4 <= stack.len() {
+            for (out, v) in stack.chunks_exact_mut(4).zip(values) {
+                out.copy_from_slice(&v.to_le_bytes());
+            }
+            xxh3_64_with_seed(&stack[..values.len() * 4], band as u64)
+        } else {
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            xxh3_64_with_seed(&bytes, band as u64)
+        }
     }
 }
 

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
-use tessera_engine::sketch::{
-    LshParams, MinHashConfig, Signature, SketchStore, StoreEntry, StoreSettings, TableDesign,
-};
+use tessera_engine::sketch::{LshParams, MinHashConfig, Signature, SketchStore, StoreEntry, StoreSettings};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::errors::{self, TesseraError};
@@ -315,8 +313,8 @@ impl MinHashLsh {
             let settings = StoreSettings {
                 minhash: MinHashConfig { num_perm: self.num_perm, seed },
                 lsh: self.params,
-                // No SimHash here: the smallest design (one table of the zero fingerprints).
-                simhash: TableDesign::with_blocks(0, 1).map_err(errors::store)?,
+                // No SimHash here: distance 0 (one table of the zero fingerprints).
+                simhash_distance: 0,
                 settings_hash: xxh3_64(&bytes),
             };
             tessera_engine::sketch::write_store(&path.join(STORE_FILE), &settings, &entries).map_err(errors::store)?;

@@ -1,0 +1,476 @@
+//! One segment of the sketch store: an immutable, checksummed file holding the sketches
+//! of some documents, read through a memory map. Two layouts are read: format version 2
+//! (`NEAR-<n>.seg`, written here: band records behind a directory of their keys' top
+//! bits, so a band look-up is two cache lines) and format version 1 (the whole store in
+//! one `NEAR` file, sorted key arrays searched by bisection). The byte-by-byte layouts
+//! are in `docs/design.md`, section 12.5.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::{StoreEntry, StoreSettings, corrupt, io};
+use crate::error::Result;
+use crate::simhash_tables::{Permutation, TableDesign};
+use crate::{LshParams, MinHashConfig, Signature, hamming};
+
+/// Magic bytes of a version-2 segment file.
+pub const SEGMENT_MAGIC: [u8; 8] = *b"TSRNSEG\0";
+pub(super) const SEGMENT_VERSION: u32 = 2;
+pub(super) const HEADER: usize = 64;
+/// Bytes of one band or table record: `u64` key, `u32` ordinal.
+const RECORD: usize = 12;
+/// The directory never gets more than `2^MAX_DIR_BITS` buckets.
+const MAX_DIR_BITS: u32 = 28;
+
+pub(super) fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Directory bits for `n` records: about two records per bucket.
+fn dir_bits(n: usize) -> u32 {
+    if n <= 2 { 0 } else { (usize::BITS - (n - 1).leading_zeros() - 1).min(MAX_DIR_BITS) }
+}
+
+fn top_bits(v: u64, bits: u32) -> usize {
+    if bits == 0 { 0 } else { (v >> (64 - bits)) as usize }
+}
+
+/// Which layout the file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Version 1: key arrays and ordinal arrays apart, no directory.
+    V1,
+    /// Version 2: `(key, ordinal)` records with a directory per band.
+    V2 { bits: u32 },
+}
+
+/// The header fields every layout has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SegmentHeader {
+    pub settings: StoreSettings,
+    pub design: TableDesign,
+    pub n: usize,
+}
+
+/// An opened segment.
+#[derive(Debug)]
+pub(super) struct Segment {
+    map: memmap2::Mmap,
+    header: SegmentHeader,
+    perms: Vec<Permutation>,
+    layout: Layout,
+    signatures: usize,
+    directory: usize,
+    band_records: usize,
+    table_records: usize,
+    /// v1 only: where the ordinals of the band tables start.
+    ordinals: usize,
+}
+
+/// crc32 of the first `len` bytes of `file`, read with `read` calls rather than through
+/// the map: the pages then stay out of the process's resident set (queries touch only
+/// what they search).
+fn checksum(mut file: &File, len: u64) -> std::io::Result<u32> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0))?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = file.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "file shorter than its map"));
+        }
+        hasher.update(&buf[..n]);
+        left -= n as u64;
+    }
+    Ok(hasher.finalize())
+}
+
+impl Segment {
+    /// Opens a version-1 store file or a version-2 segment file and verifies it: magic,
+    /// version, settings, length, checksum.
+    pub(super) fn open(path: &Path) -> Result<Segment> {
+        let file = File::open(path).map_err(io(path))?;
+        // SAFETY: store files are never modified in place: a new one is written to a
+        // temporary file and renamed, and a file is deleted only once no manifest names
+        // it, which leaves existing maps valid on Unix. As for segments of the index, an
+        // index directory must not be edited by other programs.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))?;
+        let b = &map[..];
+        if b.len() < HEADER + 4 {
+            return Err(corrupt(path, "not a sketch store"));
+        }
+        let version = u32_at(b, 8);
+        let layout = match (&b[..8], version) {
+            (m, 1) if m == super::STORE_MAGIC => Layout::V1,
+            (m, SEGMENT_VERSION) if m == SEGMENT_MAGIC => Layout::V2 { bits: u32_at(b, 48) },
+            (m, v) if m == super::STORE_MAGIC || m == SEGMENT_MAGIC => {
+                return Err(corrupt(path, format!("store format version {v}, this build reads 1 and 2")));
+            }
+            _ => return Err(corrupt(path, "not a sketch store")),
+        };
+        let p = u32_at(b, 12) as usize;
+        let seed = u64_at(b, 16);
+        let (bands, rows, k, m) =
+            (u32_at(b, 24) as usize, u32_at(b, 28) as usize, u32_at(b, 32), u32_at(b, 36) as usize);
+        let n = u64_at(b, 40);
+        let settings_hash = match layout {
+            Layout::V1 => u64_at(b, 48),
+            Layout::V2 { .. } => u64_at(b, 56),
+        };
+        let lsh = LshParams { bands, rows };
+        lsh.validate(p).map_err(|e| corrupt(path, e.to_string()))?;
+        let design = TableDesign::with_blocks(k, m).map_err(|e| corrupt(path, e.to_string()))?;
+        let perms = design.permutations();
+        let t = perms.len() as u128;
+        let (nn, pp, bb) = (u128::from(n), p as u128, bands as u128);
+        let expected = match layout {
+            Layout::V1 => nn * (8 * (2 + bb + t) + 4 * (pp + bb + t)) + HEADER as u128 + 4,
+            Layout::V2 { bits } => {
+                if bits > MAX_DIR_BITS {
+                    return Err(corrupt(path, format!("directory of 2^{bits} buckets")));
+                }
+                nn * (16 + 4 * pp + RECORD as u128 * (bb + t)) + bb * 4 * ((1u128 << bits) + 1) + HEADER as u128 + 4
+            }
+        };
+        if expected != b.len() as u128 {
+            return Err(corrupt(path, format!("{} bytes, the header implies {expected}", b.len())));
+        }
+        let body = b.len() - 4;
+        if checksum(&file, body as u64).map_err(io(path))? != u32_at(b, body) {
+            return Err(corrupt(path, "checksum mismatch"));
+        }
+        let n = n as usize;
+        let t = perms.len();
+        let settings =
+            StoreSettings { minhash: MinHashConfig { num_perm: p, seed }, lsh, simhash_distance: k, settings_hash };
+        let (signatures, directory, band_records, table_records, ordinals) = match layout {
+            Layout::V1 => {
+                let keys = HEADER + 16 * n;
+                let sigs = keys + 8 * n * (bands + t);
+                (sigs, 0, keys, keys + 8 * n * bands, sigs + 4 * p * n)
+            }
+            Layout::V2 { bits } => {
+                let sigs = HEADER + 16 * n;
+                let dir = sigs + 4 * p * n;
+                let records = dir + 4 * bands * ((1 << bits) + 1);
+                (sigs, dir, records, records + RECORD * n * bands, 0)
+            }
+        };
+        Ok(Segment {
+            map,
+            header: SegmentHeader { settings, design, n },
+            perms,
+            layout,
+            signatures,
+            directory,
+            band_records,
+            table_records,
+            ordinals,
+        })
+    }
+
+    pub(super) fn header(&self) -> &SegmentHeader {
+        &self.header
+    }
+
+    pub(super) fn is_v1(&self) -> bool {
+        self.layout == Layout::V1
+    }
+
+    pub(super) fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.header.n
+    }
+
+    pub(super) fn doc(&self, i: usize) -> u64 {
+        u64_at(&self.map, HEADER + 8 * i)
+    }
+
+    pub(super) fn simhash(&self, i: usize) -> u64 {
+        u64_at(&self.map, HEADER + 8 * (self.header.n + i))
+    }
+
+    pub(super) fn signature(&self, i: usize) -> Signature {
+        let p = self.header.settings.minhash.num_perm;
+        let start = self.signatures + 4 * p * i;
+        Signature(self.map[start..start + 4 * p].chunks_exact(4).map(|c| u32_at(c, 0)).collect())
+    }
+
+    pub(super) fn entry(&self, i: usize) -> StoreEntry {
+        StoreEntry { doc: self.doc(i), signature: self.signature(i), simhash: self.simhash(i) }
+    }
+
+    /// Reads one byte of every page of the band directories and records, so they are
+    /// mapped before queries come (a first touch costs a page fault); returns the bytes
+    /// covered.
+    pub(super) fn warm_bands(&self) -> usize {
+        let (from, to) = match self.layout {
+            Layout::V2 { .. } => (self.directory, self.table_records),
+            // Version 1: the band keys (their ordinals are read only on a match).
+            Layout::V1 => (self.band_records, self.band_records + 8 * self.header.n * self.header.settings.lsh.bands),
+        };
+        let mut sum = 0u8;
+        for at in (from..to).step_by(4096) {
+            sum = sum.wrapping_add(self.map[at]);
+        }
+        std::hint::black_box(sum);
+        to - from
+    }
+
+    /// The ordinal of `doc` (doc ids ascending in a segment).
+    pub(super) fn ordinal_of(&self, doc: u64) -> Option<usize> {
+        let (mut lo, mut hi) = (0usize, self.header.n);
+        while lo < hi {
+            let mid = usize::midpoint(lo, hi);
+            match self.doc(mid).cmp(&doc) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Calls `found` with each ordinal whose band `band` has key `key`. Ordinals past
+    /// the segment are left out: the checksum proves the bytes are those written, not
+    /// that whoever wrote them kept the ordinals below `N`.
+    #[inline]
+    pub(super) fn band_lookup(&self, band: usize, key: u64, mut found: impl FnMut(u32)) {
+        let n = self.header.n;
+        let b = &self.map[..];
+        match self.layout {
+            Layout::V2 { bits } => {
+                let d = self.directory + 4 * (band * ((1 << bits) + 1) + top_bits(key, bits));
+                let lo = (u32_at(b, d) as usize).min(n);
+                let hi = (u32_at(b, d + 4) as usize).min(n);
+                let base = self.band_records + RECORD * band * n;
+                for i in lo..hi {
+                    let at = base + RECORD * i;
+                    let k = u64_at(b, at);
+                    if k == key {
+                        let o = u32_at(b, at + 8);
+                        if (o as usize) < n {
+                            found(o);
+                        }
+                    } else if k > key {
+                        break;
+                    }
+                }
+            }
+            Layout::V1 => {
+                let keys = self.band_records + 8 * band * n;
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = usize::midpoint(lo, hi);
+                    if u64_at(b, keys + 8 * mid) < key { lo = mid + 1 } else { hi = mid }
+                }
+                while lo < n && u64_at(b, keys + 8 * lo) == key {
+                    let o = u32_at(b, self.ordinals + 4 * (band * n + lo));
+                    if (o as usize) < n {
+                        found(o);
+                    }
+                    lo += 1;
+                }
+            }
+        }
+    }
+
+    /// Calls `found` with each ordinal whose SimHash is within the segment's distance of
+    /// `fp` (ordinals past the segment left out).
+    pub(super) fn simhash_lookup(&self, fp: u64, mut found: impl FnMut(u32)) {
+        let n = self.header.n;
+        let bands = self.header.settings.lsh.bands;
+        let k = self.header.design.max_distance;
+        let b = &self.map[..];
+        for (t, perm) in self.perms.iter().enumerate() {
+            // Where value `i` and its ordinal are: (start, stride) of each.
+            let ((vb, vs), (ob, os)) = match self.layout {
+                Layout::V1 => ((self.table_records + 8 * t * n, 8), (self.ordinals + 4 * ((bands + t) * n), 4)),
+                Layout::V2 { .. } => {
+                    let base = self.table_records + RECORD * t * n;
+                    ((base, RECORD), (base + 8, RECORD))
+                }
+            };
+            let value = |i: usize| u64_at(b, vb + vs * i);
+            let ordinal = |i: usize| u32_at(b, ob + os * i);
+            let q = perm.apply(fp);
+            let key = perm.key(q);
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = usize::midpoint(lo, hi);
+                if perm.key(value(mid)) < key { lo = mid + 1 } else { hi = mid }
+            }
+            while lo < n {
+                let v = value(lo);
+                if perm.key(v) != key {
+                    break;
+                }
+                let o = ordinal(lo);
+                if hamming(v, q) <= k && (o as usize) < n {
+                    found(o);
+                }
+                lo += 1;
+            }
+        }
+    }
+}
+
+/// A directory and its records.
+type Bucketed = (Vec<u32>, Vec<(u64, u32)>);
+
+/// `(value, ordinal)` records sorted by value then ordinal, and the directory of their
+/// values' top `bits` bits (`dir[x]` = records whose top bits are below `x`): a counting
+/// sort on the top bits, then each bucket (about two records) sorted.
+fn bucket_sort(values: impl Iterator<Item = u64>, n: usize, bits: u32) -> Bucketed {
+    let buckets = 1usize << bits;
+    let values: Vec<u64> = values.collect();
+    let mut dir = vec![0u32; buckets + 1];
+    for &v in &values {
+        dir[top_bits(v, bits) + 1] += 1;
+    }
+    for x in 1..=buckets {
+        dir[x] += dir[x - 1];
+    }
+    let mut next = dir.clone();
+    let mut out = vec![(0u64, 0u32); n];
+    for (i, &v) in values.iter().enumerate() {
+        let slot = &mut next[top_bits(v, bits)];
+        out[*slot as usize] = (v, i as u32);
+        *slot += 1;
+    }
+    for x in 0..buckets {
+        let (a, b) = (dir[x] as usize, dir[x + 1] as usize);
+        if b - a > 1 {
+            out[a..b].sort_unstable();
+        }
+    }
+    (dir, out)
+}
+
+/// A writer that keeps the crc32 of what passes through it.
+struct CrcWriter<W: Write> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> CrcWriter<W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.crc.update(bytes);
+        self.inner.write_all(bytes)
+    }
+}
+
+/// Writes `items` through `w`, `width` bytes each, encoded by `encode` on every core
+/// (64 Ki items at a time, so memory stays small).
+fn put_all<T: Sync, W: Write>(
+    w: &mut CrcWriter<W>,
+    items: &[T],
+    width: usize,
+    buf: &mut Vec<u8>,
+    encode: impl Fn(&T, &mut [u8]) + Sync,
+) -> std::io::Result<()> {
+    for chunk in items.chunks(1 << 16) {
+        buf.clear();
+        buf.resize(chunk.len() * width, 0);
+        buf.par_chunks_mut(width * 1024).zip(chunk.par_chunks(1024)).for_each(|(out, items)| {
+            for (o, item) in out.chunks_exact_mut(width).zip(items) {
+                encode(item, o);
+            }
+        });
+        w.put(buf)?;
+    }
+    Ok(())
+}
+
+/// Writes a version-2 segment of `entries` (sorted by doc id, distinct) to `path`: a
+/// temporary file in the same directory, synced, renamed over `path`. The caller syncs
+/// the directory. Returns the file's length.
+pub(super) fn write_segment(path: &Path, settings: &StoreSettings, entries: &[&StoreEntry]) -> Result<u64> {
+    let p = settings.minhash.num_perm;
+    let n = entries.len();
+    let lsh = settings.lsh;
+    let (bands, rows) = (lsh.bands, lsh.rows);
+    let design = TableDesign::choose(settings.simhash_distance, n as u64)?;
+    let perms = design.permutations();
+    let bits = dir_bits(n);
+    // Band keys, document by document, then each band's records bucket-sorted.
+    let mut keys = vec![0u64; n * bands];
+    keys.par_chunks_mut(bands).zip(entries.par_iter()).for_each(|(out, e)| {
+        for (band, k) in out.iter_mut().enumerate() {
+            *k = lsh.band_key(&e.signature, band);
+        }
+    });
+    let band_tables: Vec<Bucketed> = (0..bands)
+        .into_par_iter()
+        .map(|band| bucket_sort(keys.iter().skip(band).step_by(bands).copied(), n, bits))
+        .collect();
+    drop(keys);
+    let tables: Vec<Vec<(u64, u32)>> =
+        perms.par_iter().map(|perm| bucket_sort(entries.iter().map(|e| perm.apply(e.simhash)), n, bits).1).collect();
+
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!("{name}.tmp.{}", std::process::id()));
+    let file = File::create(&tmp).map_err(io(&tmp))?;
+    let mut w = CrcWriter { inner: BufWriter::with_capacity(1 << 20, file), crc: crc32fast::Hasher::new() };
+    let mut header = Vec::with_capacity(HEADER);
+    header.extend_from_slice(&SEGMENT_MAGIC);
+    for v in [SEGMENT_VERSION, p as u32] {
+        header.extend_from_slice(&v.to_le_bytes());
+    }
+    header.extend_from_slice(&settings.minhash.seed.to_le_bytes());
+    for v in [bands as u32, rows as u32, design.max_distance, design.blocks.len() as u32] {
+        header.extend_from_slice(&v.to_le_bytes());
+    }
+    header.extend_from_slice(&(n as u64).to_le_bytes());
+    header.extend_from_slice(&bits.to_le_bytes());
+    header.extend_from_slice(&0u32.to_le_bytes());
+    header.extend_from_slice(&settings.settings_hash.to_le_bytes());
+    let mut buf = Vec::new();
+    let write = |w: &mut CrcWriter<BufWriter<File>>, buf: &mut Vec<u8>| -> std::io::Result<()> {
+        w.put(&header)?;
+        put_all(w, entries, 8, buf, |e, o| o.copy_from_slice(&e.doc.to_le_bytes()))?;
+        put_all(w, entries, 8, buf, |e, o| o.copy_from_slice(&e.simhash.to_le_bytes()))?;
+        put_all(w, entries, 4 * p, buf, |e, o| {
+            for (c, v) in o.chunks_exact_mut(4).zip(&e.signature.0) {
+                c.copy_from_slice(&v.to_le_bytes());
+            }
+        })?;
+        for (d, _) in &band_tables {
+            put_all(w, d, 4, buf, |v, o| o.copy_from_slice(&v.to_le_bytes()))?;
+        }
+        for records in band_tables.iter().map(|(_, r)| r).chain(&tables) {
+            put_all(w, records, RECORD, buf, |(k, i), o| {
+                o[..8].copy_from_slice(&k.to_le_bytes());
+                o[8..].copy_from_slice(&i.to_le_bytes());
+            })?;
+        }
+        let crc = w.crc.clone().finalize();
+        w.inner.write_all(&crc.to_le_bytes())?;
+        w.inner.flush()?;
+        w.inner.get_ref().sync_all()
+    };
+    if let Err(e) = write(&mut w, &mut buf) {
+        drop(w);
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(&tmp)(e));
+    }
+    let len = w.inner.get_ref().metadata().map_err(io(&tmp))?.len();
+    drop(w);
+    std::fs::rename(&tmp, path).map_err(io(path))?;
+    Ok(len)
+}

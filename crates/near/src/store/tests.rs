@@ -1,0 +1,280 @@
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::rng::SplitMix64;
+use crate::{LshIndex, MinHasher, SimhashTables};
+use proptest::prelude::*;
+
+fn settings() -> StoreSettings {
+    StoreSettings {
+        minhash: MinHashConfig { num_perm: 32, seed: 3 },
+        lsh: LshParams::optimal(0.5, 32, 0.5, 0.5).unwrap(),
+        simhash_distance: 3,
+        settings_hash: 99,
+    }
+}
+
+/// `n` entries, doc ids `3i + 1`: near copies of one set, half the SimHashes neighbours.
+fn entries(seed: u64, n: usize) -> Vec<StoreEntry> {
+    let h = MinHasher::new(MinHashConfig { num_perm: 32, seed: 3 }).unwrap();
+    let mut rng = SplitMix64::new(seed);
+    let base: Vec<u64> = (0..50).map(|_| rng.next_u64()).collect();
+    (0..n)
+        .map(|i| {
+            let mut set = base.clone();
+            for x in set.iter_mut().take(i % 50) {
+                *x = rng.next_u64();
+            }
+            let fp = if i % 2 == 0 { 0xabcd_0000_1234_5678 ^ (1 << (i % 64)) } else { rng.next_u64() };
+            StoreEntry { doc: (i as u64) * 3 + 1, signature: h.sign(&set), simhash: fp }
+        })
+        .collect()
+}
+
+fn small_policy() -> StorePolicy {
+    StorePolicy { segments_per_tier: 3, floor_docs: 2, max_merged_docs: 1000, deletes_ratio: 0.3 }
+}
+
+/// Doc ids of candidate ordinals.
+fn docs_of(store: &SketchStore, ordinals: &[u32]) -> BTreeSet<u64> {
+    ordinals.iter().map(|&o| store.doc(o as usize)).collect()
+}
+
+/// The store's answers equal in-memory LSH and SimHash tables built over `live`.
+fn assert_same_as_memory(store: &SketchStore, live: &[StoreEntry], queries: &[StoreEntry]) {
+    let s = store.settings();
+    let sigs: Vec<Signature> = live.iter().map(|x| x.signature.clone()).collect();
+    let fps: Vec<u64> = live.iter().map(|x| x.simhash).collect();
+    let lsh = LshIndex::build(&sigs, s.lsh);
+    let tables = SimhashTables::build(&fps, TableDesign::choose(s.simhash_distance, live.len() as u64).unwrap());
+    let mem = |ids: Vec<u32>| ids.iter().map(|&i| live[i as usize].doc).collect::<BTreeSet<u64>>();
+    for q in queries {
+        assert_eq!(docs_of(store, &store.lsh_candidates(&q.signature)), mem(lsh.query(&q.signature)));
+        assert_eq!(docs_of(store, &store.simhash_candidates(q.simhash)), mem(tables.query(q.simhash)));
+    }
+}
+
+/// Found by `fuzz/fuzz_targets/near_store.rs` (format 1; here for format 2): a store
+/// whose checksum is right but whose band and table ordinals point past its documents
+/// gave those ordinals as candidates, and `doc`/`signature` of them panicked.
+#[test]
+fn ordinals_past_the_store_are_never_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("NEAR");
+    let e = entries(7, 10);
+    let s = settings();
+    write_store(&path, &s, &e).unwrap();
+    let seg = segment_path(&path, 1);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let body = bytes.len() - 4;
+    let (p, bands) = (32, s.lsh.bands);
+    let bits = u32_at(&bytes, 48);
+    let records = segment::HEADER + 16 * 10 + 4 * p * 10 + 4 * bands * ((1 << bits) + 1);
+    for at in (records..body).step_by(12) {
+        bytes[at + 8..at + 12].copy_from_slice(&1_000_000u32.to_le_bytes());
+    }
+    let crc = crc32fast::hash(&bytes[..body]);
+    bytes[body..].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&seg, &bytes).unwrap();
+    let store = SketchStore::open(&path).unwrap();
+    for entry in &e {
+        assert_eq!(store.lsh_candidates(&entry.signature), Vec::<u32>::new());
+        assert_eq!(store.simhash_candidates(entry.simhash), Vec::<u32>::new());
+    }
+}
+
+proptest! {
+    // Every case writes and syncs files: fewer cases than the default 256.
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn store_queries_equal_memory_queries(seed in any::<u64>(), n in 0usize..80) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("NEAR");
+        let e = entries(seed, n);
+        write_store(&path, &settings(), &e).unwrap();
+        let store = SketchStore::open(&path).unwrap();
+        prop_assert_eq!(store.settings(), &settings());
+        prop_assert_eq!(store.entries(), e.clone());
+        prop_assert_eq!(store.segment_count(), usize::from(n > 0));
+        assert_same_as_memory(&store, &e, &e);
+    }
+
+    /// Adds in batches and deletes, merged by a small policy: the same answers as a store
+    /// written whole from the live entries, and as the in-memory tables.
+    #[test]
+    fn updated_store_equals_one_written_whole(seed in any::<u64>(), n in 1usize..90, batch in 1usize..12) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("NEAR");
+        let e = entries(seed, n);
+        write_store(&path, &settings(), &[]).unwrap();
+        let mut rng = SplitMix64::new(seed ^ 1);
+        let mut deleted = BTreeSet::new();
+        for chunk in e.chunks(batch) {
+            let held: Vec<u64> = SketchStore::open(&path).unwrap().live_docs();
+            let delete: Vec<u64> = held.iter().copied().filter(|_| rng.next_u64().is_multiple_of(5)).collect();
+            deleted.extend(delete.iter().copied());
+            update_store(&path, &settings(), chunk, &delete, &small_policy()).unwrap();
+        }
+        let store = SketchStore::open(&path).unwrap();
+        let live: Vec<StoreEntry> = e.iter().filter(|x| !deleted.contains(&x.doc)).cloned().collect();
+        prop_assert_eq!(store.entries(), live.clone());
+        prop_assert_eq!(store.live_len(), live.len());
+        prop_assert_eq!(store.live_docs(), live.iter().map(|x| x.doc).collect::<Vec<_>>());
+        for x in &e {
+            prop_assert_eq!(store.ordinal_of(x.doc).is_some(), !deleted.contains(&x.doc));
+        }
+        assert_same_as_memory(&store, &live, &e);
+        // Only the named segments are left on disk.
+        let files = std::fs::read_dir(dir.path()).unwrap()
+            .filter(|f| f.as_ref().unwrap().file_name().to_string_lossy().ends_with(".seg"))
+            .count();
+        prop_assert_eq!(files, store.segment_count());
+    }
+}
+
+#[test]
+fn many_small_updates_keep_few_segments_and_purge_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("NEAR");
+    let e = entries(5, 200);
+    write_store(&path, &settings(), &[]).unwrap();
+    let policy = StorePolicy { segments_per_tier: 4, floor_docs: 2, max_merged_docs: 1000, deletes_ratio: 0.2 };
+    for chunk in e.chunks(1) {
+        update_store(&path, &settings(), chunk, &[], &policy).unwrap();
+        assert!(SketchStore::open(&path).unwrap().segment_count() <= 12);
+    }
+    // Deleting most documents: merges rewrite segments without them.
+    let delete: Vec<u64> = e.iter().map(|x| x.doc).filter(|d| d % 2 == 0).collect();
+    let report = update_store(&path, &settings(), &[], &delete, &policy).unwrap();
+    assert_eq!(report.deleted, 100);
+    assert!(report.merges > 0);
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.live_len(), 100);
+    assert!(store.deleted_count() < 100, "{} deleted kept", store.deleted_count());
+    // Adding what the store holds adds nothing; adding a deleted document still held
+    // as a tombstone is refused.
+    let again = update_store(&path, &settings(), &e[..1], &[], &policy).unwrap();
+    assert_eq!(again.added, 0);
+    let keep = StorePolicy { deletes_ratio: 1.0, ..policy };
+    update_store(&path, &settings(), &[], &[e[2].doc], &keep).unwrap();
+    assert!(SketchStore::open(&path).unwrap().deleted_count() > 0);
+    assert!(update_store(&path, &settings(), &e[2..3], &[], &keep).is_err());
+    // Other settings are refused.
+    let other = StoreSettings { settings_hash: 1, ..settings() };
+    assert!(update_store(&path, &other, &e[..1], &[], &policy).unwrap_err().to_string().contains("settings"));
+}
+
+/// What a writer killed at any point leaves (temporary files, a segment no manifest names)
+/// changes nothing a reader sees, and the next writer removes it.
+#[test]
+fn leftovers_of_a_killed_writer_are_ignored_then_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("NEAR");
+    let e = entries(2, 30);
+    write_store(&path, &settings(), &e[..10]).unwrap();
+    // A torn segment and a torn manifest, as a kill mid-write leaves them; a whole
+    // segment written but never named.
+    std::fs::write(dir.path().join("NEAR-000002.seg.tmp.4242"), b"TSRNSEG\0torn").unwrap();
+    std::fs::write(dir.path().join("NEAR.tmp.4242"), b"TSRNEAR\0torn").unwrap();
+    segment::write_segment(&segment_path(&path, 3), &settings(), &e[10..20].iter().collect::<Vec<_>>()).unwrap();
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.entries(), e[..10].to_vec());
+    drop(store);
+    update_store(&path, &settings(), &e[20..], &[], &StorePolicy::default()).unwrap();
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.live_docs(), e[..10].iter().chain(&e[20..]).map(|x| x.doc).collect::<Vec<_>>());
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    // Segment numbers are never reused: the new one is past the orphan's.
+    assert_eq!(names, ["NEAR", "NEAR-000001.seg", "NEAR-000004.seg", "NEAR.LOCK"]);
+}
+
+/// A manifest naming a segment that is gone (a merge removed it after this reader read
+/// the manifest, and no newer manifest came) is an error naming the segment.
+#[test]
+fn a_missing_segment_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("NEAR");
+    write_store(&path, &settings(), &entries(1, 5)).unwrap();
+    std::fs::remove_file(segment_path(&path, 1)).unwrap();
+    let err = SketchStore::open(&path).unwrap_err().to_string();
+    assert!(err.contains("NEAR-000001.seg"), "{err}");
+}
+
+fn fixture_dir(version: u32) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/near-v{version}"))
+}
+
+/// The checked-in version-1 store must keep opening with the same content, and the first
+/// update turns it into version 2.
+#[test]
+fn fixture_v1_keeps_opening() {
+    let path = fixture_dir(1).join("NEAR");
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.format_version(), 1);
+    assert_eq!(store.settings(), &settings());
+    assert_eq!(store.entries(), entries(1, 10));
+    assert_eq!(store.len(), 10);
+    assert_eq!(store.doc(3), 10);
+    assert_eq!(store.lsh_candidates(&entries(1, 10)[0].signature)[0], 0);
+    assert_same_as_memory(&store, &entries(1, 10), &entries(1, 10));
+
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("NEAR");
+    std::fs::copy(&path, &copy).unwrap();
+    let more = entries(1, 14);
+    update_store(&copy, &settings(), &more[10..], &[1], &StorePolicy::default()).unwrap();
+    let store = SketchStore::open(&copy).unwrap();
+    assert_eq!(store.format_version(), 2);
+    assert_eq!(store.entries(), more[1..].to_vec());
+}
+
+/// The checked-in version-2 store (two segments and a tombstone) must keep opening with
+/// the same content. Regenerate (only with a format version bump, as a new fixture) with
+/// `UPDATE_NEAR_FIXTURE=1`.
+#[test]
+fn fixture_v2_keeps_opening() {
+    let dir = fixture_dir(2);
+    let path = dir.join("NEAR");
+    let e = entries(1, 12);
+    if std::env::var_os("UPDATE_NEAR_FIXTURE").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        write_store(&path, &settings(), &e[..8]).unwrap();
+        update_store(&path, &settings(), &e[8..], &[4], &StorePolicy::default()).unwrap();
+        std::fs::remove_file(dir.join("NEAR.LOCK")).unwrap();
+    }
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.format_version(), 2);
+    assert_eq!(store.settings(), &settings());
+    assert_eq!((store.len(), store.live_len(), store.segment_count()), (12, 11, 2));
+    let live: Vec<StoreEntry> = e.iter().filter(|x| x.doc != 4).cloned().collect();
+    assert_eq!(store.entries(), live);
+    assert_eq!(store.ordinal_of(4), None);
+    assert_eq!(store.ordinal_of(25), Some(8));
+    assert_same_as_memory(&store, &live, &e);
+}
+
+#[test]
+fn damage_is_reported_with_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("NEAR");
+    write_store(&path, &settings(), &entries(1, 10)).unwrap();
+    for file in [path.clone(), segment_path(&path, 1)] {
+        let good = std::fs::read(&file).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        for at in [0, 9, 30, 60, good.len() / 2, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x40;
+            std::fs::write(&file, &bad).unwrap();
+            let err = SketchStore::open(&path).unwrap_err().to_string();
+            assert!(err.contains(&name) && err.contains("corrupt"), "{err}");
+        }
+        std::fs::write(&file, &good[..good.len() - 5]).unwrap();
+        assert!(SketchStore::open(&path).is_err());
+        std::fs::write(&file, &good).unwrap();
+    }
+    assert!(SketchStore::open(&dir.path().join("missing")).unwrap_err().to_string().contains("missing"));
+}

@@ -1,0 +1,142 @@
+//! Crash safety of the sketch store: a writer process killed with SIGKILL at random
+//! points of its updates and merges, many times over, never loses an update and never
+//! exposes half of one.
+//!
+//! The test binary re-executes itself: with `TESSERA_NEAR_CRASH_CHILD` set, the test
+//! `crash_child` runs an endless update loop on that store and prints `updated <n>` after
+//! each update returns.
+
+#![allow(clippy::unwrap_used)] // unwrap is fine in tests
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use tessera_near::{
+    LshParams, MinHashConfig, MinHasher, SketchStore, SplitMix64, StoreEntry, StorePolicy, StoreSettings, mix64,
+    update_store, write_store,
+};
+
+const CHILD_ENV: &str = "TESSERA_NEAR_CRASH_CHILD";
+/// Documents per update.
+const BATCH: u64 = 40;
+
+fn settings() -> StoreSettings {
+    StoreSettings {
+        minhash: MinHashConfig { num_perm: 64, seed: 5 },
+        lsh: LshParams { bands: 16, rows: 4 },
+        simhash_distance: 3,
+        settings_hash: 7,
+    }
+}
+
+/// Small tiers, so merges (and kills during them) are frequent.
+fn policy() -> StorePolicy {
+    StorePolicy { segments_per_tier: 3, floor_docs: 16, max_merged_docs: 100_000, deletes_ratio: 0.25 }
+}
+
+fn entry(doc: u64) -> StoreEntry {
+    let hasher = MinHasher::new(settings().minhash).unwrap();
+    let mut rng = SplitMix64::new(doc);
+    let set: Vec<u64> = (0..40).map(|_| rng.next_u64()).collect();
+    StoreEntry { doc, signature: hasher.sign(&set), simhash: mix64(doc) }
+}
+
+/// Update `u` (from 1) adds documents `(u-1)*BATCH..u*BATCH` and deletes those of the
+/// previous batch whose id is a multiple of 3.
+fn deleted_by(u: u64) -> Vec<u64> {
+    if u < 2 { Vec::new() } else { ((u - 2) * BATCH..(u - 1) * BATCH).filter(|d| d % 3 == 0).collect() }
+}
+
+/// The live documents after `u` updates.
+fn live_after(u: u64) -> Vec<u64> {
+    let gone: Vec<u64> = (1..=u).flat_map(deleted_by).collect();
+    (0..u * BATCH).filter(|d| !gone.contains(d)).collect()
+}
+
+#[test]
+fn crash_child() {
+    let Some(dir) = std::env::var_os(CHILD_ENV) else {
+        return; // Only meaningful as the child of `killed_writers_lose_nothing`.
+    };
+    let path = Path::new(&dir).join("NEAR");
+    if !path.exists() {
+        write_store(&path, &settings(), &[]).unwrap();
+    }
+    let mut u = SketchStore::open(&path).unwrap().live_docs().last().map_or(0, |d| d / BATCH + 1);
+    loop {
+        u += 1;
+        let add: Vec<StoreEntry> = ((u - 1) * BATCH..u * BATCH).map(entry).collect();
+        update_store(&path, &settings(), &add, &deleted_by(u), &policy()).unwrap();
+        println!("updated {u}");
+    }
+}
+
+/// Checks that the store holds exactly the live documents after some whole number of
+/// updates, with their sketches, and returns that number.
+fn verify(path: &Path) -> u64 {
+    let store = SketchStore::open(path).unwrap();
+    let docs = store.live_docs();
+    let u = docs.last().map_or(0, |d| d / BATCH + 1);
+    assert_eq!(docs, live_after(u), "an update is visible only in part");
+    for e in store.entries() {
+        assert_eq!(e, entry(e.doc));
+        let o = store.ordinal_of(e.doc).unwrap();
+        assert!(store.lsh_candidates(&e.signature).contains(&o));
+    }
+    u
+}
+
+#[test]
+fn killed_writers_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut last_reported = 0;
+    let mut left_files = 0;
+    for round in 0..12u64 {
+        let mut child = Command::new(&exe)
+            .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let wait_for = 1 + round % 3;
+        let mut seen = 0;
+        while seen < wait_for {
+            let line = lines.next().expect("child ended early").unwrap();
+            if let Some(n) = line.strip_prefix("updated ") {
+                last_reported = n.parse().unwrap();
+                seen += 1;
+            }
+        }
+        std::thread::sleep(Duration::from_micros(mix64(round) % 20_000));
+        child.kill().unwrap(); // SIGKILL on Unix
+        child.wait().unwrap();
+        for line in lines.map_while(Result::ok) {
+            if let Some(n) = line.strip_prefix("updated ") {
+                last_reported = n.parse().unwrap();
+            }
+        }
+        let u = verify(&dir.path().join("NEAR"));
+        assert!(u >= last_reported, "update lost: {u} < {last_reported}");
+        let store = SketchStore::open(&dir.path().join("NEAR")).unwrap();
+        let files = std::fs::read_dir(dir.path()).unwrap().count();
+        // NEAR, NEAR.LOCK and the segments: anything more a kill left behind.
+        if files > 2 + store.segment_count() {
+            left_files += 1;
+        }
+    }
+    eprintln!("{left_files} of 12 kills left files of an unfinished update");
+    // The next update removes what the killed writers left behind.
+    let path = dir.path().join("NEAR");
+    let u = verify(&path);
+    let add: Vec<StoreEntry> = (u * BATCH..(u + 1) * BATCH).map(entry).collect();
+    update_store(&path, &settings(), &add, &deleted_by(u + 1), &policy()).unwrap();
+    assert_eq!(verify(&path), u + 1);
+    let store = SketchStore::open(&path).unwrap();
+    assert!(store.segment_count() <= 6, "{} segments", store.segment_count());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2 + store.segment_count());
+}
