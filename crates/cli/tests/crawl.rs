@@ -110,3 +110,68 @@ fn rejections_are_logged_with_their_reason_and_counted() {
     let attached = Command::new(bin).args(["crawl", "--attached", "--index"]).arg(index.path()).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&attached.stdout), format!("{}\t0\t1.0000\n", site.url("/copy")));
 }
+
+/// While `tessera serve` runs on an index it is the index's one writer: a crawl that
+/// would write the index itself is refused, and `--server` hands the pages to the
+/// server, which adds them only if new.
+#[test]
+fn crawl_into_a_served_index_goes_through_the_server() {
+    let site = Server::start("127.0.0.10", |path, _| match path {
+        "/robots.txt" => Resp::status(404),
+        "/" => Resp::html(article("Home", &words(70, 150), &["/a".into(), "/b".into(), "/copy".into()])),
+        "/a" => Resp::html(article("A", &words(71, 200), &[])),
+        "/b" => Resp::html(article("B", &words(72, 200), &[])),
+        "/copy" => Resp::html(article("Copy of A", &words(71, 200), &[])),
+        _ => Resp::status(404),
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let bin = env!("CARGO_BIN_EXE_tessera");
+    let seed = tmp.path().join("seed.txt");
+    std::fs::write(&seed, words(73, 200)).unwrap();
+    let out = Command::new(bin).args(["-q", "index", "-c", "lib", "--index"]).arg(&index).arg(&seed).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let mut server = Command::new(bin)
+        .args(["serve", "--addr", "127.0.0.1:0", "--index"])
+        .arg(&index)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut first).unwrap();
+    let url = first.trim().strip_prefix("listening on ").unwrap().to_owned();
+
+    let crawl = |extra: &[&str]| {
+        Command::new(bin)
+            .args(["-q", "crawl", "--per-host-delay", "10ms", "--format", "json", "--seed", &site.url("/"), "--index"])
+            .arg(&index)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let refused = crawl(&[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(stderr.contains("tessera serve") && stderr.contains("--server URL") && stderr.contains("LOCK"), "{stderr}");
+    assert!(!index.join("crawl").exists(), "a refused crawl leaves no state behind");
+
+    let out = crawl(&["--server", &url]);
+    let _ = Command::new("kill").arg(server.id().to_string()).status();
+    server.wait().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((summary["added"].as_u64(), summary["attached"].as_u64()), (Some(3), Some(1)), "{summary}");
+    assert_eq!(summary["segments"], serde_json::Value::Null, "the server, not the crawler, knows the segments");
+    let stats = Command::new(bin).args(["stats", "--format", "json", "--index"]).arg(&index).output().unwrap();
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let web = stats["collections"].as_array().unwrap().iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!(web["docs"].as_u64(), Some(3), "{stats}");
+    let attached = Command::new(bin).args(["crawl", "--attached", "--index"]).arg(&index).output().unwrap();
+    let attached = String::from_utf8_lossy(&attached.stdout);
+    assert!(
+        attached.starts_with(&format!("{}\t", site.url("/copy"))) && attached.ends_with("\t1.0000\n"),
+        "{attached}"
+    );
+}

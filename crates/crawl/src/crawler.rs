@@ -13,7 +13,7 @@ use url::Url;
 use crate::fetch::{Conditional, Fetched, Fetcher, Robots};
 use crate::state::{CrawlState, FetchRecord, Outcome, QueuedUrl, Record, STATE_VERSION, Spooled};
 use crate::urls::{UrlNormalizer, host_key, in_domain};
-use crate::{CrawlConfig, DocumentSink, Error, Offer, Result};
+use crate::{Committed, CrawlConfig, DocumentSink, Error, Result};
 
 /// Counters of a crawl run, for progress and the final summary.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -531,29 +531,25 @@ impl Crawler {
         self.append(&records)
     }
 
-    /// Offers a spooled page to the sink and logs what became of it.
+    /// Offers a spooled page to the sink; what became of it is logged once a commit of
+    /// the sink made it durable.
     fn offer(&mut self, sink: &mut dyn DocumentSink, url: &str, page: Spooled) -> Result<()> {
-        match sink.offer(url, page.extracted)? {
-            Offer::Pending => {
-                if sink.pending() >= self.config.batch {
-                    self.commit(sink)?;
-                }
-                Ok(())
-            }
-            Offer::Added(doc) => self.finish_page(url, Outcome::Added { doc }),
-            Offer::Attached { to, containment } => {
-                // The sink may have committed its batch to find `to`.
-                self.commit(sink)?;
-                tracing::info!(%url, doc = to.0, containment, "attached");
-                self.finish_page(url, Outcome::Attached { doc: to, containment })
-            }
+        sink.offer(url, page.extracted)?;
+        if sink.pending() >= self.config.batch {
+            self.commit(sink)?;
         }
+        Ok(())
     }
 
     fn commit(&mut self, sink: &mut dyn DocumentSink) -> Result<()> {
-        let committed = sink.commit()?;
-        for (url, doc) in committed {
-            self.finish_page(&url, Outcome::Added { doc })?;
+        for (url, fate) in sink.commit()? {
+            match fate {
+                Committed::Added(doc) => self.finish_page(&url, Outcome::Added { doc })?,
+                Committed::Attached { to, containment } => {
+                    tracing::info!(%url, doc = to.0, containment, "attached");
+                    self.finish_page(&url, Outcome::Attached { doc: to, containment })?;
+                }
+            }
         }
         Ok(())
     }

@@ -33,6 +33,9 @@ pub enum Error {
     /// The HTTP client could not be built.
     #[error("HTTP client: {0}")]
     Client(String),
+    /// The server pages are handed to refused them or could not be reached.
+    #[error("handing pages to the server: {0}")]
+    Server(String),
     /// The engine (index) failed.
     #[error(transparent)]
     Engine(#[from] tessera_engine::Error),

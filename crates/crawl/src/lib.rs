@@ -41,7 +41,7 @@ pub use crawler::{Attachment, CrawlStats, Crawler, OutcomeLog};
 pub use error::{Error, Result};
 pub use fetch::links;
 pub use quality::{QualityConfig, Rejection};
-pub use sink::{DocumentSink, EngineSink, Offer};
+pub use sink::{Committed, DocumentSink, EngineSink, ServerSink};
 pub use state::{FetchRecord, Outcome, QueuedUrl, Record, STATE_VERSION};
 pub use urls::{DEFAULT_TRACKING_PARAMS, UrlNormalizer, host_key, in_domain};
 

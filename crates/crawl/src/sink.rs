@@ -1,18 +1,23 @@
 //! Add only if new: where crawled pages go, and the containment test.
+//!
+//! Two sinks: [`EngineSink`] writes the index itself (the crawler is the index's writer),
+//! [`ServerSink`] hands pages to a running `tessera serve` over its documents API (the
+//! server is the writer; the crawler keeps only its own log).
+
+use std::time::Duration;
 
 use tessera_engine::{AddMode, AddOutcome, AddSession, CollectionConfig, DocId, Engine, Extracted};
 
-use crate::Result;
+use crate::{Error, Result};
 
-/// What a sink did with a page.
+/// What became of a page once its sink committed it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Offer {
-    /// Indexed (committed) as this document.
+pub enum Committed {
+    /// Indexed as this document (or found indexed under its own URL already, as when a
+    /// page is offered again after a crash).
     Added(DocId),
-    /// Accepted; indexed at the next [`DocumentSink::commit`].
-    Pending,
     /// Not indexed: at least the threshold share of its distinct shingle hashes is in
-    /// this indexed document.
+    /// this indexed document, and the page's URL is attached to it.
     Attached {
         /// The document that contains the page.
         to: DocId,
@@ -21,34 +26,39 @@ pub enum Offer {
     },
 }
 
-/// Where crawled pages go. The crawler offers each page that passed the quality filter
-/// and logs what the sink did; an implementation decides what "new" means.
+/// Where crawled pages go. The crawler offers each page that passed the quality filter,
+/// commits every `batch` pages, and logs what the sink reports a page became only once
+/// the commit made it durable (until then the page stays in the crawl's spool, and a
+/// crash offers it again). An implementation decides what "new" means.
 pub trait DocumentSink {
-    /// Offers a page found at `url`.
-    fn offer(&mut self, url: &str, extracted: Extracted) -> Result<Offer>;
+    /// Offers a page found at `url`; what became of it is reported by a later
+    /// [`commit`](Self::commit).
+    fn offer(&mut self, url: &str, extracted: Extracted) -> Result<()>;
 
-    /// Commits pending pages and returns every page committed since the last call (by
-    /// this call or by an earlier [`offer`](Self::offer) that had to commit), with its
-    /// document.
-    fn commit(&mut self) -> Result<Vec<(String, DocId)>>;
+    /// Makes every page offered so far durable and returns each page offered since the
+    /// last call with what became of it.
+    fn commit(&mut self) -> Result<Vec<(String, Committed)>>;
 
-    /// Pages offered and not yet committed.
+    /// Pages offered and not yet returned by [`commit`](Self::commit).
     fn pending(&self) -> usize;
 }
 
 /// The engine-backed sink: the engine's one add path under the add-only-if-new rule
 /// ([`AddMode::IfNew`]): a page whose distinct shingle hashes are at least `threshold`
 /// contained in one document of the collection (committed, or accepted earlier in this
-/// batch) is attached to it, not added. A page offered again after a crash (already
-/// indexed under its own URL) is reported as added.
+/// batch) is attached to it, not added. Attachments are written with the batch's
+/// commit, not one commit each. A page offered again after a crash (already indexed
+/// under its own URL) is reported as added.
 pub struct EngineSink<'e> {
     engine: &'e Engine,
     session: AddSession<'e>,
+    /// Pages attached or found indexed already since the last commit.
+    settled: Vec<(String, Committed)>,
 }
 
 impl std::fmt::Debug for EngineSink<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EngineSink").field("session", &self.session).finish()
+        f.debug_struct("EngineSink").field("session", &self.session).field("settled", &self.settled.len()).finish()
     }
 }
 
@@ -58,32 +68,171 @@ impl<'e> EngineSink<'e> {
     /// document.
     pub fn new(engine: &'e Engine, collection: CollectionConfig, threshold: f64) -> Result<Self> {
         let session = engine.add_session(&collection, AddMode::if_new(Some(threshold))?)?;
-        Ok(Self { engine, session })
+        Ok(Self { engine, session, settled: Vec::new() })
     }
 }
 
 impl DocumentSink for EngineSink<'_> {
-    fn offer(&mut self, url: &str, extracted: Extracted) -> Result<Offer> {
+    fn offer(&mut self, url: &str, extracted: Extracted) -> Result<()> {
         let doc = self.engine.prepare(url.to_owned(), extracted);
-        Ok(match self.session.add(&doc)? {
-            AddOutcome::Added { .. } => Offer::Pending,
-            AddOutcome::Seen { into, containment } => Offer::Attached { to: into, containment },
-            AddOutcome::AlreadyIndexed { doc, .. } => Offer::Added(doc),
-        })
+        match self.session.add(&doc)? {
+            AddOutcome::Added { .. } => {} // returned by the session's commit
+            AddOutcome::Seen { into, containment } => {
+                self.settled.push((url.to_owned(), Committed::Attached { to: into, containment }));
+            }
+            AddOutcome::AlreadyIndexed { doc, .. } => self.settled.push((url.to_owned(), Committed::Added(doc))),
+        }
+        Ok(())
     }
 
-    fn commit(&mut self) -> Result<Vec<(String, DocId)>> {
-        Ok(self.session.commit()?)
+    fn commit(&mut self) -> Result<Vec<(String, Committed)>> {
+        let mut out: Vec<(String, Committed)> =
+            self.session.commit()?.into_iter().map(|(url, doc)| (url, Committed::Added(doc))).collect();
+        out.append(&mut self.settled);
+        Ok(out)
     }
 
     fn pending(&self) -> usize {
-        self.session.pending()
+        self.session.pending() + self.settled.len()
+    }
+}
+
+/// Text bytes a [`ServerSink`] sends in one request at most: a batch of large pages goes
+/// in several requests.
+const SERVER_BATCH_BYTES: usize = 16 << 20;
+
+/// Hands pages to a running `tessera serve` (`POST /api/documents` with `if_new`): the
+/// server, the index's one writer, applies the add-only-if-new rule and answers once the
+/// pages are committed. The crawler keeps its own state (frontier, log, spool) and logs a
+/// page only after the server's answer, so a crash of either loses no page.
+pub struct ServerSink {
+    endpoint: String,
+    token: Option<String>,
+    collection: String,
+    threshold: f64,
+    agent: ureq::Agent,
+    batch: Vec<serde_json::Value>,
+    batch_bytes: usize,
+    /// Pages answered by requests made before the crawler's commit.
+    answered: Vec<(String, Committed)>,
+}
+
+impl std::fmt::Debug for ServerSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerSink").field("endpoint", &self.endpoint).field("batch", &self.batch.len()).finish()
+    }
+}
+
+impl ServerSink {
+    /// A sink posting to the server at `base` (e.g. `http://127.0.0.1:8080`), into
+    /// `collection` (a source collection, created if missing, without texts), attaching
+    /// pages contained at least `threshold` in an indexed document. `token` is the
+    /// server's bearer token, when it has one.
+    pub fn new(base: &str, token: Option<String>, collection: &str, threshold: f64) -> Result<Self> {
+        AddMode::if_new(Some(threshold))?;
+        let base = base.trim_end_matches('/');
+        if !base.starts_with("http://") {
+            return Err(Error::Config(format!(
+                "server URL {base:?}: give http://HOST:PORT (the crawler speaks plain HTTP to the server)"
+            )));
+        }
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(600)))
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        Ok(Self {
+            endpoint: format!("{base}/api/documents"),
+            token,
+            collection: collection.to_owned(),
+            threshold,
+            agent,
+            batch: Vec::new(),
+            batch_bytes: 0,
+            answered: Vec::new(),
+        })
+    }
+
+    /// Sends the batch; its pages' fates go to `answered`.
+    fn send(&mut self) -> Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let documents = std::mem::take(&mut self.batch);
+        self.batch_bytes = 0;
+        let origins: Vec<String> =
+            documents.iter().map(|d| d["origin"].as_str().unwrap_or_default().to_owned()).collect();
+        let body = serde_json::json!({
+            "collection": self.collection,
+            "if_new": true,
+            "if_new_threshold": self.threshold,
+            "documents": documents,
+        });
+        let fail = |what: String| Error::Server(format!("{}: {what}", self.endpoint));
+        let mut request = self.agent.post(&self.endpoint);
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", &format!("Bearer {token}"));
+        }
+        let mut response = request.send_json(&body).map_err(|e| fail(e.to_string()))?;
+        let status = response.status();
+        let answer: serde_json::Value =
+            response.body_mut().read_json().map_err(|e| fail(format!("HTTP {status}, unreadable answer: {e}")))?;
+        if !status.is_success() {
+            let message = answer["error"]["message"].as_str().unwrap_or("no message");
+            let code = answer["error"]["code"].as_str().unwrap_or("?");
+            return Err(fail(format!("HTTP {status} {code}: {message}")));
+        }
+        let mut fates: std::collections::HashMap<String, Committed> = std::collections::HashMap::new();
+        for a in answer["added"].as_array().into_iter().flatten() {
+            if let (Some(origin), Some(id)) = (a["origin"].as_str(), a["id"].as_u64()) {
+                fates.insert(origin.to_owned(), Committed::Added(DocId(id)));
+            }
+        }
+        for s in answer["skipped"].as_array().into_iter().flatten() {
+            let (Some(origin), Some(to)) = (s["origin"].as_str(), s["duplicate_of"].as_u64()) else { continue };
+            let fate = if s["same_origin"].as_bool() == Some(true) {
+                Committed::Added(DocId(to))
+            } else {
+                Committed::Attached { to: DocId(to), containment: s["containment"].as_f64().unwrap_or(0.0) }
+            };
+            fates.insert(origin.to_owned(), fate);
+        }
+        for origin in origins {
+            let fate = fates.remove(&origin).ok_or_else(|| fail(format!("the answer does not mention {origin}")))?;
+            self.answered.push((origin, fate));
+        }
+        Ok(())
+    }
+}
+
+impl DocumentSink for ServerSink {
+    fn offer(&mut self, url: &str, extracted: Extracted) -> Result<()> {
+        self.batch_bytes += extracted.text.len();
+        self.batch.push(serde_json::json!({
+            "text": extracted.text,
+            "title": extracted.title.unwrap_or_default(),
+            "origin": url,
+        }));
+        if self.batch_bytes >= SERVER_BATCH_BYTES {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<Vec<(String, Committed)>> {
+        self.send()?;
+        Ok(std::mem::take(&mut self.answered))
+    }
+
+    fn pending(&self) -> usize {
+        self.batch.len() + self.answered.len()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
     use tessera_engine::{CollectionKind, EngineOptions, FingerprintSettings};
 
     fn words(seed: u64, n: usize) -> String {
@@ -109,38 +258,40 @@ mod tests {
         let mut sink = EngineSink::new(&engine, coll, 0.9).unwrap();
         let a = words(1, 300);
         let b = words(2, 300);
-        assert_eq!(sink.offer("http://h/a", Extracted::from_text(a.clone(), None)).unwrap(), Offer::Pending);
-        assert_eq!(sink.offer("http://h/b", Extracted::from_text(b.clone(), None)).unwrap(), Offer::Pending);
-        // The same text under another URL, in the same batch: the batch is committed and
-        // the page attached to the committed document.
-        let Offer::Attached { to, containment } =
-            sink.offer("http://h/a2", Extracted::from_text(a.clone(), None)).unwrap()
-        else {
-            panic!("a duplicate must attach")
-        };
+        sink.offer("http://h/a", Extracted::from_text(a.clone(), None)).unwrap();
+        sink.offer("http://h/b", Extracted::from_text(b.clone(), None)).unwrap();
+        // The same text under another URL, in the same batch: attached to the document of
+        // the batch, reported by the commit that makes both durable.
+        sink.offer("http://h/a2", Extracted::from_text(a.clone(), None)).unwrap();
+        assert_eq!(sink.pending(), 3);
+        let committed: BTreeMap<String, Committed> = sink.commit().unwrap().into_iter().collect();
+        assert_eq!(sink.pending(), 0);
+        let Committed::Added(a_doc) = committed["http://h/a"] else { panic!("a is new") };
+        let Committed::Added(b_doc) = committed["http://h/b"] else { panic!("b is new") };
+        let Committed::Attached { to, containment } = committed["http://h/a2"] else { panic!("a2 must attach") };
+        assert_eq!(to, a_doc);
         assert!((containment - 1.0).abs() < 1e-9);
-        let committed = sink.commit().unwrap();
-        assert_eq!(committed.iter().find(|(u, _)| u == "http://h/a").map(|(_, d)| *d), Some(to));
         // A page contained in `b` (its first 95%) attaches across batches.
         let part: Vec<&str> = b.split(' ').collect();
         let near = part[..285].join(" ");
-        assert!(matches!(
-            sink.offer("http://h/b-part", Extracted::from_text(near, None)).unwrap(),
-            Offer::Attached { containment, .. } if containment >= 0.9
-        ));
+        sink.offer("http://h/b-part", Extracted::from_text(near, None)).unwrap();
         // Half of `a` and half of something new: not contained, added.
         let mixed = format!("{} {}", &a[..a.len() / 2], words(3, 150));
-        assert_eq!(sink.offer("http://h/mixed", Extracted::from_text(mixed, None)).unwrap(), Offer::Pending);
+        sink.offer("http://h/mixed", Extracted::from_text(mixed, None)).unwrap();
         // Re-offered after a crash: the page is already indexed under its own URL.
-        assert_eq!(
-            sink.offer("http://h/b", Extracted::from_text(b, None)).unwrap(),
-            Offer::Added(committed.iter().find(|(u, _)| u == "http://h/b").unwrap().1)
+        sink.offer("http://h/b", Extracted::from_text(b, None)).unwrap();
+        // Not durable yet: the index does not list the attachment before the commit.
+        assert_eq!(engine.view().unwrap().seen_at(b_doc).unwrap(), ["http://h/b"]);
+        let second: BTreeMap<String, Committed> = sink.commit().unwrap().into_iter().collect();
+        assert_eq!(second.len(), 3);
+        assert!(
+            matches!(second["http://h/b-part"], Committed::Attached { to, containment } if to == b_doc && containment >= 0.9)
         );
-        assert_eq!(sink.commit().unwrap().len(), 1);
+        assert!(matches!(second["http://h/mixed"], Committed::Added(_)));
+        assert_eq!(second["http://h/b"], Committed::Added(b_doc));
         // Every attached URL is in the index's "seen at" list of its document.
         let reader = engine.view().unwrap();
         assert_eq!(reader.seen_at(to).unwrap(), ["http://h/a", "http://h/a2"]);
-        let b_doc = committed.iter().find(|(u, _)| u == "http://h/b").unwrap().1;
         assert_eq!(reader.seen_at(b_doc).unwrap(), ["http://h/b", "http://h/b-part"]);
     }
 }

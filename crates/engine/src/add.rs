@@ -12,10 +12,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use tessera_extract::Extracted;
 use tessera_fingerprint::ShingleConfig;
-use tessera_index::{
-    CollectionConfig, DocId, DocMeta, FullTerms, IndexReader, IndexWriter, MergeStats, NewDocument, WriterOptions,
-};
+use tessera_index::{CollectionConfig, DocId, DocMeta, FullTerms, IndexReader, IndexWriter, MergeStats, NewDocument};
 
+use crate::writer::WriterGuard;
 use crate::{Engine, Error, Fingerprint, Result, describe_error};
 
 /// The share of a document's distinct shingle hashes that one indexed document must
@@ -161,15 +160,19 @@ struct Fresh {
 /// Adds documents to one collection, one at a time, under one [`AddMode`].
 ///
 /// The index writer (one per index at a time) is taken when the first document or
-/// attachment needs it and released by [`commit`](Self::commit), so another writer (the
-/// server, a second `tessera index`) is only locked out while a batch is being written.
+/// attachment needs it and released by [`commit`](Self::commit): with the engine's
+/// [`WriterMode::PerCommit`](crate::WriterMode) another writer (a second `tessera index`)
+/// is only locked out while a batch is being written; with
+/// [`WriterMode::Resident`](crate::WriterMode) the engine keeps it between batches, and
+/// another session of the same engine waits for the commit. Dropping a session without a
+/// commit drops what it added since its last commit.
 /// Under [`AddMode::IfNew`] a session commits by itself once `batch_size` documents await
 /// a commit, which bounds the memory the rule keeps per uncommitted document.
 pub struct AddSession<'e> {
     engine: &'e Engine,
     collection: CollectionConfig,
     mode: AddMode,
-    writer: Option<IndexWriter>,
+    writer: Option<WriterGuard<'e>>,
     reader: IndexReader,
     fresh: Vec<Fresh>,
     /// Origins to attach to documents of `fresh` once they are committed.
@@ -241,9 +244,11 @@ impl<'e> AddSession<'e> {
 
     fn writer(&mut self) -> Result<&mut IndexWriter> {
         if self.writer.is_none() {
-            let mut writer =
-                self.engine.index().writer(WriterOptions { memory_budget: self.engine.options().memory_budget })?;
+            let mut writer = self.engine.writer()?;
             writer.ensure_collection(self.collection.clone())?;
+            // Another process (per-commit mode) or session may have committed since the
+            // reader was opened: the if-new rule must see what the writer sees.
+            self.reader = self.engine.reader()?;
             self.writer = Some(writer);
         }
         Ok(self.writer.as_mut().expect("opened just above"))
@@ -315,7 +320,8 @@ impl<'e> AddSession<'e> {
                 }
                 writer.commit()?;
             }
-            writer.merge(&self.engine.options().merge)?;
+            self.engine.merge_after_commit(&mut writer)?;
+            drop(writer);
             self.reader = self.engine.reader()?;
         }
         self.fresh.clear();
@@ -594,13 +600,13 @@ impl Engine {
     /// Deletes documents by id (one commit; merges then purge them as the merge policy
     /// picks). Returns how many were live before.
     pub fn delete(&self, docs: &[DocId]) -> Result<u64> {
-        let mut writer = self.index().writer(WriterOptions { memory_budget: self.options().memory_budget })?;
+        let mut writer = self.writer()?;
         let mut n = 0;
         for &d in docs {
             n += u64::from(writer.delete(d)?);
         }
         writer.commit()?;
-        writer.merge(&self.options().merge)?;
+        self.merge_after_commit(&mut writer)?;
         Ok(n)
     }
 
@@ -608,7 +614,9 @@ impl Engine {
     /// purges every deleted document (`tessera optimize`). Readers keep their view; a
     /// crash in the middle loses nothing.
     pub fn optimize(&self, max_segments: usize) -> Result<MergeStats> {
-        let mut writer = self.index().writer(WriterOptions { memory_budget: self.options().memory_budget })?;
+        // A background merge holds the merge lock: let it finish first.
+        self.wait_for_merges();
+        let mut writer = self.writer()?;
         Ok(writer.optimize(max_segments.max(1))?)
     }
 }

@@ -1,13 +1,18 @@
 //! The engine: open an index, add documents, check a suspect.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tessera_extract::{Document, ExtractConfig, Extracted};
-use tessera_index::{CollectionInfo, Index, IndexReader, MergePolicy, VerifyReport};
+use tessera_index::{CollectionInfo, Index, IndexReader, MergePolicy, VerifyReport, WriterOptions};
 use tessera_report::ReportOptions;
 use tessera_search::{SearchConfig, Searcher};
 
-use crate::{Error, FINGERPRINT_VERSION, FingerprintSettings, Fingerprinter, Fingerprinters, Result};
+use crate::writer::{Merger, WriterGuard, WriterSlot};
+use crate::{
+    BackgroundMerges, Error, FINGERPRINT_VERSION, FingerprintSettings, Fingerprinter, Fingerprinters, Result,
+    WriterMode,
+};
 
 /// Engine settings that do not change fingerprints (those live in the index).
 #[derive(Debug, Clone)]
@@ -25,6 +30,9 @@ pub struct EngineOptions {
     pub batch_size: usize,
     /// Which segments are merged after each commit.
     pub merge: MergePolicy,
+    /// How the index's writer is held: per commit with merges inline (one-shot runs), or
+    /// for the engine's life with merges in the background (servers, crawlers).
+    pub writer: WriterMode,
 }
 
 impl Default for EngineOptions {
@@ -36,6 +44,7 @@ impl Default for EngineOptions {
             memory_budget: 256 << 20,
             batch_size: 256,
             merge: MergePolicy::default(),
+            writer: WriterMode::default(),
         }
     }
 }
@@ -50,6 +59,10 @@ pub struct Engine {
     fingerprinters: Fingerprinters,
     searcher: Searcher,
     options: EngineOptions,
+    /// Dropped before `writer` (fields drop in order): the running merge is published,
+    /// then the writer closes.
+    merger: Option<Merger>,
+    writer: Arc<WriterSlot>,
 }
 
 impl Engine {
@@ -86,7 +99,49 @@ impl Engine {
         }
         let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings)?);
         let searcher = Searcher::new(options.search.clone());
-        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinters, searcher, options })
+        let writer =
+            Arc::new(WriterSlot::new(dir, WriterOptions { memory_budget: options.memory_budget }, options.writer)?);
+        let merger = match options.writer {
+            WriterMode::PerCommit => None,
+            WriterMode::Resident => Some(Merger::start(Arc::clone(&writer), options.merge)?),
+        };
+        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinters, searcher, options, merger, writer })
+    }
+
+    /// The index's writer, exclusively until the guard is dropped: opened now (per-commit
+    /// mode) or the one held (resident mode). Waits while another session has it.
+    pub(crate) fn writer(&self) -> Result<WriterGuard<'_>> {
+        self.writer.lock()
+    }
+
+    /// After a commit: merges what the policy picks, inline (per-commit mode) or by asking
+    /// the background merger (resident mode, returns at once).
+    pub(crate) fn merge_after_commit(&self, writer: &mut WriterGuard<'_>) -> Result<()> {
+        match &self.merger {
+            Some(merger) => merger.request(),
+            None => {
+                writer.merge(&self.options.merge)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How this engine holds the index's writer.
+    pub fn writer_mode(&self) -> WriterMode {
+        self.writer.mode()
+    }
+
+    /// Blocks until the background merger has nothing asked for or running (at once in
+    /// per-commit mode, where merges run inside each commit), and returns what it did.
+    /// `tessera crawl` calls it before it exits, so the crawl ends with the segments the
+    /// merge policy allows.
+    pub fn wait_for_merges(&self) -> BackgroundMerges {
+        self.merger.as_ref().map(Merger::wait).unwrap_or_default()
+    }
+
+    /// What the background merger has done so far (nothing in per-commit mode).
+    pub fn background_merges(&self) -> BackgroundMerges {
+        self.merger.as_ref().map(Merger::status).unwrap_or_default()
     }
 
     /// The fingerprint settings stored in the index.
@@ -114,11 +169,6 @@ impl Engine {
     /// The index directory.
     pub fn dir(&self) -> &Path {
         &self.dir
-    }
-
-    /// The index (the add path opens its writer).
-    pub(crate) fn index(&self) -> &Index {
-        &self.index
     }
 
     /// A reader over the last commit.

@@ -38,6 +38,19 @@ pub enum Error {
     /// A named collection does not exist.
     #[error("no collection named {0:?}; see `tessera stats`")]
     UnknownCollection(String),
+    /// Another process holds the index's writer.
+    #[error(
+        "the index at {} is being written by another process; one process writes an index at a time, and a running \
+         `tessera serve` keeps the writer while it runs: add through it (POST /api/documents, or \
+         `tessera crawl --server URL`), or stop the other process first ({source})",
+        path.display()
+    )]
+    WriterBusy {
+        /// The index directory.
+        path: PathBuf,
+        /// The index's refusal, naming its `LOCK` file.
+        source: tessera_index::Error,
+    },
     /// The index holds no collection to check against.
     #[error("the index at {} holds no documents yet; add some with `tessera index`", .0.display())]
     EmptyIndex(PathBuf),
@@ -121,7 +134,7 @@ impl Error {
             | Error::Settings(_) => ErrorKind::Invalid,
             Error::Index(I::UnknownCollection(_)) | Error::UnknownCollection(_) => ErrorKind::UnknownCollection,
             Error::Index(I::UnknownDoc(_)) => ErrorKind::UnknownDocument,
-            Error::Index(I::Locked { .. }) => ErrorKind::Locked,
+            Error::Index(I::Locked { .. }) | Error::WriterBusy { .. } => ErrorKind::Locked,
             Error::EmptyIndex(_) => ErrorKind::EmptyIndex,
             _ => ErrorKind::Internal,
         }

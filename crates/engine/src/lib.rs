@@ -38,6 +38,7 @@ mod pair;
 mod record;
 mod settings;
 mod title;
+mod writer;
 
 pub use add::{
     AddMode, AddOutcome, AddProgress, AddSession, AddSummary, DEFAULT_MIN_CONTAINMENT, FailedDocument, Prepared,
@@ -56,6 +57,7 @@ pub use pair::PairAligner;
 pub use record::{JsonRecord, JsonRecordFail};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use title::{MAX_TITLE_CHARS, document_title};
+pub use writer::{BackgroundMerges, WriterMode};
 
 // The names surfaces need from the stages, and nothing else of them.
 pub use tessera_extract::{

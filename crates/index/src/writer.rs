@@ -337,6 +337,33 @@ impl IndexWriter {
 }
 
 impl IndexWriter {
+    /// Drops everything added, deleted, attached or created since the last commit (the
+    /// segment files written for it are removed) and keeps the lock: the writer is as it
+    /// was just after its last commit or merge. For a process that keeps its writer open
+    /// (a server) when one batch fails. Costs nothing when nothing is pending. Fails with
+    /// [`Error::WriterPoisoned`] when a failed commit left the writer unusable: drop it
+    /// and open a new one.
+    pub fn rollback(&mut self) -> Result<()> {
+        self.check_usable()?;
+        if !self.dirty && self.pending.is_empty() && self.buffers.is_empty() {
+            return Ok(());
+        }
+        for p in self.pending.drain(..) {
+            let _ = std::fs::remove_file(&p.path);
+        }
+        self.buffers.clear();
+        // Segment ids stay unique over the writer's life; document ids never committed
+        // are handed out again, as a new writer would.
+        let next_segment_id = self.manifest.next_segment_id;
+        self.manifest = self.committed.clone();
+        self.manifest.next_segment_id = next_segment_id;
+        self.dirty = false;
+        self.uncommitted_docs = 0;
+        Ok(())
+    }
+}
+
+impl IndexWriter {
     /// Runs the merges `policy` picks in every collection, one after the other, until it
     /// picks none; each is published with its own manifest swap. Only committed segments
     /// are merged; documents added, deleted or attached since the last commit stay

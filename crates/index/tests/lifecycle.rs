@@ -70,6 +70,41 @@ fn dropping_a_writer_discards_its_work_and_files() {
 }
 
 #[test]
+fn rollback_discards_pending_work_and_keeps_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::json!({"v": 1})).unwrap();
+    let mut w = index.writer(WriterOptions { memory_budget: 4 << 10 }).unwrap();
+    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let s = doc_snapshot(1, 50);
+    let kept = w.add("a", NewDocument { meta: doc_meta(1), snapshot: &s, text: None }).unwrap();
+    w.commit().unwrap();
+    let manifest_before = std::fs::read(dir.path().join("MANIFEST")).unwrap();
+
+    w.ensure_collection(collection("b", CollectionKind::Citation, false)).unwrap();
+    for k in 2..200 {
+        let s = doc_snapshot(k, 80);
+        w.add("a", NewDocument { meta: doc_meta(k), snapshot: &s, text: None }).unwrap();
+    }
+    w.delete(kept).unwrap();
+    assert!(segment_files(dir.path()) > 2, "the tiny budget spills segments");
+    w.rollback().unwrap();
+    assert_eq!(w.uncommitted_docs(), 0);
+    assert_eq!(segment_files(dir.path()), 1, "the spilled files are gone");
+    // Still the writer: nobody else gets the lock.
+    assert!(matches!(index.writer(WriterOptions::default()), Err(Error::Locked { .. })));
+    // A commit now changes nothing; the next document gets the next committed id.
+    w.commit().unwrap();
+    assert_eq!(std::fs::read(dir.path().join("MANIFEST")).unwrap(), manifest_before);
+    let s = doc_snapshot(300, 40);
+    let next = w.add("a", NewDocument { meta: doc_meta(300), snapshot: &s, text: None }).unwrap();
+    assert_eq!(next.0, kept.0 + 1);
+    w.commit().unwrap();
+    let r = index.reader().unwrap();
+    assert_eq!(r.live_docs().collect::<Vec<_>>(), [kept, next]);
+    assert_eq!(r.collections().len(), 1, "the collection created before the rollback is not there");
+}
+
+#[test]
 fn memory_stays_within_budget() {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use tessera_engine::{Engine, EngineOptions};
+use tessera_engine::{Engine, EngineOptions, WriterMode};
 use tokio::net::TcpListener;
 
 use crate::config::ServerConfig;
@@ -20,7 +20,15 @@ pub struct Server {
 impl Server {
     /// Validates the settings, opens the index and the check queue, and finds the checks
     /// a previous run accepted but did not finish.
-    pub fn build(config: ServerConfig, options: EngineOptions) -> Result<Server> {
+    ///
+    /// The server is the index's one writer while it runs ([`WriterMode::Resident`],
+    /// whatever `options` say): it takes the writer here (failing while another process
+    /// writes the index) and keeps it until it is dropped, so `tessera index` or `tessera
+    /// crawl` on the same index are refused and told to go through the API
+    /// (`POST /api/documents`; `tessera crawl --server`). Segments are merged in the
+    /// background after each add; checks keep the view they opened.
+    pub fn build(config: ServerConfig, mut options: EngineOptions) -> Result<Server> {
+        options.writer = WriterMode::Resident;
         if config.token.is_none() && !config.addr.ip().is_loopback() {
             return Err(Error::Config(format!(
                 "{} is not a loopback address: give a token (--token or TESSERA_TOKEN) so writes need it",

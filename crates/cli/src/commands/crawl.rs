@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use tessera_crawl::{CrawlConfig, CrawlStats, Crawler, EngineSink, Outcome};
-use tessera_engine::{CollectionConfig, CollectionKind, Engine, EngineOptions};
+use tessera_crawl::{CrawlConfig, CrawlStats, Crawler, DocumentSink, EngineSink, Outcome, ServerSink};
+use tessera_engine::{CollectionConfig, CollectionKind, Engine, EngineOptions, WriterMode};
 
 use super::{CreateArgs, Format, IndexDir};
 
@@ -78,6 +78,14 @@ pub struct CrawlArgs {
     /// Largest response read, in bytes.
     #[arg(long)]
     max_bytes: Option<u64>,
+    /// Hand pages to the `tessera serve` at this URL (e.g. http://127.0.0.1:8080), which
+    /// writes the index, instead of writing it here: the way to crawl into an index a
+    /// server is running on. The crawl's own state stays in the --index folder.
+    #[arg(long, value_name = "URL")]
+    server: Option<String>,
+    /// Bearer token of the server (with --server).
+    #[arg(long, env = "TESSERA_TOKEN", hide_env_values = true, requires = "server")]
+    token: Option<String>,
     /// Print each URL's outcome on stderr (rejections with their reason, failures).
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -170,6 +178,19 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
         return list_attached(args, &state);
     }
     let seeds = args.seed_urls()?;
+    // The index's writer first: while another process writes the index (a running
+    // `tessera serve`), the crawl is refused before it creates or changes its state.
+    let engine = match &args.server {
+        Some(_) => None,
+        None => {
+            fs_err::create_dir_all(&args.dir.dir)?;
+            let options = EngineOptions { writer: WriterMode::Resident, ..EngineOptions::default() };
+            Some(
+                Engine::open_or_create(&args.dir.dir, &args.create.settings(), options)
+                    .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?,
+            )
+        }
+    };
     let mut crawler = if args.resume {
         let mut config = Crawler::stored_config(&state)?
             .with_context(|| format!("no crawl to resume in {}", args.dir.dir.display()))?;
@@ -186,20 +207,27 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
     };
     let added = crawler.add_seeds(seeds.iter().map(String::as_str))?;
     let revisits = if args.revisit { crawler.revisit()? } else { 0 };
-    let engine = Engine::open_or_create(&args.dir.dir, &args.create.settings(), EngineOptions::default())
-        .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?;
     let config = crawler.config().clone();
-    let collection =
-        CollectionConfig { name: config.collection.clone(), kind: CollectionKind::Source, keep_texts: false };
-    let mut sink = EngineSink::new(&engine, collection, config.containment)?;
+    let mut sink: Box<dyn DocumentSink + '_> = match &engine {
+        Some(engine) => {
+            let collection =
+                CollectionConfig { name: config.collection.clone(), kind: CollectionKind::Source, keep_texts: false };
+            Box::new(EngineSink::new(engine, collection, config.containment)?)
+        }
+        None => {
+            let url = args.server.as_deref().unwrap_or_default();
+            Box::new(ServerSink::new(url, args.token.clone(), &config.collection, config.containment)?)
+        }
+    };
     if args.verbose {
         crawler.log_outcomes(Box::new(|url, outcome| eprintln!("{} {url}", describe(outcome))));
     }
     if !quiet {
+        let into =
+            args.server.as_ref().map_or_else(|| args.dir.dir.display().to_string(), |u| format!("the server at {u}"));
         eprintln!(
-            "crawling into collection {:?} of {} ({added} new seeds, {revisits} re-visits, domains: {})",
+            "crawling into collection {:?} of {into} ({added} new seeds, {revisits} re-visits, domains: {})",
             config.collection,
-            args.dir.dir.display(),
             config.allow_domains.join(", ")
         );
     }
@@ -210,7 +238,7 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
     let mut last = Instant::now();
     let mut shown = false;
     let stats = crawler
-        .run(&mut sink, &mut |s| {
+        .run(sink.as_mut(), &mut |s| {
             if !quiet && last.elapsed() >= every {
                 last = Instant::now();
                 shown = true;
@@ -222,12 +250,31 @@ pub fn run(args: &CrawlArgs, quiet: bool) -> Result<ExitCode> {
             }
         })
         .context("crawling")?;
+    drop(sink);
+    // The crawl ends with the segments the merge policy allows.
+    let index = match &engine {
+        Some(engine) => {
+            let merges = engine.wait_for_merges();
+            if let Some(e) = &merges.last_error {
+                eprintln!("warning: a background merge failed: {e}");
+            }
+            let segments =
+                engine.collections()?.iter().find(|c| c.config.name == config.collection).map_or(0, |c| c.segments);
+            Some((segments, merges.stats.merges))
+        }
+        None => None,
+    };
     if shown && terminal {
         eprintln!();
     }
     match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&summary_json(&stats))?),
-        _ => println!("{}", summary_text(&stats)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&summary_json(&stats, index))?),
+        _ => {
+            println!("{}", summary_text(&stats));
+            if let Some((segments, merges)) = index {
+                println!("segments {segments} (merges {merges})");
+            }
+        }
     }
     Ok(super::inputs_exit_code(stats.fetched, stats.failed))
 }
@@ -287,10 +334,14 @@ fn summary_text(s: &CrawlStats) -> String {
     )
 }
 
-fn summary_json(s: &CrawlStats) -> serde_json::Value {
+/// The JSON summary; `index` is the collection's segments and the background merges
+/// once they are done (not known with --server).
+fn summary_json(s: &CrawlStats, index: Option<(u64, u64)>) -> serde_json::Value {
     let mut v = serde_json::to_value(s).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.insert("pages_per_second".into(), serde_json::json!(s.pages_per_second()));
+        o.insert("segments".into(), serde_json::json!(index.map(|(segments, _)| segments)));
+        o.insert("merges".into(), serde_json::json!(index.map(|(_, merges)| merges)));
     }
     v
 }

@@ -94,6 +94,8 @@ pub struct SkippedDocument {
     pub duplicate_of: u64,
     /// Share of its distinct shingles found in that document, in `[0, 1]`.
     pub containment: f64,
+    /// That document was added from this very origin (a repeat: nothing was attached).
+    pub same_origin: bool,
 }
 
 async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocuments, Vec<SkippedMember>), ApiError> {
@@ -207,9 +209,18 @@ pub(super) async fn add_documents(
                 engine.prepare(doc.origin.clone(), tessera_engine::Extracted::from_text(doc.text, Some(title.clone())));
             match session.add(&prepared).map_err(engine_error)? {
                 AddOutcome::Added { doc: id } => out.added.push(AddedDocument { id: id.0, origin: doc.origin, title }),
-                AddOutcome::Seen { into, containment } | AddOutcome::AlreadyIndexed { doc: into, containment } => {
-                    out.skipped.push(SkippedDocument { origin: doc.origin, duplicate_of: into.0, containment });
-                }
+                AddOutcome::Seen { into, containment } => out.skipped.push(SkippedDocument {
+                    origin: doc.origin,
+                    duplicate_of: into.0,
+                    containment,
+                    same_origin: false,
+                }),
+                AddOutcome::AlreadyIndexed { doc: into, containment } => out.skipped.push(SkippedDocument {
+                    origin: doc.origin,
+                    duplicate_of: into.0,
+                    containment,
+                    same_origin: true,
+                }),
             }
         }
         session.commit().map_err(engine_error)?;
