@@ -232,6 +232,18 @@ pub(crate) struct Guarded<R> {
 }
 
 impl<R> Guarded<R> {
+    /// Bytes given out so far.
+    pub(crate) fn given(&self) -> u64 {
+        self.read
+    }
+
+    /// Lets `extra` more bytes through, up to the member's cap: for a
+    /// member read again whose bytes were charged to the budget the first
+    /// time.
+    pub(crate) fn allow(&mut self, extra: u64) {
+        self.cap = self.cap.saturating_add(extra).min(self.member_cap);
+    }
+
     fn stop(&mut self, trip: Trip) -> io::Error {
         self.trip = Some(trip);
         io::Error::other("unpack limit reached")

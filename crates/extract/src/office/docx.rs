@@ -4,14 +4,16 @@
 //! hidden, white and tiny text.
 
 use std::collections::HashMap;
+use std::io::BufRead;
 
+use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
 use super::xml_walker::{self, Blocks, Paragraph, PartName, RunProperties, Step, Visit, Writer, layered};
 use super::{
-    MAX_STYLE_DEPTH, attr, local, local_end, on_off, ooxml_metadata, reader, relationships, rels_path, resolve,
+    MAX_STYLE_DEPTH, attr, local, local_end, on_off, ooxml_metadata, part_relationships, resolve, stream_reader,
 };
-use crate::container::ZipPackage;
+use crate::container::{PartText, ZipPackage};
 use crate::extract::Extract;
 use crate::{Error, ExtractConfig, Extracted, Format, Part, Result, Trick};
 
@@ -50,13 +52,17 @@ impl Extract for DocxExtractor {
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
         let mut package = ZipPackage::open(name, Format::Docx, bytes, config)?;
         let main = main_part(&mut package)?;
-        let Some(document) = package.read_string(&main)? else {
+        // The main part is streamed twice, never held whole: once to learn
+        // whether it marks pages (which decides every origin's page), once
+        // to walk it.
+        let marks_pages = package.stream(&main, PAGE_MARKS, |text| {
+            text.drain();
+            Ok(PAGE_MARKS.iter().any(|mark| text.found(mark)))
+        })?;
+        let Some(marks_pages) = marks_pages else {
             return Err(Error::Malformed { name: name.into(), format: "docx", reason: format!("no {main}") });
         };
-        let rels = match package.read_string(&rels_path(&main))? {
-            Some(xml) => relationships(&xml),
-            None => Default::default(),
-        };
+        let rels = part_relationships(&mut package, &main)?;
         let target = |suffix: &str| -> Vec<String> {
             let mut found: Vec<String> = rels
                 .values()
@@ -67,17 +73,11 @@ impl Extract for DocxExtractor {
             found.dedup();
             found
         };
-        let styles = match target("/styles").first() {
-            Some(part) => package.read_string(part)?,
-            None => package.read_string("word/styles.xml")?,
-        }
-        .map(|xml| Styles::parse(&xml))
-        .unwrap_or_default();
-        let marks_pages =
-            ["w:type=\"page\"", "lastRenderedPageBreak", "pageBreakBefore"].iter().any(|mark| document.contains(mark));
+        let styles_part = target("/styles").first().cloned().unwrap_or_else(|| "word/styles.xml".to_owned());
+        let styles =
+            package.stream(&styles_part, &[], |text| Ok(Styles::parse(&mut stream_reader(text))))?.unwrap_or_default();
         let mut writer = Writer::new(marks_pages);
-        walk_part(&mut writer, &styles, name, &main, &document, Part::Body)?;
-        drop(document);
+        package.stream(&main, &[], |text| walk_part(&mut writer, &styles, name, &main, text, Part::Body))?;
         for (suffix, part) in [
             ("/footnotes", Part::Footnote),
             ("/endnotes", Part::Endnote),
@@ -86,9 +86,7 @@ impl Extract for DocxExtractor {
             ("/comments", Part::Comment),
         ] {
             for member in target(suffix) {
-                if let Some(xml) = package.read_string(&member)? {
-                    walk_part(&mut writer, &styles, name, &member, &xml, part)?;
-                }
+                package.stream(&member, &[], |text| walk_part(&mut writer, &styles, name, &member, text, part))?;
             }
         }
         let (title, metadata) = ooxml_metadata(&mut package)?;
@@ -99,10 +97,13 @@ impl Extract for DocxExtractor {
     }
 }
 
+/// What in the main part says that the document marks page breaks.
+const PAGE_MARKS: &[&str] = &["w:type=\"page\"", "lastRenderedPageBreak", "pageBreakBefore"];
+
 /// The main document part, from the package relationships
 /// (`word/document.xml` when they do not say).
 fn main_part(package: &mut ZipPackage<'_>) -> Result<String> {
-    let rels = package.read_string("_rels/.rels")?.map(|xml| relationships(&xml)).unwrap_or_default();
+    let rels = part_relationships(package, "")?;
     let from_rels = rels
         .values()
         .find(|(kind, _)| kind.ends_with("/officeDocument"))
@@ -199,15 +200,16 @@ struct Styles {
 }
 
 impl Styles {
-    fn parse(xml: &str) -> Self {
+    fn parse<R: BufRead>(reader: &mut Reader<R>) -> Self {
         let mut styles = Styles::default();
-        let mut reader = reader(xml);
         let mut in_defaults = false;
         let mut in_rpr = false;
         let mut skip = 0usize;
         let mut current: Option<(String, Style)> = None;
+        let mut buf = Vec::new();
         loop {
-            let event = match reader.read_event() {
+            buf.clear();
+            let event = match reader.read_event_into(&mut buf) {
                 Ok(Event::Eof) | Err(_) => break,
                 Ok(event) => event,
             };
@@ -316,7 +318,14 @@ const SKIPPED: &[&str] = &[
 
 /// Walks one part (`word/document.xml`, a footnotes, header... part) into
 /// `writer`.
-fn walk_part(writer: &mut Writer, styles: &Styles, name: &str, member: &str, xml: &str, part: Part) -> Result<()> {
+fn walk_part(
+    writer: &mut Writer,
+    styles: &Styles,
+    name: &str,
+    member: &str,
+    text: &mut PartText<'_>,
+    part: Part,
+) -> Result<()> {
     let mut walk = Walk {
         writer,
         styles,
@@ -331,7 +340,7 @@ fn walk_part(writer: &mut Writer, styles: &Styles, name: &str, member: &str, xml
         blocks: Blocks::default(),
         outer_runs: Vec::new(),
     };
-    xml_walker::walk(&mut reader(xml), PartName { name, format: Format::Docx, member }, &mut walk)?;
+    xml_walker::walk(&mut stream_reader(text), PartName { name, format: Format::Docx, member }, &mut walk)?;
     walk.writer.builder.paragraph_break();
     Ok(())
 }

@@ -229,7 +229,7 @@ struct Opf {
 impl Opf {
     fn parse(xml: &str) -> Self {
         let mut opf = Opf::default();
-        let mut fields = simple_fields(xml, &["title", "creator", "date", "language"]);
+        let mut fields = simple_fields(&mut reader(xml), &["title", "creator", "date", "language"]);
         let mut first = |name: &str| fields.get_mut(name).and_then(|v| (!v.is_empty()).then(|| v.swap_remove(0)));
         opf.title = first("title");
         opf.metadata.created = first("date");

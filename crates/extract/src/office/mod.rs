@@ -14,11 +14,12 @@ pub(crate) mod xml_walker;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::BufRead;
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 
-use crate::container::ZipPackage;
+use crate::container::{PartText, ZipPackage};
 use crate::{Error, Format, Metadata, Result, Warning};
 
 /// Most styles followed through `basedOn` / `parent-style-name` chains
@@ -28,7 +29,16 @@ pub(crate) const MAX_STYLE_DEPTH: usize = 32;
 /// A forgiving XML reader over a whole part: text is not trimmed, end tags
 /// need not match (damaged files still give their text).
 pub(crate) fn reader(xml: &str) -> Reader<&[u8]> {
-    let mut reader = Reader::from_str(xml);
+    forgiving(Reader::from_str(xml))
+}
+
+/// The same forgiving reader over a part streamed from its package
+/// ([`ZipPackage::stream`]): a buffer of it in memory at a time.
+pub(crate) fn stream_reader<'p, 'r>(part: &'p mut PartText<'r>) -> Reader<&'p mut PartText<'r>> {
+    forgiving(Reader::from_reader(part))
+}
+
+fn forgiving<R>(mut reader: Reader<R>) -> Reader<R> {
     let config = reader.config_mut();
     config.trim_text(false);
     config.check_end_names = false;
@@ -95,12 +105,13 @@ pub(crate) fn on_off(e: &BytesStart<'_>) -> bool {
 /// The text content of the first element of each local name in `wanted`
 /// (and every occurrence for `repeated` ones), from a small XML part such as
 /// `docProps/core.xml`, `meta.xml` or an OPF's metadata.
-pub(crate) fn simple_fields(xml: &str, wanted: &[&str]) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn simple_fields<R: BufRead>(reader: &mut Reader<R>, wanted: &[&str]) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut reader = reader(xml);
     let mut current: Option<(String, String)> = None;
+    let mut buf = Vec::new();
     loop {
-        let event = match reader.read_event() {
+        buf.clear();
+        let event = match reader.read_event_into(&mut buf) {
             Ok(Event::Eof) | Err(_) => break,
             Ok(event) => event,
         };
@@ -130,11 +141,12 @@ pub(crate) fn simple_fields(xml: &str, wanted: &[&str]) -> BTreeMap<String, Vec<
 }
 
 /// Relationships of an OPC part (`_rels/*.rels`): id -> (type, target).
-pub(crate) fn relationships(xml: &str) -> BTreeMap<String, (String, String)> {
+pub(crate) fn relationships<R: BufRead>(reader: &mut Reader<R>) -> BTreeMap<String, (String, String)> {
     let mut out = BTreeMap::new();
-    let mut reader = reader(xml);
+    let mut buf = Vec::new();
     loop {
-        match reader.read_event() {
+        buf.clear();
+        match reader.read_event_into(&mut buf) {
             Ok(Event::Eof) | Err(_) => break,
             Ok(Event::Start(e) | Event::Empty(e)) if local(&e) == "Relationship" => {
                 if attr(&e, "TargetMode").is_some_and(|m| m.eq_ignore_ascii_case("External")) {
@@ -148,6 +160,20 @@ pub(crate) fn relationships(xml: &str) -> BTreeMap<String, (String, String)> {
         }
     }
     out
+}
+
+/// The relationships of package part `part` (none when it has no
+/// relationships part).
+///
+/// # Errors
+///
+/// As [`ZipPackage::stream`].
+pub(crate) fn part_relationships(
+    package: &mut ZipPackage<'_>,
+    part: &str,
+) -> Result<BTreeMap<String, (String, String)>> {
+    let rels = package.stream(&rels_path(part), &[], |text| Ok(relationships(&mut stream_reader(text))))?;
+    Ok(rels.unwrap_or_default())
 }
 
 /// The relationships part of a package part: `word/document.xml` ->
@@ -214,8 +240,10 @@ fn percent_decode(s: &str) -> String {
 pub(crate) fn ooxml_metadata(package: &mut ZipPackage<'_>) -> Result<(Option<String>, Metadata)> {
     let mut metadata = Metadata::default();
     let mut title = None;
-    if let Some(core) = package.read_string("docProps/core.xml")? {
-        let mut fields = simple_fields(&core, &["title", "creator", "created", "modified", "language"]);
+    let wanted = ["title", "creator", "created", "modified", "language"];
+    if let Some(mut fields) =
+        package.stream("docProps/core.xml", &[], |text| Ok(simple_fields(&mut stream_reader(text), &wanted)))?
+    {
         let mut first = |name: &str| fields.get_mut(name).and_then(|v| (!v.is_empty()).then(|| v.swap_remove(0)));
         title = first("title");
         metadata.created = first("created");
@@ -223,8 +251,10 @@ pub(crate) fn ooxml_metadata(package: &mut ZipPackage<'_>) -> Result<(Option<Str
         metadata.language = first("language");
         metadata.authors = fields.remove("creator").unwrap_or_default();
     }
-    if let Some(app) = package.read_string("docProps/app.xml")? {
-        let fields = simple_fields(&app, &["Application", "Pages", "Slides"]);
+    let wanted = ["Application", "Pages", "Slides"];
+    if let Some(fields) =
+        package.stream("docProps/app.xml", &[], |text| Ok(simple_fields(&mut stream_reader(text), &wanted)))?
+    {
         let first = |name: &str| fields.get(name).and_then(|v| v.first()).cloned();
         metadata.producer = first("Application");
         metadata.pages = first("Pages").or_else(|| first("Slides")).and_then(|p| p.parse().ok());
@@ -309,11 +339,11 @@ mod tests {
     #[test]
     fn fields_and_relationships() {
         let xml = r#"<cp:x xmlns:dc="d"><dc:title>A &amp; B</dc:title><dc:creator>X</dc:creator><dc:creator>Y</dc:creator></cp:x>"#;
-        let fields = simple_fields(xml, &["title", "creator"]);
+        let fields = simple_fields(&mut reader(xml), &["title", "creator"]);
         assert_eq!(fields["title"], ["A & B"]);
         assert_eq!(fields["creator"], ["X", "Y"]);
         let rels = r#"<Relationships><Relationship Id="r1" Type="t/slide" Target="slides/s1.xml"/><Relationship Id="r2" Type="h" Target="http://x" TargetMode="External"/></Relationships>"#;
-        let rels = relationships(rels);
+        let rels = relationships(&mut reader(rels));
         assert_eq!(rels.len(), 1);
         assert_eq!(rels["r1"], ("t/slide".to_owned(), "slides/s1.xml".to_owned()));
     }

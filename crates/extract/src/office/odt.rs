@@ -3,12 +3,14 @@
 //! metadata from `meta.xml`.
 
 use std::collections::HashMap;
+use std::io::BufRead;
 
+use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
 use super::xml_walker::{self, Blocks, Paragraph, PartName, RunProperties, Step, Visit, Writer, layered};
-use super::{MAX_STYLE_DEPTH, attr, local, local_end, reader, simple_fields};
-use crate::container::ZipPackage;
+use super::{MAX_STYLE_DEPTH, attr, local, local_end, simple_fields, stream_reader};
+use crate::container::{PartText, ZipPackage};
 use crate::extract::Extract;
 use crate::{Error, ExtractConfig, Extracted, Format, Metadata, Part, Result, Trick};
 
@@ -46,29 +48,49 @@ impl Extract for OdtExtractor {
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
         let mut package = ZipPackage::open(name, Format::Odt, bytes, config)?;
-        if package.read_string("META-INF/manifest.xml")?.is_some_and(|m| m.contains("encryption-data")) {
+        let encrypted = package.stream("META-INF/manifest.xml", &["encryption-data"], |text| {
+            text.drain();
+            Ok(text.found("encryption-data"))
+        })?;
+        if encrypted == Some(true) {
             return Err(Error::Encrypted { name: name.into() });
         }
-        let Some(content) = package.read_string("content.xml")? else {
+        // content.xml and styles.xml are streamed a few times, never held
+        // whole: first to learn what the walks need (page marks, whether
+        // there are notes, the styles), then once per walk.
+        let marks = package.stream("content.xml", CONTENT_MARKS, |text| {
+            text.drain();
+            Ok(CONTENT_MARKS.map(|mark| text.found(mark)))
+        })?;
+        let Some([soft_page_breaks, note_bodies, annotations]) = marks else {
             return Err(Error::Malformed { name: name.into(), format: "odt", reason: "no content.xml".into() });
         };
         let mut styles = Styles::default();
-        let styles_xml = package.read_string("styles.xml")?;
-        if let Some(xml) = &styles_xml {
-            styles.parse(xml);
-        }
-        styles.parse(&content);
-        let marks_pages = content.contains("soft-page-break") || styles.any_break_before;
+        let master_styles = package.stream("styles.xml", &["master-styles"], |text| {
+            styles.parse(&mut stream_reader(text));
+            text.drain();
+            Ok(text.found("master-styles"))
+        })?;
+        package.stream("content.xml", &[], |text| {
+            styles.parse(&mut stream_reader(text));
+            Ok(())
+        })?;
+        let marks_pages = soft_page_breaks || styles.any_break_before;
         let mut writer = Writer::new(marks_pages);
-        walk_pass(&mut writer, &styles, name, &content, Pass::Body)?;
-        if content.contains("note-body") || content.contains("annotation") {
-            walk_pass(&mut writer, &styles, name, &content, Pass::Notes)?;
+        package.stream("content.xml", &[], |text| walk_pass(&mut writer, &styles, name, text, Pass::Body))?;
+        if note_bodies || annotations {
+            package.stream("content.xml", &[], |text| walk_pass(&mut writer, &styles, name, text, Pass::Notes))?;
         }
-        if let Some(styles_xml) = styles_xml.filter(|xml| xml.contains("master-styles")) {
-            walk_pass(&mut writer, &styles, name, &styles_xml, Pass::Master)?;
+        if master_styles == Some(true) {
+            package.stream("styles.xml", &[], |text| walk_pass(&mut writer, &styles, name, text, Pass::Master))?;
         }
-        let (title, metadata) = match package.read_string("meta.xml")? {
-            Some(meta) => metadata(&meta),
+        let fields = package.stream("meta.xml", &[], |text| Ok(metadata_fields(&mut stream_reader(text))))?;
+        let (title, metadata) = match fields {
+            Some((title, mut metadata)) => {
+                let pages = package.stream("meta.xml", &[], |text| Ok(page_count(&mut stream_reader(text))))?;
+                metadata.pages = pages.flatten();
+                (title, metadata)
+            }
             None => (None, Metadata::default()),
         };
         let mut doc = writer.builder.finish(name, Format::Odt)?;
@@ -78,10 +100,17 @@ impl Extract for OdtExtractor {
     }
 }
 
-/// Title and metadata from `meta.xml`.
-fn metadata(xml: &str) -> (Option<String>, Metadata) {
-    let mut fields =
-        simple_fields(xml, &["title", "initial-creator", "creator", "creation-date", "date", "language", "generator"]);
+/// What in `content.xml` says that the document marks pages
+/// (`soft-page-break`) and has notes or annotations to walk.
+const CONTENT_MARKS: &[&str; 3] = &["soft-page-break", "note-body", "annotation"];
+
+/// Title and metadata from `meta.xml` (the page count apart:
+/// [`page_count`]).
+fn metadata_fields<R: BufRead>(reader: &mut Reader<R>) -> (Option<String>, Metadata) {
+    let mut fields = simple_fields(
+        reader,
+        &["title", "initial-creator", "creator", "creation-date", "date", "language", "generator"],
+    );
     let mut first = |name: &str| fields.get_mut(name).and_then(|v| (!v.is_empty()).then(|| v.swap_remove(0)));
     let mut authors: Vec<String> = Vec::new();
     for author in [first("initial-creator"), first("creator")].into_iter().flatten() {
@@ -89,7 +118,7 @@ fn metadata(xml: &str) -> (Option<String>, Metadata) {
             authors.push(author);
         }
     }
-    let mut metadata = Metadata {
+    let metadata = Metadata {
         authors,
         created: first("creation-date"),
         modified: first("date"),
@@ -97,19 +126,22 @@ fn metadata(xml: &str) -> (Option<String>, Metadata) {
         pages: None,
         producer: first("generator"),
     };
-    let title = first("title");
-    let mut reader = reader(xml);
+    (first("title"), metadata)
+}
+
+/// The page count of `meta.xml`'s document statistics.
+fn page_count<R: BufRead>(reader: &mut Reader<R>) -> Option<u32> {
+    let mut buf = Vec::new();
     loop {
-        match reader.read_event() {
-            Ok(Event::Eof) | Err(_) => break,
+        buf.clear();
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Eof) | Err(_) => return None,
             Ok(Event::Start(e) | Event::Empty(e)) if local(&e) == "document-statistic" => {
-                metadata.pages = attr(&e, "page-count").and_then(|p| p.parse().ok());
-                break;
+                return attr(&e, "page-count").and_then(|p| p.parse().ok());
             }
             Ok(_) => {}
         }
     }
-    (title, metadata)
 }
 
 /// The text properties that decide visibility; `None` means inherited.
@@ -206,12 +238,13 @@ struct Styles {
 }
 
 impl Styles {
-    fn parse(&mut self, xml: &str) {
-        let mut reader = reader(xml);
+    fn parse<R: BufRead>(&mut self, reader: &mut Reader<R>) {
         let mut current: Option<((String, String), Style)> = None;
         let mut in_default = false;
+        let mut buf = Vec::new();
         loop {
-            let event = match reader.read_event() {
+            buf.clear();
+            let event = match reader.read_event_into(&mut buf) {
                 Ok(Event::Eof) | Err(_) => break,
                 Ok(event) => event,
             };
@@ -321,7 +354,7 @@ const SKIPPED: &[&str] = &[
 
 /// One pass over `content.xml` (the body without notes, or only the notes'
 /// bodies) or over `styles.xml` (the master pages' headers and footers).
-fn walk_pass(writer: &mut Writer, styles: &Styles, name: &str, xml: &str, pass: Pass) -> Result<()> {
+fn walk_pass(writer: &mut Writer, styles: &Styles, name: &str, text: &mut PartText<'_>, pass: Pass) -> Result<()> {
     let member = if pass == Pass::Master { "styles.xml" } else { "content.xml" };
     let mut walk = Walk {
         writer,
@@ -336,7 +369,7 @@ fn walk_pass(writer: &mut Writer, styles: &Styles, name: &str, xml: &str, pass: 
         note_depth: 0,
         in_body: false,
     };
-    xml_walker::walk(&mut reader(xml), PartName { name, format: Format::Odt, member }, &mut walk)?;
+    xml_walker::walk(&mut stream_reader(text), PartName { name, format: Format::Odt, member }, &mut walk)?;
     walk.writer.builder.paragraph_break();
     Ok(())
 }

@@ -1,11 +1,14 @@
 //! PPTX (PowerPoint 2007+, Office Open XML): slides in presentation order,
 //! each slide's shapes with their paragraphs, then its speaker notes.
 
+use std::io::BufRead;
+
+use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
 use super::xml_walker::{self, Blocks, PartName, Step, Visit, Writer};
-use super::{attr, local, ooxml_metadata, reader, relationships, rels_path, resolve};
-use crate::container::ZipPackage;
+use super::{attr, local, ooxml_metadata, part_relationships, resolve, stream_reader};
+use crate::container::{PartText, ZipPackage};
 use crate::extract::Extract;
 use crate::{Error, ExtractConfig, Extracted, Format, Part, Result, Trick, Warning};
 
@@ -40,18 +43,18 @@ impl Extract for PptxExtractor {
 
     fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
         let mut package = ZipPackage::open(name, Format::Pptx, bytes, config)?;
-        let root_rels = package.read_string("_rels/.rels")?.map(|xml| relationships(&xml)).unwrap_or_default();
+        let root_rels = part_relationships(&mut package, "")?;
         let main = root_rels
             .values()
             .find(|(kind, _)| kind.ends_with("/officeDocument"))
             .map(|(_, target)| resolve("", target))
             .filter(|part| package.has(part))
             .unwrap_or_else(|| "ppt/presentation.xml".to_owned());
-        let Some(presentation) = package.read_string(&main)? else {
+        let Some(ids) = package.stream(&main, &[], |text| Ok(slide_ids(&mut stream_reader(text))))? else {
             return Err(Error::Malformed { name: name.into(), format: "pptx", reason: format!("no {main}") });
         };
-        let rels = package.read_string(&rels_path(&main))?.map(|xml| relationships(&xml)).unwrap_or_default();
-        let mut slides: Vec<String> = slide_ids(&presentation)
+        let rels = part_relationships(&mut package, &main)?;
+        let mut slides: Vec<String> = ids
             .iter()
             .filter_map(|id| rels.get(id))
             .filter(|(kind, _)| kind.ends_with("/slide"))
@@ -68,18 +71,17 @@ impl Extract for PptxExtractor {
         let mut writer = Writer::new(false);
         let mut missing = 0;
         for (number, slide) in (1u32..).zip(&slides) {
-            let Some(xml) = package.read_string(slide)? else {
+            let walked =
+                package.stream(slide, &[], |text| walk_part(&mut writer, name, slide, text, number, Part::Body))?;
+            if walked.is_none() {
                 missing += 1;
                 continue;
-            };
-            walk_part(&mut writer, name, slide, &xml, number, Part::Body)?;
-            let slide_rels = package.read_string(&rels_path(slide))?.map(|xml| relationships(&xml)).unwrap_or_default();
+            }
+            let slide_rels = part_relationships(&mut package, slide)?;
             let notes =
                 slide_rels.values().find(|(kind, _)| kind.ends_with("/notesSlide")).map(|(_, t)| resolve(slide, t));
-            if let Some(notes) = notes
-                && let Some(xml) = package.read_string(&notes)?
-            {
-                walk_part(&mut writer, name, &notes, &xml, number, Part::Notes)?;
+            if let Some(notes) = notes {
+                package.stream(&notes, &[], |text| walk_part(&mut writer, name, &notes, text, number, Part::Notes))?;
             }
         }
         if missing > 0 {
@@ -95,11 +97,12 @@ impl Extract for PptxExtractor {
 }
 
 /// The relationship ids of `p:sldIdLst`, in order.
-fn slide_ids(presentation: &str) -> Vec<String> {
+fn slide_ids<R: BufRead>(reader: &mut Reader<R>) -> Vec<String> {
     let mut ids = Vec::new();
-    let mut reader = reader(presentation);
+    let mut buf = Vec::new();
     loop {
-        match reader.read_event() {
+        buf.clear();
+        match reader.read_event_into(&mut buf) {
             Ok(Event::Eof) | Err(_) => break,
             Ok(Event::Start(e) | Event::Empty(e)) if local(&e) == "sldId" => {
                 if let Some(id) = relationship_id(&e) {
@@ -145,7 +148,14 @@ struct Shape {
 }
 
 /// Walks one slide or notes part into `writer`.
-fn walk_part(writer: &mut Writer, name: &str, member: &str, xml: &str, slide: u32, part: Part) -> Result<()> {
+fn walk_part(
+    writer: &mut Writer,
+    name: &str,
+    member: &str,
+    text: &mut PartText<'_>,
+    slide: u32,
+    part: Part,
+) -> Result<()> {
     let mut walk = Walk {
         writer,
         slide,
@@ -156,7 +166,7 @@ fn walk_part(writer: &mut Writer, name: &str, member: &str, xml: &str, slide: u3
         tiny: false,
         in_text: false,
     };
-    xml_walker::walk(&mut reader(xml), PartName { name, format: Format::Pptx, member }, &mut walk)?;
+    xml_walker::walk(&mut stream_reader(text), PartName { name, format: Format::Pptx, member }, &mut walk)?;
     walk.writer.builder.paragraph_break();
     Ok(())
 }
