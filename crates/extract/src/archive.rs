@@ -142,10 +142,14 @@ fn sevenz_members(
     reader.set_thread_count(1);
     let mut count = 0usize;
     let mut stop: Option<Error> = None;
+    // Entries reached (handed out, skipped or failed), and the member that failed.
+    let mut reached = std::collections::HashSet::new();
+    let mut refused: Option<String> = None;
     let result = reader.for_each_entries(|entry, data| {
         if entry.is_directory() {
             return Ok(true);
         }
+        reached.insert(entry.name().to_owned());
         let label = clean_member_name(entry.name());
         if label.is_empty() || is_litter(&label) {
             // Solid blocks decode in order: read past what we skip, under
@@ -172,6 +176,9 @@ fn sevenz_members(
             budget.read(&full, "7z", data, Packed::Counted(counter.clone()), max_bytes, Some(entry.size))
         });
         let failed = bytes.is_err();
+        if failed {
+            refused = Some(label.clone());
+        }
         each(Member { name: label, bytes });
         // A member that hit a limit or failed to decode leaves the rest of
         // a solid block unreadable.
@@ -179,6 +186,25 @@ fn sevenz_members(
     });
     if let Some(error) = stop {
         return Err(error);
+    }
+    if let (Ok(()), Some(refused)) = (&result, refused) {
+        // The members after the refused one are not read; each is named, so
+        // none goes missing without a word.
+        for entry in reader.archive().files.iter().filter(|e| !e.is_directory() && !reached.contains(e.name())) {
+            let label = clean_member_name(entry.name());
+            if label.is_empty() || is_litter(&label) {
+                continue;
+            }
+            if count >= budget.limits.max_members {
+                return Err(too_many(name, budget));
+            }
+            count += 1;
+            let reason = Error::Failed {
+                name: format!("{name}!/{label}"),
+                reason: format!("not read: it comes after {refused}, which was refused, in the archive's solid block"),
+            };
+            each(Member { name: label, bytes: Err(reason) });
+        }
     }
     match result {
         Ok(()) => Ok(count),

@@ -90,7 +90,8 @@ pub enum Error {
         /// The archive's media type.
         media_type: String,
     },
-    /// An external helper (a PDF worker process, OCR) failed or crashed.
+    /// An external helper (a PDF worker process, OCR) failed or crashed, or an archive
+    /// member could not be reached (it follows a refused member in a solid block).
     #[error("{name}: {reason}")]
     Failed {
         /// The document's name.

@@ -97,8 +97,10 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/documents/{id}", delete(documents::delete_document))
         .fallback(|| async { ApiError::not_found("no such endpoint") })
         .layer(DefaultBodyLimit::max(limit))
-        .layer(axum::middleware::map_response(json_errors))
+        // Outside the body limit: its own `413` for a declared length over the limit is
+        // plain text, and every answer of the API is JSON.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
+        .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), admission))
         .layer(axum::middleware::map_response(security_headers))
         .layer(tower_http::trace::TraceLayer::new_for_http())

@@ -5,8 +5,7 @@
 //!
 //! - `tessera extract`, `index` and `check` run on them: no panic (exit 101 or
 //!   "panicked"), an exit code of the README's table, an error naming the file, and a
-//!   peak resident memory under 300 MB (GNU time's maximum RSS, when `/usr/bin/time`
-//!   is there);
+//!   peak resident memory under 300 MB (the child's `ru_maxrss`, from `wait4`);
 //! - a `tessera serve` on 127.0.0.1 gets them as uploads, with oversize bodies (sent
 //!   with a length and chunked), invalid names, malformed requests and hundreds of
 //!   uploads at once: no `500`, every API error in the documented JSON shape
@@ -54,7 +53,7 @@ const HOSTILE: &[Hostile] = &[
     Hostile { name: "zeros.7z", extract_codes: &[3], reasons: &["over the limit", "ratio", "budget"] },
     Hostile { name: "zeros.zip", extract_codes: &[3], reasons: &["ratio", "over the limit", "budget"] },
     Hostile { name: "huge.docx", extract_codes: &[1], reasons: &["word/document.xml"] },
-    Hostile { name: "members.7z", extract_codes: &[3], reasons: &["ratio", "budget"] },
+    Hostile { name: "members.7z", extract_codes: &[3], reasons: &["ratio", "budget", "which was refused"] },
     Hostile { name: "liar.zip", extract_codes: &[3], reasons: &["ratio", "damaged", "checksum", "truncated", "zip"] },
     Hostile { name: "nested.zip", extract_codes: &[1, 3], reasons: &["nest", "deep", "ratio"] },
     Hostile { name: "truncated.7z", extract_codes: &[1, 3], reasons: &["truncated", "damaged", "7z"] },
@@ -72,10 +71,13 @@ fn hostile_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
+        let mut times = Vec::new();
         for h in HOSTILE {
+            let one = Instant::now();
             std::fs::write(dir.path().join(h.name), generate(h.name)).unwrap();
+            times.push(format!("{} {:.1} s", h.name, one.elapsed().as_secs_f64()));
         }
-        eprintln!("hostile files generated in {:.1} s", started.elapsed().as_secs_f64());
+        eprintln!("hostile files generated in {:.1} s: {}", started.elapsed().as_secs_f64(), times.join(", "));
         dir
     })
     .path()
@@ -83,11 +85,15 @@ fn hostile_dir() -> &'static Path {
 
 fn generate(name: &str) -> Vec<u8> {
     match name {
-        // The bombs of issue 18 at its sizes (crates/extract/examples/bombs.rs).
-        "zeros.7z" => bombs::sevenz_of_zeros(2 << 30),
-        "zeros.zip" => bombs::zip_of_zeros(1 << 30),
-        "huge.docx" => bombs::docx_of(628_000_000),
-        "members.7z" => bombs::sevenz_of_zero_members(16, 128 << 20),
+        // The bombs of issue 18, smaller than its (2 GiB, 1 GiB, 628 MB) so that making
+        // them takes seconds, not minutes, yet each unpacks to well over the 300 MB bound:
+        // memory that grew with the unpacked bytes (the issue saw 2.2 to 2.6 times them)
+        // fails the bound. crates/extract/examples/bombs.rs makes them at the issue's
+        // sizes, measured in docs/performance.md.
+        "zeros.7z" => bombs::sevenz_of_zeros(512 << 20),
+        "zeros.zip" => bombs::zip_of_zeros(512 << 20),
+        "huge.docx" => bombs::docx_of(400_000_000),
+        "members.7z" => bombs::sevenz_of_zero_members(8, 64 << 20),
         "liar.zip" => {
             let mut zip = bombs::zip_of_zeros(256 << 20);
             bombs::lie_about_sizes(&mut zip, 1000);
@@ -161,32 +167,48 @@ struct Run {
     code: i32,
     stdout: String,
     stderr: String,
-    peak_mb: Option<f64>,
+    peak_mb: f64,
 }
 
-/// Runs `tessera ARGS` under GNU time (`/usr/bin/time -f %M`) when it is there.
+/// Runs `tessera ARGS` and reaps it with `wait4`, whose resource usage gives the
+/// child's peak resident memory (`ru_maxrss`, KB), whatever its duration. It is an upper
+/// bound: the child is started by `vfork`, and Linux counts the peak of the test process
+/// it was forked from (some 34 MB here) as the child's until `exec`.
+#[allow(clippy::zombie_processes)] // reaped by `wait_with_peak`
 fn run(args: &[&str], cwd: &Path) -> Run {
-    let time = Path::new("/usr/bin/time");
-    let rss_file = tempfile::NamedTempFile::new().unwrap();
-    let exe = env!("CARGO_BIN_EXE_tessera");
-    let mut command = if time.exists() {
-        let mut c = Command::new(time);
-        c.arg("-f").arg("%M").arg("-o").arg(rss_file.path()).arg(exe);
-        c
-    } else {
-        Command::new(exe)
-    };
-    let out = command.args(args).current_dir(cwd).env("TESSERA_LOG", "warn").output().unwrap();
-    let peak_mb = std::fs::read_to_string(rss_file.path())
-        .ok()
-        .and_then(|s| s.lines().last().and_then(|l| l.trim().parse::<f64>().ok()))
-        .map(|kb| kb / 1024.0);
+    let stdout = tempfile::NamedTempFile::new().unwrap();
+    let stderr = tempfile::NamedTempFile::new().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .current_dir(cwd)
+        .env("TESSERA_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(stdout.reopen().unwrap())
+        .stderr(stderr.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    let (code, peak_kb) = wait_with_peak(child.id());
     Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        peak_mb,
+        code,
+        stdout: String::from_utf8_lossy(&std::fs::read(stdout.path()).unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&std::fs::read(stderr.path()).unwrap()).into_owned(),
+        peak_mb: peak_kb as f64 / 1024.0,
     }
+}
+
+/// Waits for the child `pid`: its exit code (-1 when a signal ended it) and peak RSS in KB.
+/// The standard library's `wait` does not return resource usage, hence `libc::wait4`.
+#[allow(unsafe_code)]
+fn wait_with_peak(pid: u32) -> (i32, i64) {
+    let pid = libc::pid_t::try_from(pid).unwrap();
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed `rusage` is a valid value of this plain C struct, which `wait4`
+    // fills; `status` and `usage` outlive the call.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    (code, usage.ru_maxrss)
 }
 
 /// No panic, no Rust debug formatting, memory under the bound.
@@ -197,9 +219,7 @@ fn assert_sane(run: &Run, what: &str) {
         assert!(!output.contains("panicked"), "{what}: {output}");
         assert!(!output.contains("Error {") && !output.contains("kind: "), "{what}: Rust debug output: {output}");
     }
-    if let Some(peak) = run.peak_mb {
-        assert!(peak <= CLI_RSS_MB, "{what}: peak RSS {peak:.0} MB over {CLI_RSS_MB} MB");
-    }
+    assert!(run.peak_mb <= CLI_RSS_MB, "{what}: peak RSS {:.0} MB over {CLI_RSS_MB} MB", run.peak_mb);
 }
 
 #[test]
@@ -212,11 +232,13 @@ fn hostile_files_through_extract_index_and_check() {
         let r = run(&["extract", "--format", "json", "--no-origins", path.to_str().unwrap()], work.path());
         assert_sane(&r, &format!("extract {}", h.name));
         assert!(h.extract_codes.contains(&r.code), "extract {}: exit {}\n{}{}", h.name, r.code, r.stdout, r.stderr);
-        figures.push(format!("{} {:.0} MB", h.name, r.peak_mb.unwrap_or(f64::NAN)));
+        figures.push(format!("{} {:.0} MB", h.name, r.peak_mb));
         let docs: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert!(!docs.is_empty(), "extract {}: no output", h.name);
+        let folder = format!("{}/", dir.display());
         for doc in &docs {
             let name = doc["name"].as_str().unwrap();
+            let name = name.strip_prefix(&folder).unwrap_or(name);
             assert!(name.starts_with(h.name), "extract {}: {name}", h.name);
             assert!(!name.contains("..") && !name.contains("!//"), "extract {}: member name {name}", h.name);
             if let Some(error) = doc["error"].as_str() {
@@ -231,7 +253,8 @@ fn hostile_files_through_extract_index_and_check() {
         }
         match h.name {
             "traversal.zip" => {
-                let names: Vec<&str> = docs.iter().map(|d| d["name"].as_str().unwrap()).collect();
+                let names: Vec<&str> =
+                    docs.iter().map(|d| d["name"].as_str().unwrap().strip_prefix(&folder).unwrap()).collect();
                 assert!(names.contains(&"traversal.zip!/tmp/evil.txt"), "{names:?}");
                 assert!(names.contains(&"traversal.zip!/etc/cron.d/evil.txt"), "{names:?}");
             }
@@ -260,7 +283,7 @@ fn hostile_files_through_extract_index_and_check() {
     for name in ["zeros.7z!/zeros.txt", "huge.docx", "members.7z", "empty.txt", "truncated.7z"] {
         assert!(r.stderr.contains(name), "index does not name {name}:\n{}", r.stderr);
     }
-    figures.push(format!("index {:.0} MB", r.peak_mb.unwrap_or(f64::NAN)));
+    figures.push(format!("index {:.0} MB", r.peak_mb));
     let r = run(&["verify", "--index", index.to_str().unwrap()], work.path());
     assert_eq!(r.code, 0, "verify after indexing hostile files: {}{}", r.stdout, r.stderr);
 
@@ -272,7 +295,7 @@ fn hostile_files_through_extract_index_and_check() {
         if r.code != 0 {
             assert!(r.stderr.contains(file) || r.stdout.contains(file), "check {file}: {}{}", r.stdout, r.stderr);
         }
-        figures.push(format!("check {file} {:.0} MB", r.peak_mb.unwrap_or(f64::NAN)));
+        figures.push(format!("check {file} {:.0} MB", r.peak_mb));
     }
     eprintln!("peak RSS: {}", figures.join(", "));
 }
