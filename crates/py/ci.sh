@@ -6,7 +6,13 @@
 # `tessera` binary the comparison tests run (they build it otherwise).
 #
 #   crates/py/ci.sh             # venv in $CARGO_TARGET_DIR/py-venv (default target/py-venv)
+#   crates/py/ci.sh --deps      # only the venv and the packages the tests need (downloads)
+#   crates/py/ci.sh --no-deps   # the rest, in the venv --deps made
+#
+# .ci/run runs `--deps` in the background while Rust compiles, then `--no-deps`.
 set -euo pipefail
+phase="${1:-all}"
+case "$phase" in all | --deps | --no-deps) ;; *) echo "usage: $0 [--deps | --no-deps]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/../.."
 root=$PWD
 # The wheel's Rust build reuses the workspace's target directory (and its compiled
@@ -17,15 +23,19 @@ venv="${TESSERA_PY_VENV:-$CARGO_TARGET_DIR/py-venv}"
 
 step() { printf '\n=== py: %s (%ss)\n' "$*" "$SECONDS"; }
 
-step "virtual environment $venv"
-rm -rf "$venv"
-python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q maturin numpy pyarrow pytest datasketch xxhash
-if [ "${TESSERA_SPARK:-}" = 1 ]; then
-  # The Spark job's test: pyspark bundles Spark; it needs a JDK (.ci/run installs one).
-  "$venv/bin/python" -m pip install -q pyspark "pandas<3"
+if [ "$phase" != --no-deps ]; then
+  step "virtual environment $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q maturin numpy pyarrow pytest datasketch xxhash
+  if [ "${TESSERA_SPARK:-}" = 1 ]; then
+    # The Spark job's test: pyspark bundles Spark; it needs a JDK (.ci/run installs one).
+    "$venv/bin/python" -m pip install -q pyspark "pandas<3"
+  fi
+  [ "$phase" = --deps ] && { step "done (packages)"; exit 0; }
 fi
+[ -x "$venv/bin/python" ] || { echo "no virtual environment at $venv: run $0 --deps first" >&2; exit 1; }
 
 step "pip install ./crates/py (maturin, release)"
 "$venv/bin/python" -m pip install -q ./crates/py
