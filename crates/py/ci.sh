@@ -42,5 +42,5 @@ step "pip install ./crates/py (maturin, release)"
 
 step "pytest crates/py/tests"
 cd crates/py
-"$venv/bin/python" -m pytest tests -q -p no:cacheprovider
+"$venv/bin/python" -m pytest tests -q -p no:cacheprovider --durations=8
 step "done"
