@@ -153,16 +153,12 @@ fn generate(name: &str) -> Vec<u8> {
 const THESIS: &str = support::THESIS;
 
 fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in members {
-        out.start_file(*name, options).unwrap();
-        out.write_all(bytes).unwrap();
-    }
-    out.finish().unwrap().into_inner()
+    let mut readers: Vec<(&str, Box<dyn Read + '_>)> =
+        members.iter().map(|&(name, bytes)| (name, Box::new(bytes) as Box<dyn Read + '_>)).collect();
+    bombs::zip_of(&mut readers)
 }
 
-/// One run of the binary: exit code, outputs, peak RSS in MB (when measurable).
+/// One run of the binary: exit code, outputs, peak RSS in MB.
 struct Run {
     code: i32,
     stdout: String,

@@ -79,7 +79,8 @@ pub fn docx_of(size: u64) -> Vec<u8> {
     ])
 }
 
-fn zip_of(members: &mut [(&str, Box<dyn Read>)]) -> Vec<u8> {
+/// A deflated ZIP of these members, each read to its end.
+pub fn zip_of(members: &mut [(&str, Box<dyn Read + '_>)]) -> Vec<u8> {
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for (name, reader) in members.iter_mut() {
