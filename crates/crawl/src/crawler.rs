@@ -100,6 +100,9 @@ pub struct Crawler {
     hosts: HashMap<String, Host>,
     ready: BTreeSet<(Instant, String)>,
     pending_spool: HashMap<String, (u64, FetchRecord)>,
+    /// Spooled pages not yet offered to the sink: the pages of the fetches that finished
+    /// together, offered at once.
+    offers: Vec<Spooled>,
     resume_pending: Vec<(String, FetchRecord, u64)>,
     revisitable: Vec<QueuedUrl>,
     started_total: u64,
@@ -181,6 +184,7 @@ impl Crawler {
             hosts: HashMap::new(),
             ready: BTreeSet::new(),
             pending_spool: HashMap::new(),
+            offers: Vec::new(),
             resume_pending: replayed.pending.into_iter().map(|(u, (f, n))| (u, f, n)).collect(),
             revisitable: replayed.revisitable,
             started_total,
@@ -303,8 +307,9 @@ impl Crawler {
         for (url, fetch, n) in std::mem::take(&mut self.resume_pending) {
             let page = self.state.read_spool(n)?;
             self.pending_spool.insert(url.clone(), (n, fetch));
-            self.offer(sink, &url, page)?;
+            self.offers.push(page);
         }
+        self.offer_spooled(sink)?;
         let extractor = Extractor::new(ExtractConfig { max_bytes: self.config.max_bytes, ..ExtractConfig::default() });
         let fetcher = Arc::new(Fetcher::new(&self.config, extractor)?);
         let result = runtime.block_on(self.drive(&fetcher, sink, progress, started));
@@ -372,9 +377,14 @@ impl Crawler {
                 done = tasks.join_next(), if !tasks.is_empty() => {
                     match done {
                         Some(Ok(done)) => {
-                            let delay = fetcher.host_delay(Some(&done.robots));
-                            self.finish_host(&done.host, &done.robots, if done.requested { delay } else { Duration::ZERO });
-                            self.handle(sink, done.entry, done.fetched)?;
+                            self.finish_task(fetcher, done)?;
+                            // Every fetch already finished is handled now too, and their
+                            // pages go to the sink together (it works on them in parallel).
+                            while let Some(more) = tasks.try_join_next() {
+                                let done = more.map_err(|e| Error::State(format!("a fetch task stopped: {e}")))?;
+                                self.finish_task(fetcher, done)?;
+                            }
+                            self.offer_spooled(sink)?;
                             self.stats.seconds = started.elapsed().as_secs_f64();
                             progress(&self.stats);
                         }
@@ -385,6 +395,12 @@ impl Crawler {
                 () = sleep_until(wake) => {}
             }
         }
+    }
+
+    fn finish_task(&mut self, fetcher: &Fetcher, done: TaskDone) -> Result<()> {
+        let delay = fetcher.host_delay(Some(&done.robots));
+        self.finish_host(&done.host, &done.robots, if done.requested { delay } else { Duration::ZERO });
+        self.handle(done.entry, done.fetched)
     }
 
     fn finish_host(&mut self, key: &str, robots: &Arc<Robots>, delay: Duration) {
@@ -427,7 +443,7 @@ impl Crawler {
         Some(url)
     }
 
-    fn handle(&mut self, sink: &mut dyn DocumentSink, entry: QueuedUrl, fetched: Fetched) -> Result<()> {
+    fn handle(&mut self, entry: QueuedUrl, fetched: Fetched) -> Result<()> {
         let url = entry.url.clone();
         let mut records = Vec::new();
         let done = |fetch: Option<FetchRecord>, outcome: Outcome| Record::Done { url: url.clone(), fetch, outcome };
@@ -522,7 +538,8 @@ impl Crawler {
                             records.push(Record::Fetched { url: index_as.clone(), fetch: fetch.clone(), spool: n });
                             self.append(&records)?;
                             self.pending_spool.insert(index_as.clone(), (n, fetch));
-                            return self.offer(sink, &index_as, page);
+                            self.offers.push(page);
+                            return Ok(());
                         }
                     },
                 }
@@ -531,10 +548,13 @@ impl Crawler {
         self.append(&records)
     }
 
-    /// Offers a spooled page to the sink; what became of it is logged once a commit of
-    /// the sink made it durable.
-    fn offer(&mut self, sink: &mut dyn DocumentSink, url: &str, page: Spooled) -> Result<()> {
-        sink.offer(url, page.extracted)?;
+    /// Offers the spooled pages waiting to the sink; what became of each is logged once a
+    /// commit of the sink made it durable.
+    fn offer_spooled(&mut self, sink: &mut dyn DocumentSink) -> Result<()> {
+        if self.offers.is_empty() {
+            return Ok(());
+        }
+        sink.offer_all(std::mem::take(&mut self.offers).into_iter().map(|p| (p.url, p.extracted)).collect())?;
         if sink.pending() >= self.config.batch {
             self.commit(sink)?;
         }

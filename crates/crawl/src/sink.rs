@@ -35,6 +35,16 @@ pub trait DocumentSink {
     /// [`commit`](Self::commit).
     fn offer(&mut self, url: &str, extracted: Extracted) -> Result<()>;
 
+    /// Offers pages in order, as [`offer`](Self::offer) one at a time would; a sink may
+    /// do the work of several at once (the engine's sink fingerprints and looks them up
+    /// in parallel).
+    fn offer_all(&mut self, pages: Vec<(String, Extracted)>) -> Result<()> {
+        for (url, extracted) in pages {
+            self.offer(&url, extracted)?;
+        }
+        Ok(())
+    }
+
     /// Makes every page offered so far durable and returns each page offered since the
     /// last call with what became of it.
     fn commit(&mut self) -> Result<Vec<(String, Committed)>>;
@@ -74,13 +84,20 @@ impl<'e> EngineSink<'e> {
 
 impl DocumentSink for EngineSink<'_> {
     fn offer(&mut self, url: &str, extracted: Extracted) -> Result<()> {
-        let doc = self.engine.prepare(url.to_owned(), extracted);
-        match self.session.add(&doc)? {
-            AddOutcome::Added { .. } => {} // returned by the session's commit
-            AddOutcome::Seen { into, containment } => {
-                self.settled.push((url.to_owned(), Committed::Attached { to: into, containment }));
+        self.offer_all(vec![(url.to_owned(), extracted)])
+    }
+
+    fn offer_all(&mut self, pages: Vec<(String, Extracted)>) -> Result<()> {
+        let docs = self.engine.prepare_all(pages);
+        for (doc, outcome) in docs.iter().zip(self.session.add_all(&docs)?) {
+            let url = doc.origin.clone();
+            match outcome {
+                AddOutcome::Added { .. } => {} // returned by the session's commit
+                AddOutcome::Seen { into, containment } => {
+                    self.settled.push((url, Committed::Attached { to: into, containment }));
+                }
+                AddOutcome::AlreadyIndexed { doc, .. } => self.settled.push((url, Committed::Added(doc))),
             }
-            AddOutcome::AlreadyIndexed { doc, .. } => self.settled.push((url.to_owned(), Committed::Added(doc))),
         }
         Ok(())
     }

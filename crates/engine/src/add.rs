@@ -154,7 +154,49 @@ pub struct AddProgress {
 struct Fresh {
     doc: DocId,
     origin: String,
-    distinct: Vec<u64>,
+    /// Its distinct shingle hashes.
+    len: usize,
+}
+
+/// The distinct shingle hashes of the uncommitted documents ([`Fresh`]), inverted: the
+/// if-new rule counts a new document's hashes in it once instead of intersecting its set
+/// with each uncommitted document's (which, at a batch of 256 pages, cost as much as the
+/// look-ups in the committed segments).
+#[derive(Debug, Default)]
+struct FreshPostings {
+    /// Hash -> its last entry in `entries`.
+    heads: foldhash::HashMap<u64, u32>,
+    /// `(index in fresh, previous entry of the same hash or NONE)`.
+    entries: Vec<(u32, u32)>,
+}
+
+impl FreshPostings {
+    const NONE: u32 = u32::MAX;
+
+    fn insert(&mut self, fresh: usize, set: &[u64]) {
+        for &h in set {
+            let at = self.entries.len() as u32;
+            let prev = self.heads.insert(h, at).unwrap_or(Self::NONE);
+            self.entries.push((fresh as u32, prev));
+        }
+    }
+
+    /// `counts[i]` += how many of `set`'s hashes uncommitted document `i` holds.
+    fn count(&self, set: &[u64], counts: &mut [u32]) {
+        for h in set {
+            let mut at = self.heads.get(h).copied().unwrap_or(Self::NONE);
+            while at != Self::NONE {
+                let (fresh, prev) = self.entries[at as usize];
+                counts[fresh as usize] += 1;
+                at = prev;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.heads.clear();
+        self.entries.clear();
+    }
 }
 
 /// Adds documents to one collection, one at a time, under one [`AddMode`].
@@ -174,7 +216,11 @@ pub struct AddSession<'e> {
     mode: AddMode,
     writer: Option<WriterGuard<'e>>,
     reader: IndexReader,
+    /// Bumped whenever `reader` is replaced: look-ups made with an older reader are
+    /// redone.
+    reader_epoch: u64,
     fresh: Vec<Fresh>,
+    fresh_postings: FreshPostings,
     /// Origins to attach to documents of `fresh` once they are committed.
     attach_later: Vec<(DocId, String)>,
     /// Documents added since the last call of [`commit`](Self::commit).
@@ -215,7 +261,9 @@ impl<'e> AddSession<'e> {
             mode,
             writer: None,
             reader,
+            reader_epoch: 0,
             fresh: Vec::new(),
+            fresh_postings: FreshPostings::default(),
             attach_later: Vec::new(),
             added: Vec::new(),
             committed: Vec::new(),
@@ -249,6 +297,7 @@ impl<'e> AddSession<'e> {
             // Another process (per-commit mode) or session may have committed since the
             // reader was opened: the if-new rule must see what the writer sees.
             self.reader = self.engine.reader()?;
+            self.reader_epoch += 1;
             self.writer = Some(writer);
         }
         Ok(self.writer.as_mut().expect("opened just above"))
@@ -270,8 +319,59 @@ impl<'e> AddSession<'e> {
             }
             AddMode::IfNew { min_containment } => min_containment,
         };
-        let distinct = tessera_near::shingle_set(&doc.fingerprint.hashes);
-        match self.container(&distinct, min_containment)? {
+        let set = tessera_near::shingle_set(&doc.fingerprint.hashes);
+        let committed = committed_container(&self.reader, &self.collection.name, &set, min_containment)?;
+        self.add_if_new(doc, set, committed, min_containment)
+    }
+
+    /// Offers documents in order, with the outcomes [`add`](Self::add) gives one at a
+    /// time. Under [`AddMode::IfNew`] the look-ups in the committed segments, most of the
+    /// rule's cost, run in parallel (rayon); the decisions, which depend on the documents
+    /// added before, are taken in order.
+    pub fn add_all(&mut self, docs: &[Prepared]) -> Result<Vec<AddOutcome>> {
+        let AddMode::IfNew { min_containment } = self.mode else {
+            return docs.iter().map(|d| self.add(d)).collect();
+        };
+        let mut out = Vec::with_capacity(docs.len());
+        let mut rest = docs;
+        while !rest.is_empty() {
+            // The reader changes when the session commits by itself (a chunk ends there)
+            // or takes the writer: what was looked up with the old one is looked up again.
+            let room = self.engine.options().batch_size.max(1).saturating_sub(self.fresh.len()).max(1);
+            let chunk = &rest[..room.min(rest.len())];
+            let epoch = self.reader_epoch;
+            let (reader, name) = (&self.reader, &self.collection.name);
+            let looked: Vec<(Vec<u64>, Option<Container>)> = chunk
+                .par_iter()
+                .map(|d| {
+                    let set = tessera_near::shingle_set(&d.fingerprint.hashes);
+                    let committed = committed_container(reader, name, &set, min_containment)?;
+                    Ok((set, committed))
+                })
+                .collect::<Result<_>>()?;
+            let mut used = 0;
+            for (doc, (set, committed)) in chunk.iter().zip(looked) {
+                out.push(self.add_if_new(doc, set, committed, min_containment)?);
+                used += 1;
+                if self.reader_epoch != epoch {
+                    break;
+                }
+            }
+            rest = &rest[used..];
+        }
+        Ok(out)
+    }
+
+    /// The if-new rule for one document whose distinct hashes are `set`, given the best
+    /// committed container found with the current reader.
+    fn add_if_new(
+        &mut self,
+        doc: &Prepared,
+        set: Vec<u64>,
+        committed: Option<Container>,
+        min_containment: f64,
+    ) -> Result<AddOutcome> {
+        match better(committed, self.fresh_container(&set, min_containment)) {
             Some(Container { doc: into, containment, committed: true }) => {
                 if self.reader.meta(into)?.origin == doc.origin {
                     return Ok(AddOutcome::AlreadyIndexed { doc: into, containment });
@@ -288,7 +388,8 @@ impl<'e> AddSession<'e> {
             }
             None => {
                 let id = self.write(doc)?;
-                self.fresh.push(Fresh { doc: id, origin: doc.origin.clone(), distinct });
+                self.fresh_postings.insert(self.fresh.len(), &set);
+                self.fresh.push(Fresh { doc: id, origin: doc.origin.clone(), len: set.len() });
                 if self.fresh.len() >= self.engine.options().batch_size.max(1) {
                     let committed = self.commit()?;
                     self.committed.extend(committed);
@@ -325,6 +426,7 @@ impl<'e> AddSession<'e> {
             self.reader = self.engine.reader()?;
         }
         self.fresh.clear();
+        self.fresh_postings.clear();
         self.uncommitted.clear();
         let mut out = std::mem::take(&mut self.committed);
         out.append(&mut self.added);
@@ -358,47 +460,80 @@ impl<'e> AddSession<'e> {
         Ok(None)
     }
 
-    /// The live document of the collection (committed, or added in this session)
-    /// containing at least `min` of `set` (sorted, distinct): the highest containment,
-    /// then the lowest id.
-    fn container(&self, set: &[u64], min: f64) -> Result<Option<Container>> {
-        if set.is_empty() {
-            return Ok(None);
+    /// The document added in this session and not committed yet that contains at least
+    /// `min` of `set` (sorted, distinct): the highest containment, then the lowest id.
+    fn fresh_container(&self, set: &[u64], min: f64) -> Option<Container> {
+        if set.is_empty() || self.fresh.is_empty() {
+            return None;
         }
+        let mut counts = vec![0u32; self.fresh.len()];
+        self.fresh_postings.count(set, &mut counts);
         let len = set.len() as f64;
-        let need = (min * len).ceil().max(1.0) as usize;
-        let mut best: Option<Container> = None;
-        let mut consider = |doc: DocId, containment: f64, committed: bool| {
-            if containment >= min
-                && best.is_none_or(|b| containment > b.containment || (containment == b.containment && doc < b.doc))
-            {
-                best = Some(Container { doc, containment, committed });
-            }
-        };
-        if let Some(c) = self.reader.collection(&self.collection.name) {
-            let mut counts: BTreeMap<DocId, usize> = BTreeMap::new();
-            c.lookup_sorted(set, |_, d| *counts.entry(d).or_insert(0) += 1)?;
-            // Postings keys are truncated, so a count may be too high but never too low:
-            // candidates are confirmed on their snapshots' full hashes, most shared first,
-            // until no remaining count could beat the best containment found.
-            let mut candidates: Vec<(usize, DocId)> =
-                counts.into_iter().filter(|&(_, n)| n >= need).map(|(d, n)| (n, d)).collect();
-            candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            let mut best_committed = 0.0f64;
-            for (n, doc) in candidates {
-                if (n as f64) / len < best_committed {
-                    break;
-                }
-                let other = tessera_near::shingle_set(&self.reader.snapshot(doc)?.hashes);
-                let containment = tessera_near::containment(set, &other);
-                best_committed = best_committed.max(containment);
-                consider(doc, containment, true);
+        let mut best = None;
+        for (f, &n) in self.fresh.iter().zip(&counts) {
+            debug_assert!(n as usize <= f.len.min(set.len()));
+            let containment = f64::from(n) / len;
+            if containment >= min {
+                best = better(best, Some(Container { doc: f.doc, containment, committed: false }));
             }
         }
-        for f in &self.fresh {
-            consider(f.doc, tessera_near::containment(set, &f.distinct), false);
+        best
+    }
+}
+
+/// The live committed document of `collection` containing at least `min` of `set`
+/// (sorted, distinct): the highest containment, then the lowest id.
+///
+/// Only `probes` of the set's hashes are looked up, its smallest (a sample of it, as
+/// hashes are uniform): a document holding at least `need` of the set misses at most
+/// `len - need` of them, so it holds at least `probes - (len - need)` of any `probes`
+/// hashes. With `probes = 2 (len - need) + 1` every container is found among the
+/// documents holding more than `len - need` probes: at the default 0.9, a fifth of the
+/// look-ups, and few false candidates to confirm.
+fn committed_container(reader: &IndexReader, collection: &str, set: &[u64], min: f64) -> Result<Option<Container>> {
+    let Some(c) = reader.collection(collection) else { return Ok(None) };
+    if set.is_empty() {
+        return Ok(None);
+    }
+    let len = set.len();
+    let need = ((min * len as f64).ceil() as usize).clamp(1, len);
+    let may_miss = len - need;
+    let probes = (2 * may_miss + 1).min(len);
+    let need_probes = probes - may_miss.min(probes - 1);
+    let mut counts: BTreeMap<DocId, usize> = BTreeMap::new();
+    c.lookup_sorted(&set[..probes], |_, d| *counts.entry(d).or_insert(0) += 1)?;
+    // Postings keys are truncated, so a count may be too high but never too low:
+    // candidates are confirmed on their snapshots' full hashes, most probes held first,
+    // until none left could beat the best containment found (a candidate holding `n`
+    // probes misses at least `probes - n` of the set).
+    let mut candidates: Vec<(usize, DocId)> =
+        counts.into_iter().filter(|&(_, n)| n >= need_probes).map(|(d, n)| (n, d)).collect();
+    candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut best: Option<Container> = None;
+    let mut best_seen = 0.0f64;
+    for (n, doc) in candidates {
+        let bound = (len - (probes - n.min(probes))) as f64 / len as f64;
+        if bound < best_seen {
+            break;
         }
-        Ok(best)
+        let other = tessera_near::shingle_set(&reader.snapshot(doc)?.hashes);
+        let containment = tessera_near::containment(set, &other);
+        best_seen = best_seen.max(containment);
+        if containment >= min {
+            best = better(best, Some(Container { doc, containment, committed: true }));
+        }
+    }
+    Ok(best)
+}
+
+/// The better container of two: the higher containment, then the lower id.
+fn better(a: Option<Container>, b: Option<Container>) -> Option<Container> {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            Some(if y.containment > x.containment || (y.containment == x.containment && y.doc < x.doc) { y } else { x })
+        }
+        (x, None) => x,
+        (None, y) => y,
     }
 }
 
@@ -499,6 +634,11 @@ impl Engine {
         Prepared { origin, extracted, fingerprint }
     }
 
+    /// [`prepare`](Self::prepare) for many documents, in parallel (rayon), in order.
+    pub fn prepare_all(&self, documents: Vec<(String, Extracted)>) -> Vec<Prepared> {
+        documents.into_par_iter().map(|(origin, extracted)| self.prepare(origin, extracted)).collect()
+    }
+
     /// Adds files and folders (recursively, in sorted order; archives give one document
     /// per member) to a collection under `mode`. Extraction and fingerprinting run in
     /// parallel batches; files that fail are listed in the summary and skipped. Under
@@ -520,17 +660,18 @@ impl Engine {
         for chunk in files.chunks(self.options().batch_size.max(1)) {
             let prepared: Vec<Vec<(String, Result<Prepared>)>> =
                 chunk.par_iter().map(|path| self.prepare_documents(path)).collect();
+            let mut docs = Vec::new();
             for documents in prepared {
                 done += 1;
                 for (origin, result) in documents {
                     match result {
-                        Ok(doc) => {
-                            let outcome = session.add(&doc)?;
-                            summary.record(&doc, outcome, &session)?;
-                        }
+                        Ok(doc) => docs.push(doc),
                         Err(e) => summary.failed.push(FailedDocument { origin, reason: describe_error(&e) }),
                     }
                 }
+            }
+            for (doc, outcome) in docs.iter().zip(session.add_all(&docs)?) {
+                summary.record(doc, outcome, &session)?;
             }
             if matches!(mode, AddMode::IfNew { .. }) {
                 summary.documents.extend(session.commit()?);
@@ -566,9 +707,8 @@ impl Engine {
                 .into_par_iter()
                 .map(|(origin, title, text)| self.prepare(origin, Extracted::from_text(text, Some(title))))
                 .collect();
-            for doc in &prepared {
-                done += 1;
-                let outcome = session.add(doc)?;
+            done += prepared.len() as u64;
+            for (doc, outcome) in prepared.iter().zip(session.add_all(&prepared)?) {
                 summary.record(doc, outcome, &session)?;
             }
             if matches!(mode, AddMode::IfNew { .. }) {

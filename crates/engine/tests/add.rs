@@ -92,3 +92,145 @@ fn a_document_without_a_title_is_named_by_its_first_line() {
         .unwrap();
     assert_eq!(engine.view().unwrap().meta(added.documents[0].1).unwrap().title, "Chapter One: The River");
 }
+
+/// How a test document is made from the ones before it.
+#[derive(Debug, Clone)]
+enum Make {
+    /// New text.
+    Fresh(u64),
+    /// An earlier document with `words` of its words replaced.
+    Edited { of: usize, words: usize, seed: u64 },
+    /// A run of an earlier document's words.
+    Part { of: usize, start: usize, len: usize },
+}
+
+fn make_strategy() -> impl proptest::strategy::Strategy<Value = Make> {
+    use proptest::prelude::*;
+    prop_oneof![
+        any::<u64>().prop_map(Make::Fresh),
+        (any::<usize>(), 0usize..12, any::<u64>()).prop_map(|(of, words, seed)| Make::Edited { of, words, seed }),
+        (any::<usize>(), 0usize..60, 20usize..120).prop_map(|(of, start, len)| Make::Part { of, start, len }),
+    ]
+}
+
+fn build(makes: &[Make]) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    for m in makes {
+        let t = match (m, texts.len()) {
+            (Make::Fresh(seed), _) | (Make::Edited { seed, .. }, 0) => text(*seed, 80 + (*seed % 80) as usize),
+            (Make::Part { .. }, 0) => text(7, 100),
+            (Make::Edited { of, words, seed }, n) => {
+                let mut w: Vec<String> = texts[of % n].split(' ').map(str::to_owned).collect();
+                let fresh: Vec<String> = text(*seed, *words).split(' ').map(str::to_owned).collect();
+                for (k, f) in fresh.into_iter().enumerate() {
+                    let at = (seed.wrapping_add(k as u64 * 7919) % w.len() as u64) as usize;
+                    w[at] = f;
+                }
+                w.join(" ")
+            }
+            (Make::Part { of, start, len }, n) => {
+                let w: Vec<&str> = texts[of % n].split(' ').collect();
+                let s = (*start).min(w.len().saturating_sub(5));
+                w[s..(s + len).min(w.len())].join(" ")
+            }
+        };
+        texts.push(t);
+    }
+    texts
+}
+
+/// The if-new rule written the obvious way: each document against every one added before
+/// it, by exact containment; the highest containment at least `min`, then the lowest id.
+fn reference(engine: &Engine, texts: &[String], min: f64) -> Vec<Option<usize>> {
+    let sets: Vec<Vec<u64>> = texts
+        .iter()
+        .map(|t| {
+            let mut h =
+                engine.prepare(String::new(), tessera_engine::Extracted::from_text(t.clone(), None)).fingerprint.hashes;
+            h.sort_unstable();
+            h.dedup();
+            h
+        })
+        .collect();
+    let mut added: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
+        let mut best: Option<(f64, usize)> = None;
+        if !set.is_empty() {
+            for &j in &added {
+                let shared = set.iter().filter(|h| sets[j].binary_search(h).is_ok()).count();
+                let c = shared as f64 / set.len() as f64;
+                if c >= min && best.is_none_or(|(b, _)| c > b) {
+                    best = Some((c, j));
+                }
+            }
+        }
+        match best {
+            Some((_, j)) => out.push(Some(j)),
+            None => {
+                added.push(i);
+                out.push(None);
+            }
+        }
+    }
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+
+    /// The session's if-new rule (look-ups in parallel, uncommitted documents counted in
+    /// their inverted hashes, commits by itself every `batch` documents, probes of the
+    /// committed segments) decides as the obvious rule does, for any split into calls.
+    #[test]
+    fn the_if_new_rule_matches_the_obvious_one(
+        makes in proptest::collection::vec(make_strategy(), 1..40),
+        batch in 1usize..6,
+        split in 1usize..9,
+        min in proptest::sample::select(vec![0.5, 0.8, 0.9, 1.0]),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = EngineOptions { batch_size: batch, ..EngineOptions::default() };
+        let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
+        let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
+        let texts = build(&makes);
+        let expected = reference(&engine, &texts, min);
+
+        let mut session = engine.add_session(&lib, AddMode::if_new(Some(min)).unwrap()).unwrap();
+        let docs: Vec<_> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| engine.prepare(format!("doc-{i}"), tessera_engine::Extracted::from_text(t.clone(), None)))
+            .collect();
+        let mut outcomes = Vec::new();
+        for (k, chunk) in docs.chunks(split).enumerate() {
+            if k % 2 == 0 {
+                outcomes.extend(session.add_all(chunk).unwrap());
+            } else {
+                for d in chunk {
+                    outcomes.push(session.add(d).unwrap());
+                }
+            }
+            if k % 3 == 2 {
+                session.commit().unwrap();
+            }
+        }
+        session.commit().unwrap();
+        // Document ids in order of addition: the n-th added document is the n-th id.
+        let mut id_of = std::collections::HashMap::new();
+        for (i, o) in outcomes.iter().enumerate() {
+            if let tessera_engine::AddOutcome::Added { doc } = o {
+                id_of.insert(*doc, i);
+            }
+        }
+        let got: Vec<Option<usize>> = outcomes
+            .iter()
+            .map(|o| match o {
+                tessera_engine::AddOutcome::Added { .. } => None,
+                tessera_engine::AddOutcome::Seen { into, .. } => Some(id_of[into]),
+                tessera_engine::AddOutcome::AlreadyIndexed { doc, .. } => Some(id_of[doc]),
+            })
+            .collect();
+        proptest::prop_assert_eq!(got, expected);
+    }
+}
