@@ -228,3 +228,46 @@ fn a_check_tells_how_far_it_has_come() {
     assert_eq!(*searching.last().unwrap(), (searching.len() - 1, 0), "{events:?}");
     assert!(searching.len() > sources, "{events:?}");
 }
+
+/// `n` made-up words of 10 to 13 letters (no stop word, no stem in common), from `seed`.
+fn long_words(seed: u64, n: usize) -> Vec<String> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (0..10 + (x % 4) as usize).map(|k| (b'a' + ((x >> (k * 4)) % 26) as u8) as char).collect()
+        })
+        .collect()
+}
+
+/// A passage copied from one source inside a passage copied from another, short enough
+/// that the outer source's block spans it: each is credited to its own source. (When an
+/// earlier source's whole block counted as explained, the inner source was never
+/// aligned: its shingles all lay inside the outer block.)
+#[test]
+fn a_passage_inside_another_sources_block_keeps_its_own_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
+            .unwrap();
+    let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
+    let outer = long_words(1, 120);
+    let inner = long_words(2, 60);
+    engine.add_text(&lib, "outer", "outer", &outer.join(" "), AddMode::All).unwrap();
+    engine.add_text(&lib, "inner", "inner", &inner.join(" "), AddMode::All).unwrap();
+    let inserted = inner[20..33].join(" ");
+    assert!(inserted.len() >= 150, "{inserted}");
+    let suspect = format!("{} {inserted} {}", outer[..60].join(" "), outer[60..].join(" "));
+    let report = engine.check_text("suspect.txt", "Suspect", &suspect).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    let titles: Vec<&str> = json["sources"].as_array().unwrap().iter().map(|s| s["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"outer") && titles.contains(&"inner"), "{json:#}");
+    let (ib, ie) = find(&suspect, &inserted);
+    let inner_doc = report.sources.iter().find(|s| s.title == "inner").unwrap().id;
+    let inner_blocks: Vec<_> = report.blocks.iter().filter(|b| b.source == inner_doc).collect();
+    assert_eq!(inner_blocks.len(), 1, "{json:#}");
+    let b = &inner_blocks[0].suspect_span.bytes;
+    assert!(b.start >= ib && b.end <= ie && (b.end - b.start) * 10 >= (ie - ib) * 9, "{json:#}");
+}
