@@ -440,14 +440,40 @@ impl SketchStore {
         if sig.0.len() != self.settings.minhash.num_perm || sig.is_empty() {
             return;
         }
-        for band in 0..lsh.bands {
-            let key = lsh.band_key(sig, band);
+        if lsh.bands > MAX_STACK_BANDS {
+            for band in 0..lsh.bands {
+                let key = lsh.band_key(sig, band);
+                for (s, &base) in self.segments.iter().zip(&self.bases) {
+                    s.segment.band_lookup(band, key, |o| {
+                        if s.is_live(o as usize) {
+                            out.push((base + o as usize) as u32);
+                        }
+                    });
+                }
+            }
+        } else {
+            // In three passes, so that the cache misses of different bands overlap
+            // instead of following each other: every band's directory entry, then the
+            // first record of every band's range, then the scans (which hit the cache).
+            let mut keys = [0u64; MAX_STACK_BANDS];
+            for (band, key) in keys[..lsh.bands].iter_mut().enumerate() {
+                *key = lsh.band_key(sig, band);
+            }
+            let mut ranges = [(0usize, 0usize); MAX_STACK_BANDS];
             for (s, &base) in self.segments.iter().zip(&self.bases) {
-                s.segment.band_lookup(band, key, |o| {
-                    if s.is_live(o as usize) {
-                        out.push((base + o as usize) as u32);
-                    }
-                });
+                for (band, range) in ranges[..lsh.bands].iter_mut().enumerate() {
+                    *range = s.segment.band_range(band, keys[band]);
+                }
+                for (band, &range) in ranges[..lsh.bands].iter().enumerate() {
+                    s.segment.band_touch(band, range);
+                }
+                for (band, &range) in ranges[..lsh.bands].iter().enumerate() {
+                    s.segment.band_scan(band, keys[band], range, |o| {
+                        if s.is_live(o as usize) {
+                            out.push((base + o as usize) as u32);
+                        }
+                    });
+                }
             }
         }
         out.sort_unstable();
@@ -470,6 +496,9 @@ impl SketchStore {
         out
     }
 }
+
+/// Bands a query handles in passes on the stack (more take one band at a time).
+const MAX_STACK_BANDS: usize = 64;
 
 /// The advisory writer lock of the store at `path` (`NEAR.LOCK`), waited for.
 fn lock(path: &Path) -> Result<File> {

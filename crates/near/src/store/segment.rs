@@ -249,14 +249,58 @@ impl Segment {
     /// the segment are left out: the checksum proves the bytes are those written, not
     /// that whoever wrote them kept the ordinals below `N`.
     #[inline]
-    pub(super) fn band_lookup(&self, band: usize, key: u64, mut found: impl FnMut(u32)) {
+    pub(super) fn band_lookup(&self, band: usize, key: u64, found: impl FnMut(u32)) {
+        let range = self.band_range(band, key);
+        self.band_scan(band, key, range, found);
+    }
+
+    /// Where band `band`'s records for `key` may lie: from the directory (V2) or by
+    /// bisection (V1). Reading the ranges of every band first, then scanning, lets the
+    /// memory reads of different bands overlap (a query's reads are cache misses on a
+    /// store of a million documents).
+    #[inline]
+    pub(super) fn band_range(&self, band: usize, key: u64) -> (usize, usize) {
         let n = self.header.n;
         let b = &self.map[..];
         match self.layout {
             Layout::V2 { bits } => {
                 let d = self.directory + 4 * (band * ((1 << bits) + 1) + top_bits(key, bits));
-                let lo = (u32_at(b, d) as usize).min(n);
-                let hi = (u32_at(b, d + 4) as usize).min(n);
+                ((u32_at(b, d) as usize).min(n), (u32_at(b, d + 4) as usize).min(n))
+            }
+            Layout::V1 => {
+                let keys = self.band_records + 8 * band * n;
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = usize::midpoint(lo, hi);
+                    if u64_at(b, keys + 8 * mid) < key { lo = mid + 1 } else { hi = mid }
+                }
+                (lo, n)
+            }
+        }
+    }
+
+    /// Reads the first record of `range` in band `band` (a load whose result is not
+    /// needed yet: the scans after it find the record in the cache).
+    #[inline]
+    pub(super) fn band_touch(&self, band: usize, range: (usize, usize)) {
+        if range.0 < range.1 {
+            let at = match self.layout {
+                Layout::V2 { .. } => self.band_records + RECORD * (band * self.header.n + range.0),
+                Layout::V1 => self.band_records + 8 * (band * self.header.n + range.0),
+            };
+            std::hint::black_box(u64_at(&self.map[..], at));
+        }
+    }
+
+    /// Calls `found` with the ordinal of every record of band `band` in `range` whose key
+    /// is `key` (records are sorted by key).
+    #[inline]
+    pub(super) fn band_scan(&self, band: usize, key: u64, range: (usize, usize), mut found: impl FnMut(u32)) {
+        let n = self.header.n;
+        let b = &self.map[..];
+        let (lo, hi) = range;
+        match self.layout {
+            Layout::V2 { .. } => {
                 let base = self.band_records + RECORD * band * n;
                 for i in lo..hi {
                     let at = base + RECORD * i;
@@ -273,17 +317,13 @@ impl Segment {
             }
             Layout::V1 => {
                 let keys = self.band_records + 8 * band * n;
-                let (mut lo, mut hi) = (0, n);
-                while lo < hi {
-                    let mid = usize::midpoint(lo, hi);
-                    if u64_at(b, keys + 8 * mid) < key { lo = mid + 1 } else { hi = mid }
-                }
-                while lo < n && u64_at(b, keys + 8 * lo) == key {
-                    let o = u32_at(b, self.ordinals + 4 * (band * n + lo));
+                let mut i = lo;
+                while i < hi && u64_at(b, keys + 8 * i) == key {
+                    let o = u32_at(b, self.ordinals + 4 * (band * n + i));
                     if (o as usize) < n {
                         found(o);
                     }
-                    lo += 1;
+                    i += 1;
                 }
             }
         }
