@@ -305,7 +305,7 @@ impl Crawler {
         self.stats = CrawlStats::default();
         // Pages fetched before a crash and not yet known to be indexed.
         for (url, fetch, n) in std::mem::take(&mut self.resume_pending) {
-            let page = self.state.read_spool(n)?;
+            let page = self.state.read_spool(n, &url)?;
             self.pending_spool.insert(url.clone(), (n, fetch));
             self.offers.push(page);
         }
@@ -314,6 +314,7 @@ impl Crawler {
         let fetcher = Arc::new(Fetcher::new(&self.config, extractor)?);
         let result = runtime.block_on(self.drive(&fetcher, sink, progress, started));
         let tail = self.commit(sink);
+        self.state.release_spool();
         self.state.sync()?;
         result?;
         tail?;

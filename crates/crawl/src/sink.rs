@@ -267,6 +267,24 @@ mod tests {
     }
 
     #[test]
+    fn pages_the_session_committed_by_itself_stay_pending_until_returned() {
+        // The engine commits every 2 documents by itself; the crawler commits (and logs the
+        // pages' outcomes, and frees their spool files) when the sink's pending count
+        // reaches its batch, so that count must include them.
+        let dir = tempfile::tempdir().unwrap();
+        let options = EngineOptions { batch_size: 2, ..EngineOptions::default() };
+        let engine = Engine::open_or_create(dir.path(), &FingerprintSettings::default(), options).unwrap();
+        let coll = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+        let mut sink = EngineSink::new(&engine, coll, 0.9).unwrap();
+        for i in 0..5u64 {
+            sink.offer(&format!("http://h/{i}"), Extracted::from_text(words(10 + i, 300), None)).unwrap();
+        }
+        assert_eq!(sink.pending(), 5);
+        assert_eq!(sink.commit().unwrap().len(), 5);
+        assert_eq!(sink.pending(), 0);
+    }
+
+    #[test]
     fn duplicates_attach_within_and_across_batches() {
         let dir = tempfile::tempdir().unwrap();
         let engine =

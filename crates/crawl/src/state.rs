@@ -7,8 +7,12 @@
 //!   line that is incomplete or fails its checksum (a write torn by a crash) is cut
 //!   off; a bad line before the last is corruption.
 //! - `spool/<n>.json`: the extracted text of a fetched page not yet known to be in the
-//!   index, written (to a temporary name, then renamed) before the log record that
-//!   names it, removed after the record of its outcome.
+//!   index, written before the log record that names it. Once the record of its outcome
+//!   is written, its number is free: a later page of the same run is written over it in
+//!   place (a crash during that write tears a file no pending record names), and the run
+//!   removes the free files when it ends. Reusing files instead of creating and removing
+//!   one per page saves the file system's inode allocation, which was a tenth of a fast
+//!   crawl's time.
 //!
 //! Replaying the log rebuilds the seen set (every `queued` URL), the frontier (queued,
 //! neither fetched nor done), the pages to re-process from the spool (fetched, not
@@ -181,6 +185,8 @@ pub struct CrawlState {
     dir: PathBuf,
     log: File,
     next_spool: u64,
+    /// Spool numbers whose pages have their outcome logged: their files are written over.
+    free: Vec<u64>,
 }
 
 impl CrawlState {
@@ -217,7 +223,7 @@ impl CrawlState {
         use std::io::Seek;
         log.seek(std::io::SeekFrom::End(0)).map_err(|e| Error::io(&path, e))?;
         let next_spool = replayed.next_spool;
-        Ok((CrawlState { dir: dir.to_path_buf(), log, next_spool }, replayed))
+        Ok((CrawlState { dir: dir.to_path_buf(), log, next_spool, free: Vec::new() }, replayed))
     }
 
     /// Replays the log without locking or repairing it (to list outcomes while a crawl
@@ -252,35 +258,62 @@ impl CrawlState {
         self.log.sync_data().map_err(|e| Error::io(self.dir.join("log"), e))
     }
 
-    /// Saves a page to the spool (atomically) and returns its number.
+    /// Saves a page to the spool and returns its number (a free one when there is one).
+    /// Call before appending the record that names the number: until then a torn write
+    /// is never read.
     pub fn spool(&mut self, page: &Spooled) -> Result<u64> {
-        let n = self.next_spool;
-        self.next_spool += 1;
-        let path = self.spool_path(n);
-        let tmp = path.with_extension("tmp");
         let json = serde_json::to_vec(page).map_err(|e| Error::State(format!("cannot encode a page: {e}")))?;
-        fs_err::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
-        fs_err::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        let n = self.free.pop().unwrap_or_else(|| {
+            self.next_spool += 1;
+            self.next_spool - 1
+        });
+        let path = self.spool_path(n);
+        fs_err::write(&path, json).map_err(|e| Error::io(&path, e))?;
         Ok(n)
     }
 
-    /// Reads a spooled page.
-    pub fn read_spool(&self, n: u64) -> Result<Spooled> {
+    /// Reads the spooled page of `url`.
+    pub fn read_spool(&self, n: u64, url: &str) -> Result<Spooled> {
         let path = self.spool_path(n);
         let bytes = fs_err::read(&path).map_err(|e| Error::io(&path, e))?;
-        serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { file: path, reason: e.to_string() })
+        let page: Spooled =
+            serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { file: path.clone(), reason: e.to_string() })?;
+        if page.url != url {
+            return Err(Error::Corrupt {
+                file: path,
+                reason: format!("holds the page of {}, not of {url}, which the log names it for", page.url),
+            });
+        }
+        Ok(page)
     }
 
-    /// Removes a spooled page whose outcome is logged.
-    pub fn unspool(&self, n: u64) {
-        // A leftover file is harmless: replay never reads a spool entry that has an outcome.
-        let _ = fs_err::remove_file(self.spool_path(n));
+    /// Frees the spool number of a page whose outcome is logged (its file is written over
+    /// by a later page, or removed by [`release_spool`](Self::release_spool)).
+    pub fn unspool(&mut self, n: u64) {
+        if self.free.len() < MAX_FREE_SPOOL {
+            self.free.push(n);
+        } else {
+            // A leftover file is harmless: replay never reads a spool entry that has an
+            // outcome.
+            let _ = fs_err::remove_file(self.spool_path(n));
+        }
+    }
+
+    /// Removes the files of the free spool numbers (at the end of a run).
+    pub fn release_spool(&mut self) {
+        for n in std::mem::take(&mut self.free) {
+            let _ = fs_err::remove_file(self.spool_path(n));
+        }
     }
 
     fn spool_path(&self, n: u64) -> PathBuf {
         self.dir.join("spool").join(format!("{n}.json"))
     }
 }
+
+/// Free spool files kept for reuse at most (more than the pages in flight of a crawl:
+/// a batch and the fetches beside it).
+const MAX_FREE_SPOOL: usize = 4096;
 
 /// Reads the log; returns the state and the byte length of its valid prefix.
 fn replay(path: &Path) -> Result<(Replayed, u64)> {
@@ -411,8 +444,49 @@ mod tests {
         assert_eq!(r.frontier.iter().map(|q| q.url.as_str()).collect::<Vec<_>>(), ["http://a/3"]);
         assert_eq!(r.pending.keys().collect::<Vec<_>>(), ["http://a/2"]);
         assert_eq!(r.done.get("http://a/1"), Some(&Outcome::Disallowed));
-        assert_eq!(s.read_spool(r.pending["http://a/2"].1).unwrap().extracted.text, "t");
+        assert_eq!(s.read_spool(r.pending["http://a/2"].1, "http://a/2").unwrap().extracted.text, "t");
         assert_eq!(r.next_spool, 1);
+    }
+
+    /// A freed spool number is written over by the next page; replay reads the page the
+    /// log names the number for, refuses a file holding another URL's page, and a run's
+    /// end removes the free files only.
+    #[test]
+    fn spool_numbers_are_reused_after_their_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let page =
+            |url: &str, text: &str| Spooled { url: url.into(), extracted: Extracted::from_text(text.into(), None) };
+        let fetched = |url: &str, n| Record::Fetched { url: url.into(), fetch: FetchRecord::default(), spool: n };
+        let added =
+            |url: &str| Record::Done { url: url.into(), fetch: None, outcome: Outcome::Added { doc: DocId(1) } };
+        let (first, second, third);
+        {
+            let (mut s, _) = CrawlState::open(dir.path()).unwrap();
+            s.append(&[q("http://a/1"), q("http://a/2"), q("http://a/3")]).unwrap();
+            first = s.spool(&page("http://a/1", "one")).unwrap();
+            s.append(&[fetched("http://a/1", first)]).unwrap();
+            second = s.spool(&page("http://a/2", "two")).unwrap();
+            s.append(&[fetched("http://a/2", second)]).unwrap();
+            assert_ne!(first, second);
+            s.append(&[added("http://a/1")]).unwrap();
+            s.unspool(first);
+            third = s.spool(&page("http://a/3", "three")).unwrap();
+            assert_eq!(third, first, "the freed number is reused");
+            s.append(&[fetched("http://a/3", third)]).unwrap();
+            // Killed here: pages 2 and 3 are pending.
+        }
+        let (mut s, r) = CrawlState::open(dir.path()).unwrap();
+        assert_eq!(r.pending.keys().collect::<Vec<_>>(), ["http://a/2", "http://a/3"]);
+        assert_eq!(s.read_spool(r.pending["http://a/3"].1, "http://a/3").unwrap().extracted.text, "three");
+        assert_eq!(s.read_spool(r.pending["http://a/2"].1, "http://a/2").unwrap().extracted.text, "two");
+        let err = s.read_spool(third, "http://a/1").unwrap_err();
+        assert!(matches!(&err, Error::Corrupt { reason, .. } if reason.contains("http://a/3")), "{err}");
+        assert_eq!(r.next_spool, 2);
+        s.append(&[added("http://a/2")]).unwrap();
+        s.unspool(second);
+        s.release_spool();
+        assert!(!s.spool_path(second).exists());
+        assert!(s.spool_path(third).exists(), "a pending page's file stays");
     }
 
     #[test]

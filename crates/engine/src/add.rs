@@ -276,9 +276,10 @@ impl<'e> AddSession<'e> {
         &self.collection
     }
 
-    /// Documents added and not committed yet.
+    /// Documents added and not yet returned by [`commit`](Self::commit) (the session
+    /// may have committed some by itself: they are returned by the next call).
     pub fn pending(&self) -> usize {
-        self.added.len()
+        self.added.len() + self.committed.len()
     }
 
     /// Where a document of the collection (committed, or added in this session) was
