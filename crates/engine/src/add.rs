@@ -154,8 +154,6 @@ pub struct AddProgress {
 struct Fresh {
     doc: DocId,
     origin: String,
-    /// Its distinct shingle hashes.
-    len: usize,
 }
 
 /// The distinct shingle hashes of the uncommitted documents ([`Fresh`]), inverted: the
@@ -307,8 +305,8 @@ impl<'e> AddSession<'e> {
     /// Adds one prepared document, or (under [`AddMode::IfNew`]) attaches its origin to
     /// the document that contains it.
     pub fn add(&mut self, doc: &Prepared) -> Result<AddOutcome> {
-        let min_containment = match self.mode {
-            AddMode::All => return Ok(AddOutcome::Added { doc: self.write(doc)? }),
+        match self.mode {
+            AddMode::All => Ok(AddOutcome::Added { doc: self.write(doc)? }),
             AddMode::SkipRepeats => {
                 let digest = hashes_digest(&doc.fingerprint.hashes);
                 if let Some(doc) = self.repeat_of(doc, digest)? {
@@ -316,13 +314,10 @@ impl<'e> AddSession<'e> {
                 }
                 let id = self.write(doc)?;
                 self.uncommitted.insert((doc.origin.clone(), digest), id);
-                return Ok(AddOutcome::Added { doc: id });
+                Ok(AddOutcome::Added { doc: id })
             }
-            AddMode::IfNew { min_containment } => min_containment,
-        };
-        let set = tessera_near::shingle_set(&doc.fingerprint.hashes);
-        let committed = committed_container(&self.reader, &self.collection.name, &set, min_containment)?;
-        self.add_if_new(doc, set, committed, min_containment)
+            AddMode::IfNew { .. } => Ok(self.add_all(std::slice::from_ref(doc))?.remove(0)),
+        }
     }
 
     /// Offers documents in order, with the outcomes [`add`](Self::add) gives one at a
@@ -390,7 +385,7 @@ impl<'e> AddSession<'e> {
             None => {
                 let id = self.write(doc)?;
                 self.fresh_postings.insert(self.fresh.len(), &set);
-                self.fresh.push(Fresh { doc: id, origin: doc.origin.clone(), len: set.len() });
+                self.fresh.push(Fresh { doc: id, origin: doc.origin.clone() });
                 if self.fresh.len() >= self.engine.options().batch_size.max(1) {
                     let committed = self.commit()?;
                     self.committed.extend(committed);
@@ -472,7 +467,6 @@ impl<'e> AddSession<'e> {
         let len = set.len() as f64;
         let mut best = None;
         for (f, &n) in self.fresh.iter().zip(&counts) {
-            debug_assert!(n as usize <= f.len.min(set.len()));
             let containment = f64::from(n) / len;
             if containment >= min {
                 best = better(best, Some(Container { doc: f.doc, containment, committed: false }));

@@ -2,27 +2,19 @@
 //! modes (the Python package returns them).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use tessera_engine::{AddMode, CollectionConfig, CollectionKind, DocId, Engine, EngineOptions, FingerprintSettings};
+use tessera_engine::{AddMode, CollectionConfig, CollectionKind, DocId, Engine, EngineOptions};
+
+mod support;
+use support::new_engine;
 
 fn text(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (0..3 + (x % 6) as usize).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    support::words(seed, n, 3, 6).join(" ")
 }
 
 #[test]
 fn add_texts_lists_the_documents_added_with_their_ids() {
-    let dir = tempfile::tempdir().unwrap();
     // Batches of two: under IfNew each batch is committed on its own.
-    let options = EngineOptions { batch_size: 2, ..EngineOptions::default() };
-    let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
+    let (_dir, engine) = new_engine(EngineOptions { batch_size: 2, ..EngineOptions::default() });
     let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
     let docs = |names: &[(&str, u64)]| -> Vec<(String, String, String)> {
         names.iter().map(|&(n, seed)| (n.to_owned(), n.to_owned(), text(seed, 200))).collect()
@@ -48,10 +40,7 @@ fn add_texts_lists_the_documents_added_with_their_ids() {
 
 #[test]
 fn repeats_are_left_out_unless_forced() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine =
-        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
-            .unwrap();
+    let (_dir, engine) = new_engine(EngineOptions::default());
     let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
     let docs = |items: &[(&str, u64)]| -> Vec<(String, String, String)> {
         items.iter().map(|&(n, seed)| (n.to_owned(), String::new(), text(seed, 300))).collect()
@@ -81,10 +70,7 @@ fn repeats_are_left_out_unless_forced() {
 
 #[test]
 fn a_document_without_a_title_is_named_by_its_first_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine =
-        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
-            .unwrap();
+    let (_dir, engine) = new_engine(EngineOptions::default());
     let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
     let body = format!("\n  Chapter One:   The River\n{}", text(3, 200));
     let added = engine
@@ -189,9 +175,7 @@ proptest::proptest! {
         split in 1usize..9,
         min in proptest::sample::select(vec![0.5, 0.8, 0.9, 1.0]),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let options = EngineOptions { batch_size: batch, ..EngineOptions::default() };
-        let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
+        let (_dir, engine) = new_engine(EngineOptions { batch_size: batch, ..EngineOptions::default() });
         let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
         let texts = build(&makes);
         let expected = reference(&engine, &texts, min);

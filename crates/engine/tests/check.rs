@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 
+mod support;
+
 fn demo(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo").join(name);
     std::fs::read_to_string(&path).unwrap()
@@ -229,32 +231,17 @@ fn a_check_tells_how_far_it_has_come() {
     assert!(searching.len() > sources, "{events:?}");
 }
 
-/// `n` made-up words of 10 to 13 letters (no stop word, no stem in common), from `seed`.
-fn long_words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (0..10 + (x % 4) as usize).map(|k| (b'a' + ((x >> (k * 4)) % 26) as u8) as char).collect()
-        })
-        .collect()
-}
-
 /// A passage copied from one source inside a passage copied from another, short enough
 /// that the outer source's block spans it: each is credited to its own source. (When an
 /// earlier source's whole block counted as explained, the inner source was never
 /// aligned: its shingles all lay inside the outer block.)
 #[test]
 fn a_passage_inside_another_sources_block_keeps_its_own_source() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine =
-        Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), EngineOptions::default())
-            .unwrap();
+    let (_dir, engine) = support::new_engine(EngineOptions::default());
     let lib = CollectionConfig { name: "lib".into(), kind: CollectionKind::Source, keep_texts: false };
-    let outer = long_words(1, 120);
-    let inner = long_words(2, 60);
+    // Words of 10 to 13 letters: no stop word, no stem in common.
+    let outer = support::words(1, 120, 10, 4);
+    let inner = support::words(2, 60, 10, 4);
     engine.add_text(&lib, "outer", "outer", &outer.join(" "), AddMode::All).unwrap();
     engine.add_text(&lib, "inner", "inner", &inner.join(" "), AddMode::All).unwrap();
     let inserted = inner[20..33].join(" ");

@@ -440,35 +440,26 @@ impl SketchStore {
         if sig.0.len() != self.settings.minhash.num_perm || sig.is_empty() {
             return;
         }
-        if lsh.bands > MAX_STACK_BANDS {
-            for band in 0..lsh.bands {
-                let key = lsh.band_key(sig, band);
-                for (s, &base) in self.segments.iter().zip(&self.bases) {
-                    s.segment.band_lookup(band, key, |o| {
-                        if s.is_live(o as usize) {
-                            out.push((base + o as usize) as u32);
-                        }
-                    });
-                }
-            }
-        } else {
-            // In three passes, so that the cache misses of different bands overlap
-            // instead of following each other: every band's directory entry, then the
-            // first record of every band's range, then the scans (which hit the cache).
-            let mut keys = [0u64; MAX_STACK_BANDS];
-            for (band, key) in keys[..lsh.bands].iter_mut().enumerate() {
+        // Bands in passes, so that the cache misses of different bands overlap instead
+        // of following each other: every band's directory entry, then the first record
+        // of every band's range, then the scans (which hit the cache). At most
+        // PASS_BANDS bands a pass, on the stack (a query allocates nothing).
+        for first in (0..lsh.bands).step_by(PASS_BANDS) {
+            let bands = first..(first + PASS_BANDS).min(lsh.bands);
+            let mut keys = [0u64; PASS_BANDS];
+            for (band, key) in bands.clone().zip(&mut keys) {
                 *key = lsh.band_key(sig, band);
             }
-            let mut ranges = [(0usize, 0usize); MAX_STACK_BANDS];
+            let mut ranges = [(0usize, 0usize); PASS_BANDS];
             for (s, &base) in self.segments.iter().zip(&self.bases) {
-                for (band, range) in ranges[..lsh.bands].iter_mut().enumerate() {
-                    *range = s.segment.band_range(band, keys[band]);
+                for ((band, range), &key) in bands.clone().zip(&mut ranges).zip(&keys) {
+                    *range = s.segment.band_range(band, key);
                 }
-                for (band, &range) in ranges[..lsh.bands].iter().enumerate() {
+                for (band, &range) in bands.clone().zip(&ranges) {
                     s.segment.band_touch(band, range);
                 }
-                for (band, &range) in ranges[..lsh.bands].iter().enumerate() {
-                    s.segment.band_scan(band, keys[band], range, |o| {
+                for ((band, &range), &key) in bands.clone().zip(&ranges).zip(&keys) {
+                    s.segment.band_scan(band, key, range, |o| {
                         if s.is_live(o as usize) {
                             out.push((base + o as usize) as u32);
                         }
@@ -497,8 +488,8 @@ impl SketchStore {
     }
 }
 
-/// Bands a query handles in passes on the stack (more take one band at a time).
-const MAX_STACK_BANDS: usize = 64;
+/// Bands a query reads in one pass (see `lsh_candidates_into`).
+const PASS_BANDS: usize = 64;
 
 /// The advisory writer lock of the store at `path` (`NEAR.LOCK`), waited for.
 fn lock(path: &Path) -> Result<File> {

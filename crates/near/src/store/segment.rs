@@ -245,15 +245,6 @@ impl Segment {
         None
     }
 
-    /// Calls `found` with each ordinal whose band `band` has key `key`. Ordinals past
-    /// the segment are left out: the checksum proves the bytes are those written, not
-    /// that whoever wrote them kept the ordinals below `N`.
-    #[inline]
-    pub(super) fn band_lookup(&self, band: usize, key: u64, found: impl FnMut(u32)) {
-        let range = self.band_range(band, key);
-        self.band_scan(band, key, range, found);
-    }
-
     /// Where band `band`'s records for `key` may lie: from the directory (V2) or by
     /// bisection (V1). Reading the ranges of every band first, then scanning, lets the
     /// memory reads of different bands overlap (a query's reads are cache misses on a
@@ -293,7 +284,9 @@ impl Segment {
     }
 
     /// Calls `found` with the ordinal of every record of band `band` in `range` whose key
-    /// is `key` (records are sorted by key).
+    /// is `key` (records are sorted by key). Ordinals past the segment are left out: the
+    /// checksum proves the bytes are those written, not that whoever wrote them kept the
+    /// ordinals below `N`.
     #[inline]
     pub(super) fn band_scan(&self, band: usize, key: u64, range: (usize, usize), mut found: impl FnMut(u32)) {
         let n = self.header.n;
