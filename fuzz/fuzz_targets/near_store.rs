@@ -4,12 +4,13 @@
 //! store.
 //!
 //! The first byte picks the mode (`mode % 4`):
-//! - 0: the rest is the whole `NEAR` file (a version-2 manifest or a version-1 store);
+//! - 0: the rest is the whole `NEAR` file (a version-3 or -2 manifest, or a version-1 store);
 //! - 1: the rest as a version-1 store whose magic, version, document count and checksum
 //!   the harness makes agree with its header, so mutations reach the tables;
 //! - 2: the rest is segment file `NEAR-000001.seg`, named by a manifest the harness
 //!   writes from the segment's header (with a tombstone for the segment's first doc);
-//! - 3: as 2, the segment's magic, version, sizes and checksum repaired first.
+//! - 3: as 2, the segment's magic, version, sizes and checksum repaired first (version 2,
+//!   or version 3 with or without signatures, picked by the segment's bytes).
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run near_store`; seeds in `fuzz/seeds/near_store/`.
 #![no_main]
@@ -18,9 +19,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tessera_near::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore, TableDesign};
+use tessera_near::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, Signature, SketchStore, TableDesign};
 
 const HEADER: usize = 64;
+/// Manifest header bytes of version 3.
+const MANIFEST_HEADER: usize = 72;
 
 fn store_dir() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
@@ -72,21 +75,26 @@ fn repaired_v1(rest: &[u8]) -> Vec<u8> {
     b
 }
 
-/// `rest` made into a version-2 segment whose sizes and checksum agree with its header.
+/// `rest` made into a version-2 or -3 segment whose sizes and checksum agree with its
+/// header (version and flags from its byte 8: 0 version 2, 1 version 3 with signatures,
+/// 2 and 3 version 3 without).
 fn repaired_segment(rest: &[u8]) -> Vec<u8> {
     let mut b = rest.to_vec();
     b.resize(b.len().max(HEADER), 0);
+    let kind = b[8] % 4;
     b[..8].copy_from_slice(&SEGMENT_MAGIC);
-    put_u32(&mut b, 8, 2);
+    put_u32(&mut b, 8, if kind == 0 { 2 } else { 3 });
     for (at, modulo) in [(12, 300), (24, 64), (32, 8), (36, 66), (48, 12)] {
         let v = u32_at(&b, at) % modulo;
         put_u32(&mut b, at, v);
     }
+    let held = kind < 2;
+    put_u32(&mut b, 52, u32::from(held && kind == 1));
     let t = tables(&b);
     let (p, bands, bits) = (u32_at(&b, 12) as usize, u32_at(&b, 24) as usize, u32_at(&b, 48));
     let fixed = HEADER + 4 * bands * ((1 << bits) + 1);
     b.resize(b.len().max(fixed), 0);
-    let per_doc = 16 + 4 * p + 12 * (bands + t);
+    let per_doc = 16 + if held { 4 * p } else { 0 } + 12 * (bands + t);
     let n = (b.len() - fixed) / per_doc;
     b.truncate(fixed + n * per_doc);
     b[40..48].copy_from_slice(&(n as u64).to_le_bytes());
@@ -95,8 +103,9 @@ fn repaired_segment(rest: &[u8]) -> Vec<u8> {
     b
 }
 
-/// A manifest naming `segment` as segment 1, with its header's settings, and the first
-/// document of the segment (when it has one) as a tombstone.
+/// A version-3 manifest naming `segment` as segment 1, with its header's settings (a
+/// version-2 segment holds signatures), and the first document of the segment (when it
+/// has one) as a tombstone.
 fn manifest_for(segment: &[u8]) -> Vec<u8> {
     let mut seg = segment.to_vec();
     seg.resize(seg.len().max(HEADER + 8), 0);
@@ -112,6 +121,10 @@ fn manifest_for(segment: &[u8]) -> Vec<u8> {
     m.extend_from_slice(&(tombstones.len() as u64).to_le_bytes());
     m.extend_from_slice(&seg[56..64]); // settings hash
     m.extend_from_slice(&1u64.to_le_bytes()); // generation
+    let flags = if u32_at(&seg, 8) == 2 { 1 } else { u32_at(&seg, 52) };
+    m.extend_from_slice(&flags.to_le_bytes());
+    m.extend_from_slice(&0u32.to_le_bytes());
+    debug_assert_eq!(m.len(), MANIFEST_HEADER);
     for v in [1, n, segment.len() as u64] {
         m.extend_from_slice(&v.to_le_bytes());
     }
@@ -144,7 +157,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = store.live_docs();
     let mut candidates = Vec::new();
     for i in 0..n.min(8) {
-        let sig = store.signature(i);
+        // A store without signatures is queried with a made-up one.
+        let p = store.settings().minhash.num_perm;
+        let sig = store.signature(i).unwrap_or_else(|| Signature((0..p as u32).map(|v| v.wrapping_mul(2654435761)).collect()));
         let fp = store.simhash(i);
         let _ = store.ordinal_of(store.doc(i));
         store.lsh_candidates_into(&sig, &mut candidates);
@@ -155,7 +170,9 @@ fuzz_target!(|data: &[u8]| {
             assert!(o < n, "candidate ordinal {o} of a store of {n}");
             assert!(store.is_live(o), "deleted ordinal {o} given as a candidate");
             let _ = store.doc(o);
-            let _ = store.signature(o).jaccard(&sig);
+            if let Some(other) = store.signature(o) {
+                let _ = other.jaccard(&sig);
+            }
         }
     }
 });

@@ -71,6 +71,9 @@ fn store_settings(hash: u64) -> Result<StoreSettings> {
         lsh: LshParams::optimal(SKETCH_LSH_THRESHOLD, minhash.num_perm, 0.5, 0.5).map_err(near)?,
         simhash_distance: SKETCH_SIMHASH_DISTANCE,
         settings_hash: hash,
+        // A signature derives from the document's snapshot, which `near` reads anyway:
+        // the store keeps only what queries look up (two thirds smaller).
+        signatures: false,
     })
 }
 
@@ -169,17 +172,19 @@ impl Engine {
             if reader.is_deleted(doc) || reader.collection_of(doc).is_none() {
                 continue;
             }
-            let other = shingle_set(&reader.snapshot(doc)?.hashes);
+            let snapshot = reader.snapshot(doc)?;
+            let other = shingle_set(&snapshot.hashes);
             // Nothing shared: not near at all, whatever the sketches' estimate says.
             if tessera_near::intersection(&set, &other) == 0 {
                 continue;
             }
+            let signature = store.signature(i).unwrap_or_else(|| hasher.sign(&snapshot.hashes));
             let mut hit = self.hit(
                 &reader,
                 doc,
                 &set,
                 &other,
-                query.signature.jaccard(&store.signature(i)),
+                query.signature.jaccard(&signature),
                 hamming(query.simhash, store.simhash(i)),
             )?;
             hit.char_cosine = reader.text(doc)?.map(|t| profile.cosine(&CharProfile::new(&t, CHAR_SHINGLE)));

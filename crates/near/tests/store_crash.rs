@@ -28,6 +28,7 @@ fn settings() -> StoreSettings {
         lsh: LshParams { bands: 16, rows: 4 },
         simhash_distance: 3,
         settings_hash: 7,
+        signatures: true,
     }
 }
 

@@ -136,7 +136,8 @@ impl MinHashLsh {
 
     fn signature_at(&self, ordinal: usize) -> Signature {
         match &self.store {
-            Some(store) if ordinal < store.len() => store.signature(ordinal),
+            // `load` refuses a store without signatures.
+            Some(store) if ordinal < store.len() => store.signature(ordinal).unwrap_or_else(|| Signature(Vec::new())),
             _ => self.signatures[ordinal - self.base()].clone(),
         }
     }
@@ -316,6 +317,8 @@ impl MinHashLsh {
                 // No SimHash here: distance 0 (one table of the zero fingerprints).
                 simhash_distance: 0,
                 settings_hash: xxh3_64(&bytes),
+                // The store is the only copy of the signatures (a later save rewrites it).
+                signatures: true,
             };
             tessera_engine::sketch::write_store(&path.join(STORE_FILE), &settings, &entries).map_err(errors::store)?;
             write_atomic(&path.join(KEYS_FILE), &bytes)
@@ -360,6 +363,9 @@ impl MinHashLsh {
             return Err(corrupt(&keys_path, format!("{} keys for {} signatures", keys.len(), store.len())));
         }
         let s = store.settings();
+        if !s.signatures {
+            return Err(corrupt(&store_path, "it holds no signatures (not written by MinHashLSH.save)"));
+        }
         let mut lsh = Self::empty(py, threshold, weights, s.minhash.num_perm, s.lsh);
         lsh.seed = Some(s.minhash.seed);
         let index = lsh.index.bind(py).clone();

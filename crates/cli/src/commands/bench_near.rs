@@ -63,6 +63,10 @@ pub struct LshArgs {
     /// (`SketchStore::warm_bands`), so no query takes a page fault.
     #[arg(long)]
     warm: bool,
+    /// Keep every signature in the store (as Python's `MinHashLSH.save` does; `4 P` bytes
+    /// a document) instead of only the band and SimHash tables (an index's store).
+    #[arg(long)]
+    signatures: bool,
 }
 
 /// Arguments of `tessera bench simhash`.
@@ -266,8 +270,13 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
         .enumerate()
         .map(|(i, s)| StoreEntry { doc: i as u64, signature: s, simhash: i as u64 })
         .collect();
-    let settings =
-        StoreSettings { minhash: MinHashConfig::default(), lsh: params, simhash_distance: 3, settings_hash: 0 };
+    let settings = StoreSettings {
+        minhash: MinHashConfig::default(),
+        lsh: params,
+        simhash_distance: 3,
+        settings_hash: 0,
+        signatures: args.signatures,
+    };
     let updates = args.updates.max(1);
     let chunk = entries.len().div_ceil(updates).max(1);
     let started = Instant::now();
@@ -284,7 +293,8 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
         .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
         .sum();
     println!(
-        "on-disk store written in {secs:.2} s, {:.2} M signatures/s, synced to disk ({updates} update(s), {merged} signatures rewritten by merges; {:.0} MB at {}); query it with --store-only",
+        "on-disk store ({}) written in {secs:.2} s, {:.2} M signatures/s, synced to disk ({updates} update(s), {merged} signatures rewritten by merges; {:.0} MB at {}); query it with --store-only",
+        if args.signatures { "signatures kept" } else { "band and SimHash tables, no signatures" },
         entries.len() as f64 / secs / 1e6,
         size as f64 / 1e6,
         path.display()

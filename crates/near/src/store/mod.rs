@@ -2,7 +2,7 @@
 //! permuted SimHash tables of an index's documents, in immutable, checksummed,
 //! little-endian segment files that queries read through memory maps.
 //!
-//! Format version 2 (the byte-by-byte description is in `docs/design.md`, section 12.5):
+//! Format version 3 (the byte-by-byte description is in `docs/design.md`, section 12.5):
 //! `NEAR` is a small manifest naming the segment files `NEAR-<number>.seg` and the
 //! deleted documents still present in them (tombstones). An update writes one segment
 //! of the new documents, adds the deleted ones to the tombstones, merges segments by a
@@ -10,8 +10,11 @@
 //! names are removed afterwards. Nothing is rewritten whole on an add. Writers take
 //! `NEAR.LOCK` (an advisory lock the OS releases when the process dies); readers never
 //! do: they retry when a merge removed a segment between reading the manifest and
-//! opening it. A version-1 store (one `NEAR` file) is still read, and the first update
-//! turns it into version 2.
+//! opening it. Signatures are held only when the store's settings say so
+//! ([`StoreSettings::signatures`]): an index's store derives them from snapshots when it
+//! needs one, and merges copy band records instead of recomputing them. Version-2
+//! manifests and segments (signatures always held) are still read, and so is a version-1
+//! store (one `NEAR` file), which the first update turns into version 3.
 
 mod policy;
 mod segment;
@@ -29,11 +32,16 @@ use crate::error::{Error, Result, config};
 use crate::simhash_tables::{MAX_DISTANCE, TableDesign};
 use crate::{LshParams, MinHashConfig, Signature};
 
-/// Magic bytes of a sketch store (the version-2 manifest, or a whole version-1 store).
+/// Magic bytes of a sketch store (the manifest, or a whole version-1 store).
 pub const STORE_MAGIC: [u8; 8] = *b"TSRNEAR\0";
-/// The store format version this build writes (it reads 1 and 2).
-pub const STORE_VERSION: u32 = 2;
+/// The store format version this build writes (it reads 1 to 3).
+pub const STORE_VERSION: u32 = 3;
+/// Manifest header bytes of version 2 (and of a version-1 store's header).
 const HEADER: usize = 64;
+/// Manifest header bytes of version 3 (version 2's, then u32 flags, u32 reserved).
+const HEADER_V3: usize = 72;
+/// Manifest flag (version 3): the segments hold the signatures.
+const FLAG_SIGNATURES: u32 = 1;
 /// Bytes of one segment entry of the manifest.
 const SEGMENT_REF: usize = 24;
 /// Opening retries when a merge removed a segment the manifest read just before named.
@@ -52,6 +60,11 @@ pub struct StoreSettings {
     /// A hash of the fingerprint settings the sketches come from (the store is stale when
     /// the index's differ).
     pub settings_hash: u64,
+    /// Whether segments hold each document's signature (`4 P` bytes a document, two
+    /// thirds of a store at `P = 128`). Queries need only the band tables; an index's store
+    /// does not keep them (a signature derives from the document's snapshot), a store
+    /// that is the only copy of its sketches (Python's `MinHashLSH.save`) does.
+    pub signatures: bool,
 }
 
 /// One document's sketches.
@@ -59,7 +72,8 @@ pub struct StoreSettings {
 pub struct StoreEntry {
     /// The document's id in the index.
     pub doc: u64,
-    /// Its MinHash signature (`P` values).
+    /// Its MinHash signature (`P` values; read back from a store that does not hold
+    /// signatures, it has none).
     pub signature: Signature,
     /// Its SimHash.
     pub simhash: u64,
@@ -81,9 +95,11 @@ struct SegmentRef {
     file_len: u64,
 }
 
-/// The version-2 manifest.
+/// The manifest (version 3 written, 2 read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Manifest {
+    /// The version read (written: always [`STORE_VERSION`]).
+    version: u32,
     settings: StoreSettings,
     /// The highest segment number ever written into this store's directory.
     generation: u64,
@@ -95,7 +111,7 @@ struct Manifest {
 impl Manifest {
     fn encode(&self) -> Vec<u8> {
         let s = &self.settings;
-        let mut out = Vec::with_capacity(HEADER + SEGMENT_REF * self.segments.len() + 8 * self.tombstones.len() + 4);
+        let mut out = Vec::with_capacity(HEADER_V3 + SEGMENT_REF * self.segments.len() + 8 * self.tombstones.len() + 4);
         out.extend_from_slice(&STORE_MAGIC);
         for v in [STORE_VERSION, s.minhash.num_perm as u32] {
             out.extend_from_slice(&v.to_le_bytes());
@@ -105,6 +121,10 @@ impl Manifest {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for v in [self.tombstones.len() as u64, s.settings_hash, self.generation] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let flags = if s.signatures { FLAG_SIGNATURES } else { 0 };
+        for v in [flags, 0] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for r in &self.segments {
@@ -125,11 +145,19 @@ impl Manifest {
             return Err(corrupt(path, "not a sketch store"));
         }
         let version = u32_at(b, 8);
-        if version != STORE_VERSION {
-            return Err(corrupt(path, format!("store format version {version}, this build reads 1 and 2")));
+        let header = match version {
+            2 => HEADER,
+            STORE_VERSION if b.len() >= HEADER_V3 + 4 => HEADER_V3,
+            STORE_VERSION => return Err(corrupt(path, "not a sketch store")),
+            _ => return Err(corrupt(path, format!("store format version {version}, this build reads 1 to 3"))),
+        };
+        // Version 2 always holds the signatures.
+        let flags = if version == 2 { FLAG_SIGNATURES } else { u32_at(b, 64) };
+        if flags & !FLAG_SIGNATURES != 0 {
+            return Err(corrupt(path, format!("unknown store flags {flags:#x}")));
         }
         let (segments, tombstones) = (u32_at(b, 36) as u128, u128::from(u64_at(b, 40)));
-        let expected = HEADER as u128 + SEGMENT_REF as u128 * segments + 8 * tombstones + 4;
+        let expected = header as u128 + SEGMENT_REF as u128 * segments + 8 * tombstones + 4;
         if expected != b.len() as u128 {
             return Err(corrupt(path, format!("{} bytes, the header implies {expected}", b.len())));
         }
@@ -149,11 +177,12 @@ impl Manifest {
             lsh,
             simhash_distance: k,
             settings_hash: u64_at(b, 48),
+            signatures: flags & FLAG_SIGNATURES != 0,
         };
         let generation = u64_at(b, 56);
         let refs: Vec<SegmentRef> = (0..segments as usize)
             .map(|i| {
-                let at = HEADER + SEGMENT_REF * i;
+                let at = header + SEGMENT_REF * i;
                 SegmentRef { number: u64_at(b, at), docs: u64_at(b, at + 8), file_len: u64_at(b, at + 16) }
             })
             .collect();
@@ -163,12 +192,12 @@ impl Manifest {
         if numbers.len() != refs.len() || numbers.last().is_some_and(|&n| n > generation) {
             return Err(corrupt(path, "segment numbers repeat or pass the generation"));
         }
-        let start = HEADER + SEGMENT_REF * refs.len();
+        let start = header + SEGMENT_REF * refs.len();
         let tombstones: Vec<u64> = (0..tombstones as usize).map(|i| u64_at(b, start + 8 * i)).collect();
         if tombstones.windows(2).any(|w| w[0] >= w[1]) {
             return Err(corrupt(path, "tombstones out of order"));
         }
-        Ok(Manifest { settings, generation, segments: refs, tombstones })
+        Ok(Manifest { version, settings, generation, segments: refs, tombstones })
     }
 }
 
@@ -239,6 +268,8 @@ pub struct SketchStore {
     live: usize,
     generation: u64,
     tombstones: Vec<u64>,
+    /// The format version on disk (the manifest's, or 1).
+    version: u32,
 }
 
 /// The first 64 bytes of `path`, or fewer when it is shorter.
@@ -260,7 +291,7 @@ impl SketchStore {
         if head.len() >= 12 && head[..8] == STORE_MAGIC && u32_at(&head, 8) == 1 {
             let segment = Segment::open(path)?;
             let settings = segment.header().settings.clone();
-            return Ok(Self::assemble(path, settings, 0, Vec::new(), vec![LiveSegment::new(segment, 0, &[])]));
+            return Ok(Self::assemble(path, settings, (1, 0), Vec::new(), vec![LiveSegment::new(segment, 0, &[])]));
         }
         let mut attempt = 0;
         loop {
@@ -272,7 +303,7 @@ impl SketchStore {
                     return Ok(Self::assemble(
                         path,
                         manifest.settings,
-                        manifest.generation,
+                        (manifest.version, manifest.generation),
                         manifest.tombstones,
                         segments,
                     ));
@@ -307,7 +338,7 @@ impl SketchStore {
     fn assemble(
         path: &Path,
         settings: StoreSettings,
-        generation: u64,
+        (version, generation): (u32, u64),
         tombstones: Vec<u64>,
         segments: Vec<LiveSegment>,
     ) -> Self {
@@ -320,7 +351,7 @@ impl SketchStore {
             live += s.segment.len() - s.deleted;
         }
         bases.push(total);
-        Self { path: path.to_path_buf(), settings, segments, bases, live, generation, tombstones }
+        Self { path: path.to_path_buf(), settings, segments, bases, live, generation, tombstones, version }
     }
 
     /// The settings.
@@ -358,9 +389,9 @@ impl SketchStore {
         self.len() - self.live
     }
 
-    /// The format version of the store on disk (1 or 2).
+    /// The format version of the store on disk (1, 2 or 3: its manifest's).
     pub fn format_version(&self) -> u32 {
-        if self.segments.first().is_some_and(|s| s.segment.is_v1()) { 1 } else { STORE_VERSION }
+        self.version
     }
 
     /// Maps the pages of every segment's band tables (the part LSH queries read) into
@@ -389,8 +420,9 @@ impl SketchStore {
         s.segment.simhash(i)
     }
 
-    /// Signature of ordinal `i`.
-    pub fn signature(&self, i: usize) -> Signature {
+    /// Signature of ordinal `i`; `None` when the store does not hold signatures
+    /// ([`StoreSettings::signatures`]).
+    pub fn signature(&self, i: usize) -> Option<Signature> {
         let (s, i) = self.locate(i);
         s.segment.signature(i)
     }
@@ -418,7 +450,8 @@ impl SketchStore {
         docs
     }
 
-    /// Every live entry, by document id.
+    /// Every live entry, by document id (signatures with no values when the store holds
+    /// none).
     pub fn entries(&self) -> Vec<StoreEntry> {
         let mut out: Vec<StoreEntry> = self.segments.iter().flat_map(LiveSegment::live_entries).collect();
         out.sort_by_key(|e| e.doc);
@@ -594,7 +627,7 @@ pub fn write_store(path: &Path, settings: &StoreSettings, entries: &[StoreEntry]
 fn write_whole(path: &Path, settings: &StoreSettings, entries: &[&StoreEntry]) -> Result<()> {
     let previous = read_header(path)
         .ok()
-        .filter(|h| h.len() >= 12 && u32_at(h, 8) == STORE_VERSION)
+        .filter(|h| h.len() >= 12 && matches!(u32_at(h, 8), 2 | STORE_VERSION))
         .and_then(|_| std::fs::read(path).ok())
         .and_then(|b| Manifest::decode(path, &b).ok())
         .map_or(0, |m| m.generation);
@@ -605,7 +638,8 @@ fn write_whole(path: &Path, settings: &StoreSettings, entries: &[&StoreEntry]) -
         let file_len = segment::write_segment(&segment_path(path, generation), settings, entries)?;
         segments.push(SegmentRef { number: generation, docs: entries.len() as u64, file_len });
     }
-    let manifest = Manifest { settings: settings.clone(), generation, segments, tombstones: Vec::new() };
+    let manifest =
+        Manifest { version: STORE_VERSION, settings: settings.clone(), generation, segments, tombstones: Vec::new() };
     write_manifest(path, &manifest)?;
     remove_unnamed(path, &manifest.segments)
 }
@@ -631,7 +665,7 @@ pub struct UpdateReport {
 /// atomically. Fails when there is no readable store at `path`, when its settings are not
 /// `settings`, or when an added document was deleted from it (ids are never reused);
 /// the caller then rebuilds it with [`write_store`]. A version-1 store is rewritten as
-/// one version-2 segment.
+/// one version-3 segment; version-2 segments are kept and merged as the policy says.
 pub fn update_store(
     path: &Path,
     settings: &StoreSettings,
@@ -686,26 +720,36 @@ pub fn update_store(
             LiveSegment::new(segment, number, &tombstones)
         })
         .collect();
-    let mut write = |entries: &[&StoreEntry]| -> Result<LiveSegment> {
+    if !added.is_empty() {
         generation += 1;
         let file = segment_path(path, generation);
-        segment::write_segment(&file, settings, entries)?;
-        Ok(LiveSegment::new(Segment::open(&file)?, generation, &[]))
-    };
-    if !added.is_empty() {
-        segments.push(write(&added)?);
+        segment::write_segment(&file, settings, &added)?;
+        segments.push(LiveSegment::new(Segment::open(&file)?, generation, &[]));
     }
     // At most as many merges as segments: each one lowers the count or purges deletes.
     for _ in 0..=segments.len() {
         let stats: Vec<SegmentStat> = segments.iter().map(LiveSegment::stat).collect();
         let Some(picked) = policy.pick(&stats) else { break };
-        let mut entries: Vec<StoreEntry> =
-            picked.iter().flat_map(|&i| segments[i].live_entries().collect::<Vec<_>>()).collect();
-        entries.sort_by_key(|e| e.doc);
-        let refs: Vec<&StoreEntry> = entries.iter().collect();
-        let merged = if refs.is_empty() { None } else { Some(write(&refs)?) };
+        let live: Vec<usize> = picked.iter().map(|&i| segments[i].segment.len() - segments[i].deleted).collect();
+        let merged = if live.iter().sum::<usize>() == 0 {
+            None
+        } else {
+            let tests: Vec<Box<dyn Fn(usize) -> bool + Sync>> = picked
+                .iter()
+                .map(|&i| {
+                    let s = &segments[i];
+                    Box::new(move |o: usize| s.is_live(o)) as Box<dyn Fn(usize) -> bool + Sync>
+                })
+                .collect();
+            let inputs: Vec<(&Segment, &(dyn Fn(usize) -> bool + Sync))> =
+                picked.iter().zip(&tests).map(|(&i, t)| (&segments[i].segment, t.as_ref())).collect();
+            generation += 1;
+            let file = segment_path(path, generation);
+            segment::merge_segments(&file, settings, &inputs)?;
+            Some(LiveSegment::new(Segment::open(&file)?, generation, &[]))
+        };
         report.merges += 1;
-        report.merged_docs += refs.len();
+        report.merged_docs += live.iter().sum::<usize>();
         let at = picked[0];
         for &i in picked.iter().rev() {
             segments.remove(i);
@@ -721,7 +765,8 @@ pub fn update_store(
         .map(|s| SegmentRef { number: s.number, docs: s.segment.len() as u64, file_len: s.segment.file_len() })
         .collect();
     report.segments = refs.len();
-    let manifest = Manifest { settings: settings.clone(), generation, segments: refs, tombstones };
+    let manifest =
+        Manifest { version: STORE_VERSION, settings: settings.clone(), generation, segments: refs, tombstones };
     write_manifest(path, &manifest)?;
     drop(segments);
     remove_unnamed(path, &manifest.segments)?;

@@ -11,7 +11,25 @@ fn settings() -> StoreSettings {
         lsh: LshParams::optimal(0.5, 32, 0.5, 0.5).unwrap(),
         simhash_distance: 3,
         settings_hash: 99,
+        signatures: true,
     }
+}
+
+/// The settings of a store that holds no signatures (an index's).
+fn without_signatures() -> StoreSettings {
+    StoreSettings { signatures: false, ..settings() }
+}
+
+/// `entries` as a store of `settings` gives them back (no signature values when it
+/// holds none).
+fn as_held(entries: &[StoreEntry], settings: &StoreSettings) -> Vec<StoreEntry> {
+    entries
+        .iter()
+        .map(|e| StoreEntry {
+            signature: if settings.signatures { e.signature.clone() } else { Signature(Vec::new()) },
+            ..e.clone()
+        })
+        .collect()
 }
 
 /// `n` entries, doc ids `3i + 1`: near copies of one set, half the SimHashes neighbours.
@@ -88,14 +106,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
-    fn store_queries_equal_memory_queries(seed in any::<u64>(), n in 0usize..80) {
+    fn store_queries_equal_memory_queries(seed in any::<u64>(), n in 0usize..80, held in any::<bool>()) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("NEAR");
         let e = entries(seed, n);
-        write_store(&path, &settings(), &e).unwrap();
+        let settings = StoreSettings { signatures: held, ..settings() };
+        write_store(&path, &settings, &e).unwrap();
         let store = SketchStore::open(&path).unwrap();
-        prop_assert_eq!(store.settings(), &settings());
-        prop_assert_eq!(store.entries(), e.clone());
+        prop_assert_eq!(store.settings(), &settings);
+        prop_assert_eq!(store.entries(), as_held(&e, &settings));
+        for (i, x) in e.iter().enumerate() {
+            prop_assert_eq!(store.signature(i), held.then(|| x.signature.clone()));
+        }
         prop_assert_eq!(store.segment_count(), usize::from(n > 0));
         assert_same_as_memory(&store, &e, &e);
     }
@@ -103,22 +125,25 @@ proptest! {
     /// Adds in batches and deletes, merged by a small policy: the same answers as a store
     /// written whole from the live entries, and as the in-memory tables.
     #[test]
-    fn updated_store_equals_one_written_whole(seed in any::<u64>(), n in 1usize..90, batch in 1usize..12) {
+    fn updated_store_equals_one_written_whole(
+        seed in any::<u64>(), n in 1usize..90, batch in 1usize..12, held in any::<bool>()
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("NEAR");
         let e = entries(seed, n);
-        write_store(&path, &settings(), &[]).unwrap();
+        let settings = StoreSettings { signatures: held, ..settings() };
+        write_store(&path, &settings, &[]).unwrap();
         let mut rng = SplitMix64::new(seed ^ 1);
         let mut deleted = BTreeSet::new();
         for chunk in e.chunks(batch) {
             let held: Vec<u64> = SketchStore::open(&path).unwrap().live_docs();
             let delete: Vec<u64> = held.iter().copied().filter(|_| rng.next_u64().is_multiple_of(5)).collect();
             deleted.extend(delete.iter().copied());
-            update_store(&path, &settings(), chunk, &delete, &small_policy()).unwrap();
+            update_store(&path, &settings, chunk, &delete, &small_policy()).unwrap();
         }
         let store = SketchStore::open(&path).unwrap();
         let live: Vec<StoreEntry> = e.iter().filter(|x| !deleted.contains(&x.doc)).cloned().collect();
-        prop_assert_eq!(store.entries(), live.clone());
+        prop_assert_eq!(store.entries(), as_held(&live, &settings));
         prop_assert_eq!(store.live_len(), live.len());
         prop_assert_eq!(store.live_docs(), live.iter().map(|x| x.doc).collect::<Vec<_>>());
         for x in &e {
@@ -161,8 +186,9 @@ fn many_small_updates_keep_few_segments_and_purge_deletes() {
     assert!(SketchStore::open(&path).unwrap().deleted_count() > 0);
     assert!(update_store(&path, &settings(), &e[2..3], &[], &keep).is_err());
     // Other settings are refused.
-    let other = StoreSettings { settings_hash: 1, ..settings() };
-    assert!(update_store(&path, &other, &e[..1], &[], &policy).unwrap_err().to_string().contains("settings"));
+    for other in [StoreSettings { settings_hash: 1, ..settings() }, without_signatures()] {
+        assert!(update_store(&path, &other, &e[..1], &[], &policy).unwrap_err().to_string().contains("settings"));
+    }
 }
 
 /// What a writer killed at any point leaves (temporary files, a segment no manifest names)
@@ -208,7 +234,7 @@ fn fixture_dir(version: u32) -> PathBuf {
 }
 
 /// The checked-in version-1 store must keep opening with the same content, and the first
-/// update turns it into version 2.
+/// update turns it into version 3.
 #[test]
 fn fixture_v1_keeps_opening() {
     let path = fixture_dir(1).join("NEAR");
@@ -227,31 +253,67 @@ fn fixture_v1_keeps_opening() {
     let more = entries(1, 14);
     update_store(&copy, &settings(), &more[10..], &[1], &StorePolicy::default()).unwrap();
     let store = SketchStore::open(&copy).unwrap();
-    assert_eq!(store.format_version(), 2);
+    assert_eq!(store.format_version(), 3);
     assert_eq!(store.entries(), more[1..].to_vec());
 }
 
-/// The checked-in version-2 store (two segments and a tombstone) must keep opening with
-/// the same content. Regenerate (only with a format version bump, as a new fixture) with
-/// `UPDATE_NEAR_FIXTURE=1`.
+/// The checked-in version-2 store (two segments and a tombstone; signatures held, as
+/// version 2 always does) must keep opening with the same content, and an update that
+/// merges adds a version-3 segment beside them.
 #[test]
 fn fixture_v2_keeps_opening() {
     let dir = fixture_dir(2);
     let path = dir.join("NEAR");
     let e = entries(1, 12);
-    if std::env::var_os("UPDATE_NEAR_FIXTURE").is_some() {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        write_store(&path, &settings(), &e[..8]).unwrap();
-        update_store(&path, &settings(), &e[8..], &[4], &StorePolicy::default()).unwrap();
-        std::fs::remove_file(dir.join("NEAR.LOCK")).unwrap();
-    }
     let store = SketchStore::open(&path).unwrap();
     assert_eq!(store.format_version(), 2);
     assert_eq!(store.settings(), &settings());
     assert_eq!((store.len(), store.live_len(), store.segment_count()), (12, 11, 2));
     let live: Vec<StoreEntry> = e.iter().filter(|x| x.doc != 4).cloned().collect();
     assert_eq!(store.entries(), live);
+    assert_eq!(store.ordinal_of(4), None);
+    assert_eq!(store.ordinal_of(25), Some(8));
+    assert_same_as_memory(&store, &live, &e);
+
+    let copy = tempfile::tempdir().unwrap();
+    for f in ["NEAR", "NEAR-000001.seg", "NEAR-000002.seg"] {
+        std::fs::copy(dir.join(f), copy.path().join(f)).unwrap();
+    }
+    let path = copy.path().join("NEAR");
+    let more = entries(1, 16);
+    let merge_all = StorePolicy { segments_per_tier: 2, floor_docs: 2, max_merged_docs: 1000, deletes_ratio: 0.2 };
+    let report = update_store(&path, &settings(), &more[12..], &[7], &merge_all).unwrap();
+    assert!(report.merges > 0, "{report:?}");
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.format_version(), 3);
+    let live: Vec<StoreEntry> = more.iter().filter(|x| x.doc != 4 && x.doc != 7).cloned().collect();
+    assert_eq!(store.entries(), live);
+    assert_same_as_memory(&store, &live, &more);
+}
+
+/// The checked-in version-3 store (no signatures, two segments and a tombstone) must keep
+/// opening with the same content. Regenerate (only with a format version bump, as a new
+/// fixture) with `UPDATE_NEAR_FIXTURE=1`.
+#[test]
+fn fixture_v3_keeps_opening() {
+    let dir = fixture_dir(3);
+    let path = dir.join("NEAR");
+    let e = entries(1, 12);
+    let settings = without_signatures();
+    if std::env::var_os("UPDATE_NEAR_FIXTURE").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        write_store(&path, &settings, &e[..8]).unwrap();
+        update_store(&path, &settings, &e[8..], &[4], &StorePolicy::default()).unwrap();
+        std::fs::remove_file(dir.join("NEAR.LOCK")).unwrap();
+    }
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.format_version(), 3);
+    assert_eq!(store.settings(), &settings);
+    assert_eq!((store.len(), store.live_len(), store.segment_count()), (12, 11, 2));
+    let live: Vec<StoreEntry> = e.iter().filter(|x| x.doc != 4).cloned().collect();
+    assert_eq!(store.entries(), as_held(&live, &settings));
+    assert_eq!(store.signature(0), None);
     assert_eq!(store.ordinal_of(4), None);
     assert_eq!(store.ordinal_of(25), Some(8));
     assert_same_as_memory(&store, &live, &e);
