@@ -59,10 +59,6 @@ pub struct LshArgs {
     /// as segments and merged by the default policy), as an index fed by commits does.
     #[arg(long, default_value_t = 1)]
     updates: usize,
-    /// With --store-only: touch the band tables' pages before the timed queries
-    /// (`SketchStore::warm_bands`), so no query takes a page fault.
-    #[arg(long)]
-    warm: bool,
     /// Keep every signature in the store (as Python's `MinHashLSH.save` does; `4 P` bytes
     /// a document) instead of only the band and SimHash tables (an index's store).
     #[arg(long)]
@@ -204,13 +200,6 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
         let started = Instant::now();
         let store = SketchStore::open(&path).map_err(anyhow::Error::from)?;
         let open = started.elapsed();
-        let warmed = if args.warm {
-            let started = Instant::now();
-            let bytes = store.warm_bands();
-            format!(", band tables warmed ({:.0} MB) in {:.2} s", bytes as f64 / 1e6, started.elapsed().as_secs_f64())
-        } else {
-            String::new()
-        };
         let sigs = synthetic_signatures(queries, &hasher);
         let mut found = 0usize;
         // One candidate buffer for every query: no allocation per query.
@@ -227,7 +216,7 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
             .collect();
         let (p50, p99) = percentiles(times);
         println!(
-            "on-disk store of {} documents in {} segment(s) (opened and checksummed in {:.2} s{warmed}): query p50 {p50:.1} µs, p99 {p99:.1} µs ({found} candidates); {}",
+            "on-disk store of {} documents in {} segment(s) (opened, checksummed and its band tables mapped in {:.2} s): query p50 {p50:.1} µs, p99 {p99:.1} µs ({found} candidates); {}",
             store.live_len(),
             store.segment_count(),
             open.as_secs_f64(),

@@ -284,9 +284,18 @@ fn missing(e: &Error) -> bool {
 }
 
 impl SketchStore {
-    /// Opens and verifies a store: a version-2 manifest and its segments, or a version-1
-    /// file (magic, version, settings, lengths, checksums).
+    /// Opens and verifies a store: a manifest and its segments, or a version-1 file
+    /// (magic, version, settings, lengths, checksums). The band tables' pages are then
+    /// mapped into the process (the checksum pass has just read them into the page cache,
+    /// so this costs a few milliseconds a million documents): a fresh process's first
+    /// queries take no page faults.
     pub fn open(path: &Path) -> Result<Self> {
+        let store = Self::open_unmapped(path)?;
+        store.warm_bands();
+        Ok(store)
+    }
+
+    fn open_unmapped(path: &Path) -> Result<Self> {
         let head = read_header(path)?;
         if head.len() >= 12 && head[..8] == STORE_MAGIC && u32_at(&head, 8) == 1 {
             let segment = Segment::open(path)?;
@@ -395,11 +404,12 @@ impl SketchStore {
     }
 
     /// Maps the pages of every segment's band tables (the part LSH queries read) into
-    /// the process by touching them, so that queries after it take no page faults;
-    /// returns the bytes covered (they become resident). Without it, the first queries
-    /// of a process fault pages in as they touch them.
-    pub fn warm_bands(&self) -> usize {
-        self.segments.iter().map(|s| s.segment.warm_bands()).sum()
+    /// the process by touching them, so that queries after it take no page faults (the
+    /// pages become resident).
+    fn warm_bands(&self) {
+        for s in &self.segments {
+            s.segment.warm_bands();
+        }
     }
 
     #[inline]

@@ -260,9 +260,8 @@ impl Segment {
     }
 
     /// Reads one byte of every page of the band directories and records, so they are
-    /// mapped before queries come (a first touch costs a page fault); returns the bytes
-    /// covered.
-    pub(super) fn warm_bands(&self) -> usize {
+    /// mapped before queries come (a first touch costs a page fault).
+    pub(super) fn warm_bands(&self) {
         let (from, to) = match self.layout {
             Layout::Bucketed { .. } => (self.directory, self.table_records),
             // Version 1: the band keys (their ordinals are read only on a match).
@@ -273,7 +272,6 @@ impl Segment {
             sum = sum.wrapping_add(self.map[at]);
         }
         std::hint::black_box(sum);
-        to - from
     }
 
     /// The ordinal of `doc` (doc ids ascending in a segment).
