@@ -10,6 +10,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2,
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
+use rayon::slice::ParallelSliceMut;
 use tessera_engine::sketch::Signature;
 use tessera_engine::{DedupConfig, DedupMethod, Deduplicator, ExtractConfig, MinHashPlan, Verify};
 
@@ -424,6 +425,52 @@ impl DedupPlan {
             (keys, usable)
         });
         Ok((keys.into_pyarray(py), usable.into_pyarray(py)))
+    }
+
+    /// The candidate pairs of band rows: `band`, `key` (the band's key as int64), `o1`,
+    /// `o2` (the document order) and `vid` (the member value returned), int64 arrays of one
+    /// length, holding whole buckets in any order. Rows of one `(band, key)` form a bucket,
+    /// its members in document order `(o1, o2, vid)`; returns what `bucket_pairs` returns
+    /// for those buckets, in `(band, key)` order. One call per partition of band rows: the
+    /// sort runs here, in parallel, not in numpy.
+    #[pyo3(text_signature = "($self, band, key, o1, o2, vid)")]
+    fn band_row_pairs<'py>(
+        &self,
+        py: Python<'py>,
+        band: PyReadonlyArray1<'py, i64>,
+        key: PyReadonlyArray1<'py, i64>,
+        o1: PyReadonlyArray1<'py, i64>,
+        o2: PyReadonlyArray1<'py, i64>,
+        vid: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let columns = [band.as_array(), key.as_array(), o1.as_array(), o2.as_array(), vid.as_array()];
+        let n = columns[0].len();
+        if let Some(c) = columns.iter().find(|c| c.len() != n) {
+            return Err(PyValueError::new_err(format!("band rows of {n} and {} values", c.len())));
+        }
+        let flat: Vec<i64> = py.detach(|| {
+            let mut rows: Vec<[i64; 5]> =
+                (0..n).map(|i| [columns[0][i], columns[1][i], columns[2][i], columns[3][i], columns[4][i]]).collect();
+            rows.par_sort_unstable();
+            let mut flat = Vec::new();
+            let mut last: Option<(usize, Vec<(u32, u32)>)> = None;
+            for bucket in rows.chunk_by(|a, b| a[..2] == b[..2]).filter(|b| b.len() > 1) {
+                let len = bucket.len();
+                if last.as_ref().is_none_or(|(l, _)| *l != len) {
+                    last = Some((len, MinHashPlan::bucket_pairs(len)));
+                }
+                if let Some((_, pairs)) = &last {
+                    for &(a, b) in pairs {
+                        flat.push(bucket[a as usize][4]);
+                        flat.push(bucket[b as usize][4]);
+                    }
+                }
+            }
+            flat
+        });
+        let p = flat.len() / 2;
+        let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(array.into_pyarray(py))
     }
 
     /// The candidate pairs of buckets: `sizes` (int64, one per bucket) cut `members`

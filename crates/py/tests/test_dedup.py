@@ -205,6 +205,37 @@ def test_plan_pieces_give_the_dedup_answer(texts):
         assert sum(not r["kept"] for r in expected) > 0
 
 
+def test_band_row_pairs_equal_bucket_pairs_of_the_sorted_buckets():
+    """The Spark job's pairing of a partition's band rows (shuffled, whole buckets, some
+    past 64 members) equals grouping them by (band, key), ordering each bucket by
+    (o1, o2, vid) and calling bucket_pairs."""
+    plan = tessera.kernels.DedupPlan(num_perm=64)
+    rng = np.random.default_rng(7)
+    n = 3000
+    band = rng.integers(0, 4, n)
+    # Half the rows in a few large buckets, half in many small ones (most of them alone).
+    key = np.where(rng.random(n) < 0.5, rng.integers(-2, 2, n), rng.integers(-2000, 2000, n)) * (1 << 40)
+    o1 = rng.integers(0, 3, n)
+    o2 = rng.integers(0, 1000, n)
+    vid = rng.permutation(n).astype(np.int64)
+    got = plan.band_row_pairs(band, key, o1, o2, vid)
+    buckets: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    for i in range(n):
+        buckets.setdefault((int(band[i]), int(key[i])), []).append((int(o1[i]), int(o2[i]), int(vid[i])))
+    groups = [[m[2] for m in sorted(ms)] for ms in buckets.values() if len(ms) > 1]
+    assert max(len(g) for g in groups) > 64
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    members = np.array([v for g in groups for v in g], dtype=np.int64)
+    expected = plan.bucket_pairs(sizes, members)
+    assert got.shape[1] == 2 and len(got) == len(expected)
+    assert sorted(map(tuple, got.tolist())) == sorted(map(tuple, expected.tolist()))
+    order = rng.permutation(n)
+    again = plan.band_row_pairs(band[order], key[order], o1[order], o2[order], vid[order])
+    assert sorted(map(tuple, again.tolist())) == sorted(map(tuple, got.tolist()))
+    with pytest.raises(ValueError, match="band rows"):
+        plan.band_row_pairs(band, key, o1, o2, vid[:-1])
+
+
 def test_plan_checks_its_inputs_and_pickles():
     plan = tessera.kernels.DedupPlan(num_perm=64, language="en", stemming=False)
     again = pickle.loads(pickle.dumps(plan))

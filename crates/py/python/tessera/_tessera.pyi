@@ -349,6 +349,18 @@ class DedupPlan:
         """The band keys of signatures (n, num_perm): `(keys, usable)`, keys uint64 of shape
         (n, bands) and usable bool of shape (n,); an empty signature takes part in no band
         (usable False, its keys 0)."""
+    def band_row_pairs(
+        self,
+        band: npt.NDArray[np.int64],
+        key: npt.NDArray[np.int64],
+        o1: npt.NDArray[np.int64],
+        o2: npt.NDArray[np.int64],
+        vid: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.int64]:
+        """The candidate pairs of band rows (int64 arrays of one length, whole buckets in any
+        order): rows of one `(band, key)` form a bucket, its members in document order
+        `(o1, o2, vid)`; returns what `bucket_pairs` returns for those buckets ((p, 2) int64
+        `vid` values). The sort runs in Rust, in parallel."""
     def bucket_pairs(self, sizes: npt.NDArray[np.int64], members: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The candidate pairs of buckets: `sizes` (int64, one per bucket) cut `members`
         (int64, concatenated, each bucket's members in document order); returns (p, 2)

@@ -6,7 +6,8 @@ Running them in this order gives the answer of ``tessera.dedup`` and ``tessera d
 1. ``plan.signatures(texts)`` per document (parallel, without the GIL);
 2. ``plan.band_keys(signatures)``: documents sharing the key of one band are a bucket;
 3. ``plan.bucket_pairs(sizes, members)``: the candidate pairs of buckets whose members
-   are in document order;
+   are in document order (or ``plan.band_row_pairs(band, key, o1, o2, vid)``, which
+   groups and orders unsorted band rows itself, as a Spark partition holds them);
 4. ``plan.cluster(signatures, pairs)`` on each connected component of the candidate
    pairs, members in document order.
 """

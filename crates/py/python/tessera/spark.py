@@ -249,8 +249,8 @@ def _sign_batches(
 def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
     """Candidate pairs `(a, b)` (document numbers, a before b in document order) of the
     band rows `(band, key, o1, o2, vid)` of one partition: rows are partitioned by (band,
-    key), so every bucket is whole here. Buckets of two or more, members in document
-    order, go to `DedupPlan.bucket_pairs` in one call."""
+    key), so every bucket is whole here. `DedupPlan.band_row_pairs` sorts them into
+    buckets (members in document order) and pairs them, in one call."""
     import numpy as np
     import pyarrow as pa
 
@@ -258,19 +258,10 @@ def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) ->
     table = pa.Table.from_batches(list(batches))
     if table.num_rows == 0:
         return
-    band = _column(table, "band").to_numpy()
-    key = _column(table, "key").to_numpy()
-    vid = _column(table, _VID).to_numpy()
-    order = np.lexsort((vid, _column(table, _O2).to_numpy(), _column(table, _O1).to_numpy(), key, band))
-    band, key, vid = band[order], key[order], vid[order]
-    starts = np.flatnonzero(np.r_[True, (band[1:] != band[:-1]) | (key[1:] != key[:-1])])
-    sizes = np.diff(np.r_[starts, len(vid)])
-    shared = sizes > 1
-    if not shared.any():
+    columns = [_column(table, c).to_numpy().astype(np.int64, copy=False) for c in ("band", "key", _O1, _O2, _VID)]
+    pairs = np.asarray(plan.band_row_pairs(*columns), dtype=np.int64).reshape(-1, 2)
+    if len(pairs) == 0:
         return
-    members = vid[np.repeat(shared, sizes)]
-    pairs = np.asarray(plan.bucket_pairs(sizes[shared].astype(np.int64), members.astype(np.int64)), dtype=np.int64)
-    pairs = pairs.reshape(-1, 2)
     yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], names=["a", "b"])
 
 
