@@ -509,19 +509,25 @@ struct SegmentData<'a> {
 /// directory. Returns the file's length.
 pub(super) fn write_segment(path: &Path, settings: &StoreSettings, entries: &[&StoreEntry]) -> Result<u64> {
     let lsh = settings.lsh;
-    // Every band key of a document at once (one read of each signature), then each
-    // band's records gathered from the rows.
-    let mut keys = vec![0u64; entries.len() * lsh.bands];
-    keys.par_chunks_mut(lsh.bands.max(1)).zip(entries.par_iter()).for_each(|(out, e)| {
-        for (band, k) in out.iter_mut().enumerate() {
-            *k = lsh.band_key(&e.signature, band);
+    // Every band key of a document at once (one read of each signature), written
+    // straight into each band's records: documents go in chunks, each chunk with its
+    // slice of every band.
+    const CHUNK: usize = 4096;
+    let n = entries.len();
+    let mut bands: Vec<Vec<(u64, u32)>> = (0..lsh.bands).map(|_| vec![(0, 0); n]).collect();
+    let mut chunks: Vec<Vec<&mut [(u64, u32)]>> = (0..n.div_ceil(CHUNK)).map(|_| Vec::new()).collect();
+    for band in &mut bands {
+        for (c, slice) in band.chunks_mut(CHUNK).enumerate() {
+            chunks[c].push(slice);
+        }
+    }
+    chunks.into_par_iter().enumerate().for_each(|(c, mut slices)| {
+        for (j, e) in entries[c * CHUNK..n.min((c + 1) * CHUNK)].iter().enumerate() {
+            for (band, records) in slices.iter_mut().enumerate() {
+                records[j] = (lsh.band_key(&e.signature, band), (c * CHUNK + j) as u32);
+            }
         }
     });
-    let keys = &keys;
-    let bands: Vec<Vec<(u64, u32)>> = (0..lsh.bands)
-        .into_par_iter()
-        .map(|band| (0..entries.len()).map(|i| (keys[i * lsh.bands + band], i as u32)).collect())
-        .collect();
     let signatures: Option<SignatureBytes<'_>> = settings.signatures.then(|| {
         Box::new(move |i: usize, out: &mut [u8]| {
             for (c, v) in out.chunks_exact_mut(4).zip(&entries[i].signature.0) {
