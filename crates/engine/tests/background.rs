@@ -7,6 +7,8 @@
 //! printing `committed <n>` after each batch's commit returned, while merges run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -23,16 +25,7 @@ const CHILD_ENV: &str = "TESSERA_BACKGROUND_CHILD";
 const BATCH: u64 = 4;
 
 fn text(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (0..3 + (x % 6) as usize).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    support::words(seed, n, 3, 6).join(" ")
 }
 
 fn lib() -> CollectionConfig {

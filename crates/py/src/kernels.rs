@@ -342,6 +342,30 @@ fn clusters(py: Python<'_>, clustered: Vec<(u32, f64)>) -> Clusters<'_> {
     (Array1::from(kept).into_pyarray(py), Array1::from(similarity).into_pyarray(py))
 }
 
+/// The candidate pairs of buckets, flattened `(earlier, later)` member values: each
+/// bucket's pairs by the engine's rule (`MinHashPlan::bucket_pairs`, computed once for a
+/// run of buckets of one size).
+#[derive(Default)]
+struct BucketPairs {
+    flat: Vec<i64>,
+    last: Option<(usize, Vec<(u32, u32)>)>,
+}
+
+impl BucketPairs {
+    /// Adds the pairs of a bucket of `len` members, `member(i)` the i-th in document order.
+    fn push(&mut self, len: usize, member: impl Fn(usize) -> i64) {
+        if self.last.as_ref().is_none_or(|(l, _)| *l != len) {
+            self.last = Some((len, MinHashPlan::bucket_pairs(len)));
+        }
+        if let Some((_, pairs)) = &self.last {
+            for &(a, b) in pairs {
+                self.flat.push(member(a as usize));
+                self.flat.push(member(b as usize));
+            }
+        }
+    }
+}
+
 #[pyclass(module = "tessera._tessera", name = "DedupPlan", frozen)]
 pub struct DedupPlan {
     plan: Arc<MinHashPlan>,
@@ -452,21 +476,11 @@ impl DedupPlan {
             let mut rows: Vec<[i64; 5]> =
                 (0..n).map(|i| [columns[0][i], columns[1][i], columns[2][i], columns[3][i], columns[4][i]]).collect();
             rows.par_sort_unstable();
-            let mut flat = Vec::new();
-            let mut last: Option<(usize, Vec<(u32, u32)>)> = None;
+            let mut pairs = BucketPairs::default();
             for bucket in rows.chunk_by(|a, b| a[..2] == b[..2]).filter(|b| b.len() > 1) {
-                let len = bucket.len();
-                if last.as_ref().is_none_or(|(l, _)| *l != len) {
-                    last = Some((len, MinHashPlan::bucket_pairs(len)));
-                }
-                if let Some((_, pairs)) = &last {
-                    for &(a, b) in pairs {
-                        flat.push(bucket[a as usize][4]);
-                        flat.push(bucket[b as usize][4]);
-                    }
-                }
+                pairs.push(bucket.len(), |i| bucket[i][4]);
             }
-            flat
+            pairs.flat
         });
         let p = flat.len() / 2;
         let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -496,23 +510,14 @@ impl DedupPlan {
             )));
         }
         let flat: Vec<i64> = py.detach(|| {
-            let mut flat = Vec::new();
+            let mut pairs = BucketPairs::default();
             let mut start = 0usize;
-            let mut last: Option<(usize, Vec<(u32, u32)>)> = None;
             for &s in sizes {
                 let len = s as usize;
-                if last.as_ref().is_none_or(|(l, _)| *l != len) {
-                    last = Some((len, MinHashPlan::bucket_pairs(len)));
-                }
-                if let Some((_, pairs)) = &last {
-                    for &(a, b) in pairs {
-                        flat.push(members[start + a as usize]);
-                        flat.push(members[start + b as usize]);
-                    }
-                }
+                pairs.push(len, |i| members[start + i]);
                 start += len;
             }
-            flat
+            pairs.flat
         });
         let p = flat.len() / 2;
         let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;

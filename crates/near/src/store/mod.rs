@@ -685,7 +685,8 @@ pub fn update_store(
 ) -> Result<UpdateReport> {
     check(settings, add)?;
     let _lock = lock(path)?;
-    let store = SketchStore::open(path)?;
+    // Opened to be rewritten, not queried: its band tables are not mapped.
+    let store = SketchStore::open_unmapped(path)?;
     if store.settings() != settings {
         return Err(config("settings", format!("{} was built with other settings", path.display())));
     }
@@ -740,26 +741,18 @@ pub fn update_store(
     for _ in 0..=segments.len() {
         let stats: Vec<SegmentStat> = segments.iter().map(LiveSegment::stat).collect();
         let Some(picked) = policy.pick(&stats) else { break };
-        let live: Vec<usize> = picked.iter().map(|&i| segments[i].segment.len() - segments[i].deleted).collect();
-        let merged = if live.iter().sum::<usize>() == 0 {
+        let inputs: Vec<&LiveSegment> = picked.iter().map(|&i| &segments[i]).collect();
+        let live: usize = inputs.iter().map(|s| s.segment.len() - s.deleted).sum();
+        let merged = if live == 0 {
             None
         } else {
-            let tests: Vec<Box<dyn Fn(usize) -> bool + Sync>> = picked
-                .iter()
-                .map(|&i| {
-                    let s = &segments[i];
-                    Box::new(move |o: usize| s.is_live(o)) as Box<dyn Fn(usize) -> bool + Sync>
-                })
-                .collect();
-            let inputs: Vec<(&Segment, &(dyn Fn(usize) -> bool + Sync))> =
-                picked.iter().zip(&tests).map(|(&i, t)| (&segments[i].segment, t.as_ref())).collect();
             generation += 1;
             let file = segment_path(path, generation);
             segment::merge_segments(&file, settings, &inputs)?;
             Some(LiveSegment::new(Segment::open(&file)?, generation, &[]))
         };
         report.merges += 1;
-        report.merged_docs += live.iter().sum::<usize>();
+        report.merged_docs += live;
         let at = picked[0];
         for &i in picked.iter().rev() {
             segments.remove(i);

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{StoreEntry, StoreSettings, corrupt, io};
+use super::{LiveSegment, StoreEntry, StoreSettings, corrupt, io};
 use crate::error::Result;
 use crate::simhash_tables::{Permutation, TableDesign};
 use crate::{LshParams, MinHashConfig, Signature, hamming};
@@ -544,23 +544,19 @@ pub(super) fn write_segment(path: &Path, settings: &StoreSettings, entries: &[&S
     write_data(path, settings, data)
 }
 
-/// Writes the merge of `inputs` (segments of one store, with a test of which ordinals
-/// are live) to `path` as [`write_segment`] does: the live documents by id, their band
-/// records taken from the inputs' (renumbered), not recomputed, so merges need no
-/// signatures. Returns the file's length.
-pub(super) fn merge_segments(
-    path: &Path,
-    settings: &StoreSettings,
-    inputs: &[(&Segment, &(dyn Fn(usize) -> bool + Sync))],
-) -> Result<u64> {
+/// Writes the merge of `inputs` (segments of one store) to `path` as [`write_segment`]
+/// does: the live documents by id, their band records taken from the inputs'
+/// (renumbered), not recomputed, so merges need no signatures. Returns the file's length.
+pub(super) fn merge_segments(path: &Path, settings: &StoreSettings, inputs: &[&LiveSegment]) -> Result<u64> {
     // (doc, input, ordinal) of every live document, by doc id.
     let mut live: Vec<(u64, u32, u32)> = Vec::new();
-    for (s, (segment, is_live)) in inputs.iter().enumerate() {
-        live.extend((0..segment.len()).filter(|&i| is_live(i)).map(|i| (segment.doc(i), s as u32, i as u32)));
+    for (s, input) in inputs.iter().enumerate() {
+        let segment = &input.segment;
+        live.extend((0..segment.len()).filter(|&i| input.is_live(i)).map(|i| (segment.doc(i), s as u32, i as u32)));
     }
     live.sort_unstable();
     // The new ordinal of each input ordinal (u32::MAX: not live).
-    let mut renumber: Vec<Vec<u32>> = inputs.iter().map(|(s, _)| vec![u32::MAX; s.len()]).collect();
+    let mut renumber: Vec<Vec<u32>> = inputs.iter().map(|s| vec![u32::MAX; s.segment.len()]).collect();
     for (new, &(_, s, i)) in live.iter().enumerate() {
         renumber[s as usize][i as usize] = new as u32;
     }
@@ -568,9 +564,9 @@ pub(super) fn merge_segments(
         .into_par_iter()
         .map(|band| {
             let mut records = Vec::with_capacity(live.len());
-            for ((segment, _), map) in inputs.iter().zip(&renumber) {
-                for r in 0..segment.len() {
-                    let (key, o) = segment.band_record(band, r);
+            for (input, map) in inputs.iter().zip(&renumber) {
+                for r in 0..input.segment.len() {
+                    let (key, o) = input.segment.band_record(band, r);
                     if let Some(&new) = map.get(o as usize).filter(|&&new| new != u32::MAX) {
                         records.push((key, new));
                     }
@@ -583,14 +579,14 @@ pub(super) fn merge_segments(
     let signatures: Option<SignatureBytes<'_>> = settings.signatures.then(|| {
         Box::new(move |i: usize, out: &mut [u8]| {
             let (_, s, o) = live[i];
-            if let Some(bytes) = inputs[s as usize].0.signature_bytes(o as usize) {
+            if let Some(bytes) = inputs[s as usize].segment.signature_bytes(o as usize) {
                 out.copy_from_slice(bytes);
             }
         }) as SignatureBytes<'_>
     });
     let data = SegmentData {
         docs: live.iter().map(|&(doc, _, _)| doc).collect(),
-        simhashes: live.iter().map(|&(_, s, i)| inputs[s as usize].0.simhash(i as usize)).collect(),
+        simhashes: live.iter().map(|&(_, s, i)| inputs[s as usize].segment.simhash(i as usize)).collect(),
         signatures,
         bands,
     };
