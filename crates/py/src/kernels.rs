@@ -564,6 +564,32 @@ impl DedupPlan {
         Ok(clusters(py, clustered))
     }
 
+    /// `cluster_texts` from the documents' rows handed over as an Arrow column's buffers:
+    /// `offsets` (int64, m + 1) into `data` (uint8), in document order, each a text or with
+    /// `text_field` a JSONL line (read as `sign_rows` reads it). `digests` (uint64, m) are
+    /// the rows' `row_digests` when they were signed: a row whose digest differs (the input
+    /// changed between two reads) is a ValueError, as is a row that gives no text.
+    #[pyo3(signature = (offsets, data, digests, pairs, text_field = None))]
+    fn cluster_rows<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, u8>,
+        digests: PyReadonlyArray1<'py, u64>,
+        pairs: PyReadonlyArray2<'py, i64>,
+        text_field: Option<&str>,
+    ) -> PyResult<Clusters<'py>> {
+        let values = Values::new(offsets.as_slice()?, data.as_slice()?)?;
+        let digests = digests.as_slice()?;
+        let list = local_pairs(&pairs, offsets.len() - 1, "rows")?;
+        let rows = match text_field {
+            Some(text_field) => Rows::JsonLines { text_field, id_field: None },
+            None => Rows::Texts,
+        };
+        let clustered = py.detach(|| rows::cluster_rows(&self.plan, &values, digests, &rows, &list));
+        Ok(clusters(py, clustered.map_err(PyValueError::new_err)?))
+    }
+
     /// Signs the rows of an Arrow column handed over as its buffers: `offsets` (int64,
     /// n + 1) into `data` (uint8), `valid` (bool, n; a row not valid gives no document).
     /// Each row is a text (UTF-8), or with `text_field` a JSONL line read by the rule of
@@ -636,6 +662,20 @@ impl DedupPlan {
             .into_pyobject(py)?;
         PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
+}
+
+/// The digest (xxh3, 64 bits) of each row of an Arrow column handed over as its buffers,
+/// `offsets` (int64, n + 1) into `data` (uint8): uint64 (n,). `DedupPlan.cluster_rows`
+/// checks rows read again against them. In parallel, without the GIL.
+#[pyfunction]
+pub(crate) fn row_digests<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let values = Values::new(offsets.as_slice()?, data.as_slice()?)?;
+    let digests = py.detach(|| rows::row_digests(&values));
+    Ok(Array1::from(digests).into_pyarray(py))
 }
 
 /// The connected components of the graph of edges `(a[i], b[i])` (int64 arrays of one

@@ -34,5 +34,6 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::connected_components, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::row_digests, m)?)?;
     Ok(())
 }

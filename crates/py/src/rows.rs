@@ -11,6 +11,7 @@ use pyo3::types::PyTuple;
 use rayon::prelude::*;
 use tessera_engine::sketch::Signature;
 use tessera_engine::{JsonRecord, MinHashPlan};
+use xxhash_rust::xxh3::xxh3_64;
 
 /// `sign_rows` status of a row that gives a document.
 pub(crate) const ROW_DOCUMENT: u8 = 0;
@@ -178,6 +179,46 @@ impl Signed {
             ],
         )
     }
+}
+
+/// The digest of each row's bytes (xxh3, 64 bits): what the Spark job keeps of a
+/// document when it reads the input a second time for the texts of candidates, so that a
+/// row read again is checked to be the row it signed.
+pub(crate) fn row_digests(values: &Values<'_>) -> Vec<u64> {
+    (0..values.len()).into_par_iter().map(|i| xxh3_64(values.get(i))).collect()
+}
+
+/// Clusters documents from their rows (in document order; texts or JSONL lines as
+/// `sign_rows` reads them) and candidate pairs, verified with the exact Jaccard similarity
+/// of their shingle sets. Each row's digest must be `digests`' (the row signed): a row
+/// that changed, or is not a document by the rule that signed it, is an error naming it.
+pub(crate) fn cluster_rows(
+    plan: &MinHashPlan,
+    values: &Values<'_>,
+    digests: &[u64],
+    rows: &Rows<'_>,
+    pairs: &[(u32, u32)],
+) -> Result<Vec<(u32, f64)>, String> {
+    if digests.len() != values.len() {
+        return Err(format!("{} digests for {} rows: give one per row", digests.len(), values.len()));
+    }
+    let set = |i: usize| -> Result<Vec<u64>, String> {
+        let raw = values.get(i);
+        if xxh3_64(raw) != digests[i] {
+            return Err(format!(
+                "row {i} is not the row that was signed (its digest differs): the input changed between the job's reads"
+            ));
+        }
+        let text = match rows {
+            Rows::Texts => Cow::Borrowed(std::str::from_utf8(raw).map_err(|e| format!("row {i} is not UTF-8: {e}"))?),
+            Rows::JsonLines { text_field, .. } => Cow::Owned(
+                JsonRecord::parse(raw, 0, text_field, None).map_err(|e| format!("row {i} gives no text: {e:?}"))?.text,
+            ),
+        };
+        Ok(plan.shingle_set(&text))
+    };
+    let sets = (0..values.len()).into_par_iter().map(set).collect::<Result<Vec<_>, _>>()?;
+    Ok(plan.cluster_sets(&sets, pairs))
 }
 
 /// The connected components of the graph of edges `(a[i], b[i])`: every vertex of an

@@ -313,6 +313,40 @@ def test_sign_rows_reads_jsonl_lines_as_the_cli(tmp_path, tessera_bin, texts):
         plan.sign_rows(np.array([0, 5], dtype=np.int64), data[:2], np.ones(1, dtype=bool))
 
 
+def test_cluster_rows_equals_cluster_texts_and_checks_each_row(texts):
+    """The Spark job's exact verification clusters the raw rows it read again (JSONL lines
+    or texts) with DedupPlan.cluster_rows: the answer of cluster_texts on the rows' texts,
+    and a row that is not the one signed (its digest differs) or gives no text is refused."""
+    plan = tessera.kernels.DedupPlan(threshold=0.6)
+    docs = texts[:30] + [texts[3] + " one more word", texts[3], texts[7].replace("the", "a", 3)]
+    sigs = plan.signatures(docs)
+    keys, usable = plan.band_keys(sigs)
+    pairs = sorted(
+        {(i, j) for i in range(len(docs)) for j in range(i + 1, len(docs)) if (keys[i] == keys[j]).any()}
+    )
+    local = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    assert len(local) >= 3
+    want_kept, want_sim = plan.cluster_texts(docs, local)
+    assert (want_kept != np.arange(len(docs))).sum() >= 2
+    lines = [json.dumps({"id": f"d{i}", "text": t}).encode() for i, t in enumerate(docs)]
+    for rows, field in ((lines, "text"), ([t.encode() for t in docs], None)):
+        offsets, data, _ = _arrow_buffers(rows)
+        digests = tessera.kernels.row_digests(offsets, data)
+        assert digests.dtype == np.uint64 and len(set(digests.tolist())) == len(set(rows))
+        kept, sim = plan.cluster_rows(offsets, data, digests, local, text_field=field)
+        assert (kept == want_kept).all() and (sim == want_sim).all()
+        changed = digests.copy()
+        changed[31] ^= 1
+        with pytest.raises(ValueError, match="row 31 is not the row that was signed"):
+            plan.cluster_rows(offsets, data, changed, local, text_field=field)
+        with pytest.raises(ValueError, match="one per row"):
+            plan.cluster_rows(offsets, data, digests[:-1], local, text_field=field)
+    bad = [b'{"id": "x", "body": "no text"}']
+    offsets, data, _ = _arrow_buffers(bad)
+    with pytest.raises(ValueError, match="row 0 gives no text"):
+        plan.cluster_rows(offsets, data, tessera.kernels.row_digests(offsets, data), local[:0], text_field="text")
+
+
 def test_connected_components_by_union_find():
     a = np.array([5, 7, 9, 3, 100, 200], dtype=np.int64)
     b = np.array([7, 9, 1, 1, 300, 100], dtype=np.int64)

@@ -380,6 +380,19 @@ class DedupPlan:
         """`cluster` verified with the exact Jaccard similarity of the shingle sets, made from
         the documents' texts (a sequence of str, in document order): the default
         verification of `tessera dedup` (`--verify auto` while the sets fit its budget)."""
+    def cluster_rows(
+        self,
+        offsets: npt.NDArray[np.int64],
+        data: npt.NDArray[np.uint8],
+        digests: npt.NDArray[np.uint64],
+        pairs: npt.NDArray[np.int64],
+        text_field: Optional[str] = None,
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float64]]:
+        """`cluster_texts` from the documents' rows handed over as an Arrow column's buffers:
+        `offsets` (int64, m + 1) into `data` (uint8), in document order, each a text or with
+        `text_field` a JSONL line (read as `sign_rows` reads it). `digests` (uint64, m) are
+        the rows' `row_digests` when they were signed: a row whose digest differs (the input
+        changed between two reads) is a ValueError, as is a row that gives no text."""
 
 @final
 class Index:
@@ -476,6 +489,11 @@ class Index:
     @property
     def settings(self) -> dict[str, Any]:
         """The fingerprint settings stored in the index (a dict)."""
+
+def row_digests(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
+    """The digest (xxh3, 64 bits) of each row of an Arrow column handed over as its buffers,
+    `offsets` (int64, n + 1) into `data` (uint8): uint64 (n,). `DedupPlan.cluster_rows`
+    checks rows read again against them. In parallel, without the GIL."""
 
 def connected_components(
     a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]

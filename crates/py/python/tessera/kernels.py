@@ -9,9 +9,12 @@ Running them in this order gives the answer of ``tessera.dedup`` and ``tessera d
    are in document order (or ``plan.band_row_pairs(band, key, o1, o2, vid)``, which
    groups and orders unsorted band rows itself, as a Spark partition holds them);
 4. ``plan.cluster(signatures, pairs)`` on each connected component of the candidate
-   pairs, members in document order.
+   pairs, members in document order (``plan.cluster_texts(texts, pairs)`` or
+   ``plan.cluster_rows(offsets, data, digests, pairs)`` to verify with the exact
+   similarity, as ``tessera dedup`` does by default; ``row_digests`` gives the digests
+   of rows when they are signed).
 """
 
-from ._tessera import DedupPlan
+from ._tessera import DedupPlan, row_digests
 
-__all__ = ["DedupPlan"]
+__all__ = ["DedupPlan", "row_digests"]

@@ -13,7 +13,9 @@ only moves data:
 
 1. executors sign each Arrow batch in one ``DedupPlan.sign_rows`` call on the column's
    buffers: texts, or raw JSONL lines, which the kernel reads by the engine's JSONL rule
-   (the CLI's); a signature travels as ``num_perm`` little-endian u32s in a binary column;
+   (the CLI's); each document's band keys are cached with its id and order, and its row
+   digest (exact verification) or its signature (``num_perm`` little-endian u32s in a
+   binary column, ``verify="estimate"``);
 2. band rows ``(band, key, document)`` are grouped by Spark's shuffle; each bucket of two or
    more documents, its members in document order, gives candidate pairs
    (``DedupPlan.bucket_pairs``, which caps the predecessors a member takes);
@@ -23,10 +25,11 @@ only moves data:
    DataFrames;
 4. the engine's no-chaining clustering depends only on the candidate graph and the
    document order, so it is computed per component: a component's members (document
-   order) and its pairs go to one task, which calls ``DedupPlan.cluster_texts`` (exact
-   verification, the CLI's default: the texts of documents in a pair travel with their
-   signatures) or ``DedupPlan.cluster`` (``verify="estimate"``); a document in no pair is
-   kept alone with similarity 1.
+   order) and its pairs go to one task, which calls ``DedupPlan.cluster_rows`` (exact
+   verification, the CLI's default, on the rows of documents in a pair: the command
+   reads its input again for them, each checked against its digest; ``dedup(df)``
+   caches every row instead) or ``DedupPlan.cluster`` (``verify="estimate"``); a
+   document in no pair is kept alone with similarity 1.
 
 Document order is the order ``tessera dedup`` reads: inputs in the order given, the files of
 a folder or a pattern sorted by path, rows in file order.
@@ -58,6 +61,8 @@ _O2 = "__tessera_o2"  # document order, second key (row)
 _ID = "__tessera_id"
 _TEXT = "__tessera_text"
 _SIG = "__tessera_sig"
+_DIGEST = "__tessera_digest"  # a document's row digest (exact verification)
+_ROW = "__tessera_row"  # a document's row (text or JSONL line), for exact verification
 _KEYS = "__tessera_keys"
 _COMP = "__tessera_comp"
 _LINE = "__tessera_line"  # a JSONL line's bytes, parsed by the engine's rule on executors
@@ -202,45 +207,60 @@ def _strings(column: tuple["numpy.ndarray", "numpy.ndarray"], valid: "numpy.ndar
 
 
 def _sign_batches(
-    settings: _Settings, keep_text: bool, json_fields: _JsonFields | None, batches: Iterator["pa.RecordBatch"]
+    settings: _Settings,
+    exact: bool,
+    keep_row: bool,
+    json_fields: _JsonFields | None,
+    batches: Iterator["pa.RecordBatch"],
 ) -> Iterator["pa.RecordBatch"]:
-    """Signatures and band keys of each batch, by `DedupPlan.sign_rows` on the column's
+    """Band keys of each batch's documents, by `DedupPlan.sign_rows` on the column's
     buffers: the text column, or with `json_fields` the raw JSONL lines (parsed by the
-    engine's rule: a blank line is dropped, as the CLI skips it). A row that gives no
-    document (no text or id, a record the CLI would skip) is passed on with no signature.
-    `keep_text`: the text is passed on too (exact verification needs it)."""
+    engine's rule: a blank line is dropped, as the CLI skips it). With `exact`, each
+    document's row digest (`row_digests`: its row read again for exact verification is
+    checked against it), else its signature (the estimate verifies with it); null for a
+    row that gives no document (no text or id, a record the CLI would skip).
+    `keep_row`: the row itself is passed on too (exact verification without a second
+    read of the input)."""
     import numpy as np
     import pyarrow as pa
 
+    from tessera._tessera import row_digests
+
     plan = settings.plan()
+    source = _LINE if json_fields else _TEXT
     for batch in batches:
-        offsets, data, valid = _buffers(batch.column(_LINE if json_fields else _TEXT))
+        offsets, data, valid = _buffers(batch.column(source))
         ids = batch.column(_ID)
         if json_fields is None or json_fields.id is None:
             valid &= _valid(ids)
-        status, sigs, keys, usable, read_ids, texts = plan.sign_rows(
+        status, sigs, keys, usable, read_ids, _texts = plan.sign_rows(
             offsets,
             data,
             valid,
             text_field=json_fields.text if json_fields else None,
             id_field=json_fields.id if json_fields else None,
-            keep_text=keep_text,
         )
         n = batch.num_rows
         ok = status == 0
-        validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
-        sig_offsets, sig_data = _binary_of_rows(sigs).buffers()[1:]
-        sig_col = pa.Array.from_buffers(pa.binary(), n, [validity, sig_offsets, sig_data])
         bands = keys.shape[1]
         key_offsets = pa.array(np.arange(0, (n + 1) * bands, bands, dtype=np.int32))
         key_values = pa.array(keys.reshape(-1).view(np.int64))
         keys_col = pa.ListArray.from_arrays(key_offsets, key_values, mask=pa.array(~(ok & usable)))
         id_col = _strings(read_ids, ok) if read_ids is not None else ids
-        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), id_col, sig_col, keys_col]
-        names = [_VID, _O1, _O2, _ID, _SIG, _KEYS]
-        if keep_text:
-            columns.append(_strings(texts, ok))
-            names.append(_TEXT)
+        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), id_col, keys_col]
+        names = [_VID, _O1, _O2, _ID, _KEYS]
+        if exact:
+            digests = row_digests(offsets, data).view(np.int64)
+            columns.append(pa.array(digests, mask=~ok))
+            names.append(_DIGEST)
+        else:
+            validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
+            sig_offsets, sig_data = _binary_of_rows(sigs).buffers()[1:]
+            columns.append(pa.Array.from_buffers(pa.binary(), n, [validity, sig_offsets, sig_data]))
+            names.append(_SIG)
+        if keep_row:
+            columns.append(batch.column(source))
+            names.append(_ROW)
         out = pa.RecordBatch.from_arrays(columns, names=names)
         blank = status == 1
         yield out.filter(pa.array(~blank)) if blank.any() else out
@@ -266,12 +286,13 @@ def _pair_partition(settings: _Settings, batches: Iterator["pa.RecordBatch"]) ->
 
 
 def _cluster_partition(
-    settings: _Settings, exact: bool, batches: Iterator["pa.RecordBatch"]
+    settings: _Settings, exact: bool, json_fields: _JsonFields | None, batches: Iterator["pa.RecordBatch"]
 ) -> Iterator["pa.RecordBatch"]:
-    """The clusters of the components in one partition. Rows are members (a signature)
-    or pairs (`b` set; `vid` is the earlier document); every component is whole in its
-    partition, so one `DedupPlan.cluster` call covers them all: the rule is per component,
-    and components share no pair."""
+    """The clusters of the components in one partition. Rows are members (a signature, or
+    with `exact` the document's row and its digest: a text, or with `json_fields` a JSONL
+    line) or pairs (`b` set; `vid` is the earlier document); every component is whole in
+    its partition, so one `DedupPlan.cluster` (`cluster_rows`) call covers them all: the
+    rule is per component, and components share no pair."""
     import numpy as np
     import pyarrow as pa
 
@@ -288,7 +309,8 @@ def _cluster_partition(
     order = np.lexsort((vid, _column(members, _O2).to_numpy(), _column(members, _O1).to_numpy(), comp))
     vid = vid[order]
     if exact:
-        texts = _column(members, _TEXT).take(pa.array(order)).to_pylist()
+        rows = _column(members, _ROW).take(pa.array(order))
+        digests = _column(members, _DIGEST).take(pa.array(order)).to_numpy().view(np.uint64)
     else:
         sigs = _rows_of_binary(_column(members, _SIG).take(pa.array(order)), settings.num_perm)
     ids = _column(members, _ID).take(pa.array(order))
@@ -306,7 +328,9 @@ def _cluster_partition(
     local = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64), axis=0)
     local = local[local[:, 0] != local[:, 1]]
     if exact:
-        kept, similarity = plan.cluster_texts(texts, local.reshape(-1, 2))
+        offsets, data, _ = _buffers(rows)
+        text_field = json_fields.text if json_fields else None
+        kept, similarity = plan.cluster_rows(offsets, data, digests, local.reshape(-1, 2), text_field=text_field)
     else:
         kept, similarity = plan.cluster(sigs, local.reshape(-1, 2))
     kept = np.asarray(kept, dtype=np.int64)
@@ -457,24 +481,36 @@ def _dedup_ordered(
     verify: str = "exact",
     json_fields: _JsonFields | None = None,
     driver_pairs: int = DRIVER_PAIRS,
+    reread: bool = False,
 ) -> _Run:
     """The clusters of `docs` (columns _VID, _O1, _O2, _ID and _TEXT, or with `json_fields`
     _LINE, the raw JSONL line; a null text or id: a record that gives no document).
     Documents in a pair are joined back by broadcast when there are at most
     `broadcast_rows` of them, else by a shuffle join. Components are found on the driver
-    when there are at most `driver_pairs` candidate pairs, else on the cluster."""
+    when there are at most `driver_pairs` candidate pairs, else on the cluster.
+
+    Exact verification needs the rows of the documents in pairs: with `reread`, `docs` is
+    computed a second time for them (it must give every row the same _VID again, as a
+    scan of files does; each row is checked against its digest), else every row is cached
+    with its band keys (the input's size once more, in memory and on disk)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     exact = _verify_mode(verify)
+    keep_row = exact and not reread
     source = _LINE if json_fields else _TEXT
-    signed = docs.select(_VID, _O1, _O2, _ID, F.col(source).cast("binary" if json_fields else "string")).mapInArrow(
-        lambda batches: _sign_batches(settings, exact, json_fields, batches),
-        f"{_VID} long, {_O1} long, {_O2} long, {_ID} string, {_SIG} binary, {_KEYS} array<long>"
-        + (f", {_TEXT} string" if exact else ""),
+    row_type = "binary" if json_fields else "string"
+    source_col = F.col(source).cast(row_type)
+    signed = docs.select(_VID, _O1, _O2, _ID, source_col.alias(source)).mapInArrow(
+        lambda batches: _sign_batches(settings, exact, keep_row, json_fields, batches),
+        f"{_VID} long, {_O1} long, {_O2} long, {_ID} string, {_KEYS} array<long>, "
+        + (f"{_DIGEST} long" if exact else f"{_SIG} binary")
+        + (f", {_ROW} {row_type}" if keep_row else ""),
     )
     signed = signed.persist(StorageLevel.MEMORY_AND_DISK)
-    good = signed.where(F.col(_SIG).isNotNull())
+    # A row gives a document when it has a digest (exact) or a signature (estimate).
+    payload = _DIGEST if exact else _SIG
+    good = signed.where(F.col(payload).isNotNull())
 
     bands = good.where(F.col(_KEYS).isNotNull()).select(
         _VID, _O1, _O2, F.posexplode(_KEYS).alias("band", "key")
@@ -491,27 +527,31 @@ def _dedup_ordered(
         pair_rows = pairs.join(components.withColumnRenamed(_VID, "a"), "a").select(
             _COMP, F.col("a").alias(_VID), "b"
         )
-    # Joins with every document shuffle every signature unless the other side is small
-    # enough to broadcast (most documents are in no pair).
+    # Joins with every document shuffle every signature (or row) unless the other side is
+    # small enough to broadcast (most documents are in no pair).
     hint = F.broadcast if in_pairs <= broadcast_rows else (lambda df: df)
-    text = [_TEXT] if exact else []
     members = good.join(hint(components), _VID).select(
-        _COMP, _VID, _O1, _O2, _ID, _SIG, *text, F.lit(None).cast("long").alias("b")
+        _COMP, _VID, _O1, _O2, _ID, payload, *([_ROW] if keep_row else []), F.lit(None).cast("long").alias("b")
     )
+    if exact and reread:
+        # The rows of documents in pairs, read again: the scan is filtered by the join
+        # before any row reaches Python.
+        again = docs.select(_VID, source_col.alias(_ROW))
+        members = again.join(hint(members), _VID).select(*members.columns, _ROW)
     pair_rows = pair_rows.select(
         _COMP,
         _VID,
         F.lit(None).cast("long").alias(_O1),
         F.lit(None).cast("long").alias(_O2),
         F.lit(None).cast("string").alias(_ID),
-        F.lit(None).cast("binary").alias(_SIG),
-        *([F.lit(None).cast("string").alias(_TEXT)] if exact else []),
+        F.lit(None).cast("long" if exact else "binary").alias(payload),
+        *([F.lit(None).cast(row_type).alias(_ROW)] if exact else []),
         "b",
     )
     rows = members.unionByName(pair_rows)
     rows = rows.repartition(partitions, _COMP) if partitions else rows.repartition(_COMP)
     clustered = rows.mapInArrow(
-        lambda batches: _cluster_partition(settings, exact, batches),
+        lambda batches: _cluster_partition(settings, exact, json_fields, batches),
         f"{_VID} long, cluster string, kept boolean, similarity double",
     ).persist(StorageLevel.MEMORY_AND_DISK)
     result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
@@ -577,19 +617,20 @@ def dedup(
     order). Settings are those of ``tessera dedup`` and :class:`tessera.kernels.DedupPlan`.
 
     `verify` is "exact" (default: the exact Jaccard similarity of the shingle sets, as
-    ``tessera dedup`` verifies while its sets fit its memory budget; the texts of documents
-    in candidate pairs are kept with their signatures, on disk when memory is short) or
-    "estimate" (the signatures' estimate, as ``tessera dedup --verify estimate``).
+    ``tessera dedup`` verifies while its sets fit its memory budget; each text is cached
+    with its band keys, on disk when memory is short, as the DataFrame cannot be computed
+    twice with the same row numbers) or "estimate" (the signatures' estimate, as
+    ``tessera dedup --verify estimate``; the signatures are cached instead).
 
     `partitions` sets the partitions of the bucket and cluster steps (default: Spark's
     ``spark.sql.shuffle.partitions``). Documents in candidate pairs are joined back to the
-    signatures by broadcast when there are at most `broadcast_rows` of them, else by a
-    shuffle join (which moves every signature once more). The connected components of the
+    cache by broadcast when there are at most `broadcast_rows` of them, else by a
+    shuffle join (which moves every cached row once more). The connected components of the
     candidate pairs are found on the driver (union-find) when there are at most
     `driver_pairs` pairs, else by large-star/small-star rounds on the cluster.
 
-    The job caches the signatures (``num_perm * 4`` bytes a document); compute the
-    returned DataFrame once (write it, or ``cache()`` it).
+    The job caches band keys and texts (or signatures); compute the returned DataFrame
+    once (write it, or ``cache()`` it).
     """
     from pyspark.sql import functions as F
 
@@ -911,7 +952,25 @@ def _session(master: str, confs: list[str]) -> "SparkSession":
         # On one machine, a shuffle partition per core: Spark's default of 200 (or many
         # more than the cores) only adds tasks and their start-up.
         builder = builder.config("spark.sql.shuffle.partitions", str(cores))
-    return builder.getOrCreate()
+    spark = builder.getOrCreate()
+    _quiet_glob_warning(spark)
+    return spark
+
+
+def _quiet_glob_warning(spark: "SparkSession") -> None:
+    """Spark's file sources look for a streaming sink's metadata folder at every input
+    path and, for a pattern (`part-*.jsonl`), log a warning with a stack trace when there
+    is no such file: noise for a batch job's patterns. Raised to errors for our session."""
+    try:
+        jvm = spark.sparkContext._jvm
+        error = jvm.org.apache.logging.log4j.Level.ERROR
+        for name in (
+            "org.apache.spark.sql.execution.streaming.sinks.FileStreamSink",  # Spark 4
+            "org.apache.spark.sql.execution.streaming.FileStreamSink",  # Spark 3
+        ):
+            jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, error)
+    except Exception:  # noqa: BLE001 - a Spark without log4j 2 keeps its warning
+        pass
 
 
 def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
@@ -928,10 +987,15 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
         args.short_words,
     )
     plan = _check_settings(settings)
+    if spark.conf.get("spark.sql.files.minPartitionNum", None) is None:
+        # Exact verification reads the input twice and matches rows by their place in
+        # the scan; Spark sizes file splits by the cores it has (which change as executors
+        # come and go): fix that number for both reads.
+        spark.conf.set("spark.sql.files.minPartitionNum", str(spark.sparkContext.defaultParallelism))
     docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
     json_fields = _JsonFields(args.text_col, args.id_col) if _LINE in docs.columns else None
     run = _dedup_ordered(
-        docs, settings, args.partitions, args.broadcast_rows, args.verify, json_fields, args.driver_pairs
+        docs, settings, args.partitions, args.broadcast_rows, args.verify, json_fields, args.driver_pairs, reread=True
     )
     output = _absolute(args.output)
     run.result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
