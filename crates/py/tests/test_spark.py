@@ -269,14 +269,41 @@ def test_parquet_input_and_settings_match_the_cli(local_spark, corpus_files, tmp
     table = pa.table({"text": [r["text"] for r in records], "key": list(range(1000, 1000 + len(records)))})
     path = tmp_path / "records.parquet"
     pq.write_table(table, path, row_group_size=40)
-    # Verified by the estimate here (the other tests verify exactly, the default).
-    flags = ["--threshold", "0.6", "--shingle-size", "2", "--keep-stop-words", "--no-stemming", "--short-words", "5",
-             "--verify", "estimate"]
-    lines, summary = cli_dedup([path], tmp_path / "cli.jsonl", "--id-field", "key", *flags)
-    args = _parser().parse_args(["dedup", str(path), "--id-col", "key", "--output", str(tmp_path / "out"), *flags])
-    spark_summary = run_dedup(local_spark, args)
-    assert_same_answer(read_parquet_rows(tmp_path / "out"), lines)
-    assert spark_summary["duplicates_removed"] == summary["duplicates_removed"] > 0
+    flags = ["--threshold", "0.6", "--shingle-size", "2", "--keep-stop-words", "--no-stemming", "--short-words", "5"]
+    # Both verifications: the estimate (signatures cached), and exact (the default: the
+    # Parquet file read a second time for the texts of documents in pairs).
+    for verify in ("estimate", "exact"):
+        out = tmp_path / f"out-{verify}"
+        lines, summary = cli_dedup([path], tmp_path / f"cli-{verify}.jsonl", "--id-field", "key", *flags,
+                                   "--verify", verify)
+        args = _parser().parse_args(["dedup", str(path), "--id-col", "key", "--output", str(out), *flags,
+                                     "--verify", verify])
+        spark_summary = run_dedup(local_spark, args)
+        assert_same_answer(read_parquet_rows(out), lines)
+        assert spark_summary["duplicates_removed"] == summary["duplicates_removed"] > 0
+
+
+def test_rows_that_change_between_the_two_reads_fail_the_job(local_spark, corpus_files):
+    """Exact verification reads the input a second time for the rows of documents in
+    pairs; a row that is not the one signed (here: each query stamps the texts with its own
+    time) must fail the job with a clear message, not cluster another text."""
+    from pyspark.sql import functions as F
+
+    from tessera.spark import _ID, _O1, _O2, _TEXT, _VID, _dedup_ordered, _Settings
+
+    records = [json.loads(line) for path in corpus_files for line in path.read_text(encoding="utf-8").splitlines()
+               if line.startswith("{\"") and "text" in json.loads(line) and "id" in json.loads(line)]
+    df = local_spark.createDataFrame([(str(r["id"]), r["text"]) for r in records], "id string, text string")
+    docs = df.select(
+        F.monotonically_increasing_id().alias(_VID),
+        F.lit(0).cast("long").alias(_O1),
+        F.col("id").alias(_ID),
+        F.concat("text", F.lit(" "), F.current_timestamp().cast("string")).alias(_TEXT),
+    ).withColumn(_O2, F.col(_VID))
+    run = _dedup_ordered(docs, _Settings(threshold=0.7), reread=True)
+    with pytest.raises(Exception, match="the input changed between the job's reads"):
+        run.result.collect()
+    run.unpersist()
 
 
 def test_a_missing_column_is_a_clear_error(local_spark, corpus_files, tmp_path):
