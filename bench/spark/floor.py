@@ -42,20 +42,16 @@ def _count_batches(batches):
 
 
 def _sign_batches(batches):
-    import numpy as np
     import pyarrow as pa
 
     from tessera.kernels import DedupPlan
+    from tessera.spark import _buffers  # the job's own hand-over of a column's buffers
 
     plan = DedupPlan()
     n = 0
     for batch in batches:
-        lines = batch.column(0)
-        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset : lines.offset + len(lines) + 1]
-        data = np.frombuffer(lines.buffers()[2], dtype=np.uint8)
-        status, *_ = plan.sign_rows(
-            offsets.astype(np.int64), data, np.ones(len(lines), dtype=bool), text_field="text", id_field="id"
-        )
+        offsets, data, valid = _buffers(batch.column(0))
+        status, *_ = plan.sign_rows(offsets, data, valid, text_field="text", id_field="id")
         n += int((status == 0).sum())
     yield pa.RecordBatch.from_arrays([pa.array([n], type=pa.int64())], names=["n"])
 

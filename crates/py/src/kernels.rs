@@ -582,10 +582,7 @@ impl DedupPlan {
         let values = Values::new(offsets.as_slice()?, data.as_slice()?)?;
         let digests = digests.as_slice()?;
         let list = local_pairs(&pairs, offsets.len() - 1, "rows")?;
-        let rows = match text_field {
-            Some(text_field) => Rows::JsonLines { text_field, id_field: None },
-            None => Rows::Texts,
-        };
+        let rows = Rows::new(text_field, None).map_err(PyValueError::new_err)?;
         let clustered = py.detach(|| rows::cluster_rows(&self.plan, &values, digests, &rows, &list));
         Ok(clusters(py, clustered.map_err(PyValueError::new_err)?))
     }
@@ -623,11 +620,7 @@ impl DedupPlan {
                 valid.len()
             )));
         }
-        let rows = match text_field {
-            Some(text_field) => Rows::JsonLines { text_field, id_field },
-            None if id_field.is_some() => return Err(PyValueError::new_err("id_field needs text_field")),
-            None => Rows::Texts,
-        };
+        let rows = Rows::new(text_field, id_field).map_err(PyValueError::new_err)?;
         let signed = py.detach(|| rows::sign_rows(&self.plan, &values, valid, &rows, keep_text));
         signed.into_py(py)
     }

@@ -96,6 +96,40 @@ pub(crate) enum Rows<'a> {
     JsonLines { text_field: &'a str, id_field: Option<&'a str> },
 }
 
+/// Why a row gives no document.
+pub(crate) enum NoDocument {
+    /// A blank JSONL line: no record, and no failure.
+    Blank,
+    /// A record `tessera dedup` skips (not UTF-8, not JSON, a field missing or mistyped).
+    Failed(String),
+}
+
+impl<'a> Rows<'a> {
+    /// The rows of a column: texts, or with `text_field` JSONL lines (and their ids with
+    /// `id_field`, which needs `text_field`).
+    pub(crate) fn new(text_field: Option<&'a str>, id_field: Option<&'a str>) -> Result<Self, &'static str> {
+        match text_field {
+            Some(text_field) => Ok(Rows::JsonLines { text_field, id_field }),
+            None if id_field.is_some() => Err("id_field needs text_field"),
+            None => Ok(Rows::Texts),
+        }
+    }
+
+    /// The text of a row and its id (JSON lines with an id field), by the rule of
+    /// `tessera dedup`.
+    fn read<'r>(&self, raw: &'r [u8]) -> Result<(Cow<'r, str>, Option<String>), NoDocument> {
+        match self {
+            Rows::Texts => std::str::from_utf8(raw)
+                .map(|text| (Cow::Borrowed(text), None))
+                .map_err(|e| NoDocument::Failed(format!("not UTF-8: {e}"))),
+            Rows::JsonLines { .. } if JsonRecord::is_blank(raw) => Err(NoDocument::Blank),
+            Rows::JsonLines { text_field, id_field } => JsonRecord::parse(raw, 0, text_field, *id_field)
+                .map(|r| (Cow::Owned(r.text), id_field.map(|_| r.id)))
+                .map_err(|e| NoDocument::Failed(format!("{e:?}"))),
+        }
+    }
+}
+
 /// One row of `sign_rows`, read and signed.
 struct Row<'a> {
     status: u8,
@@ -118,17 +152,11 @@ pub(crate) fn sign_rows(
     let n = values.len();
     let read = |i: usize| -> Row<'_> {
         let raw = values.get(i);
-        let (status, text, id) = match rows {
-            _ if !valid[i] => (ROW_FAILED, None, None),
-            Rows::Texts => match std::str::from_utf8(raw) {
-                Ok(text) => (ROW_DOCUMENT, Some(Cow::Borrowed(text)), None),
-                Err(_) => (ROW_FAILED, None, None),
-            },
-            Rows::JsonLines { .. } if JsonRecord::is_blank(raw) => (ROW_BLANK, None, None),
-            Rows::JsonLines { text_field, id_field } => match JsonRecord::parse(raw, 0, text_field, *id_field) {
-                Ok(r) => (ROW_DOCUMENT, Some(Cow::Owned(r.text)), id_field.map(|_| r.id)),
-                Err(_) => (ROW_FAILED, None, None),
-            },
+        let read = if valid[i] { rows.read(raw) } else { Err(NoDocument::Failed(String::new())) };
+        let (status, text, id) = match read {
+            Ok((text, id)) => (ROW_DOCUMENT, Some(text), id),
+            Err(NoDocument::Blank) => (ROW_BLANK, None, None),
+            Err(NoDocument::Failed(_)) => (ROW_FAILED, None, None),
         };
         let signature = text.as_deref().map(|t| plan.signature(t));
         let keys = signature.as_ref().and_then(|s| plan.band_keys(s));
@@ -209,13 +237,11 @@ pub(crate) fn cluster_rows(
                 "row {i} is not the row that was signed (its digest differs): the input changed between the job's reads"
             ));
         }
-        let text = match rows {
-            Rows::Texts => Cow::Borrowed(std::str::from_utf8(raw).map_err(|e| format!("row {i} is not UTF-8: {e}"))?),
-            Rows::JsonLines { text_field, .. } => Cow::Owned(
-                JsonRecord::parse(raw, 0, text_field, None).map_err(|e| format!("row {i} gives no text: {e:?}"))?.text,
-            ),
-        };
-        Ok(plan.shingle_set(&text))
+        match rows.read(raw) {
+            Ok((text, _)) => Ok(plan.shingle_set(&text)),
+            Err(NoDocument::Blank) => Err(format!("row {i} gives no text: a blank line")),
+            Err(NoDocument::Failed(why)) => Err(format!("row {i} gives no text: {why}")),
+        }
     };
     let sets = (0..values.len()).into_par_iter().map(set).collect::<Result<Vec<_>, _>>()?;
     Ok(plan.cluster_sets(&sets, pairs))
