@@ -8,15 +8,17 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   neighbours before that; exact shingles alone gave 0.599).
 - 02-no-obfuscation >= 0.967 (0.9709 when set; 0.9644 when a block's whole span counted
   as explained, hiding verbatim passages of later sources).
-- 01-no-plagiarism: at most 10 detections among its 1,000 listed pairs (5 when this gate
-  was set, paraphrased boilerplate shared by related web pages; pairwise has 8).
-- 05-summary-obfuscation >= 0.69 in both modes (0.7028 collection-wide and 0.7071
-  pairwise when set, with confidence per block and summaries reaching their source's
-  edges; 0.64 before).
+- 01-no-plagiarism: at most 6 detections among its 1,000 listed pairs (4 when this gate
+  was set, with passages sharing names and fewer than 4 words dropped: a paraphrased
+  kiwifruit article, a water-heater and an annuity page; 5 before; at most 10 then).
+- 05-summary-obfuscation >= 0.70 in both modes (0.7132 collection-wide and 0.7152
+  pairwise when set, with shared names told from shared words; 0.7028 / 0.7071 with
+  confidence per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
 - 02-no-obfuscation >= 0.95, entire >= 0.91 (0.9155 when this gate was set; 0.9071
   before confidence per block) and 03-random-obfuscation >= 0.895 (0.9014 when set, with
-  WordNet neighbours; 0.8847 without them).
+  WordNet neighbours; 0.8847 without them); 01-no-plagiarism at most 8 detections (6
+  when set).
 Prints the table either way; exits 1 when a gate fails.
 """
 import json
@@ -34,20 +36,22 @@ for s in scores["subsets"] + [{"subset": "entire", "scores": scores["entire"]}]:
 by = {s["subset"]: s["scores"] for s in scores["subsets"]}
 if by["02-no-obfuscation"]["plagdet"] < 0.95:
     fail.append("02-no-obfuscation plagdet below 0.95")
-if by["05-summary-obfuscation"]["plagdet"] < 0.69:
-    fail.append("05-summary-obfuscation plagdet below 0.69")
+if by["05-summary-obfuscation"]["plagdet"] < 0.70:
+    fail.append("05-summary-obfuscation plagdet below 0.70")
 if pairwise:
     if scores["entire"]["plagdet"] < 0.91:
         fail.append("pairwise entire plagdet below 0.91")
     if by["03-random-obfuscation"]["plagdet"] < 0.895:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.895")
+    if by["01-no-plagiarism"]["detections"] > 8:
+        fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 8)")
 else:
     if scores["entire"]["plagdet"] < 0.907:
         fail.append("collection-wide entire plagdet below 0.907")
     if by["02-no-obfuscation"]["plagdet"] < 0.967:
         fail.append("collection-wide 02-no-obfuscation plagdet below 0.967")
-    if by["01-no-plagiarism"]["detections"] > 10:
-        fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 10)")
+    if by["01-no-plagiarism"]["detections"] > 6:
+        fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 6)")
 print("timings:", json.dumps(data.get("timings", {})))
 for f in fail:
     print("QUALITY GATE FAILED:", f)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit the confidence model of sentence passages and replay thresholds (needs numpy).
 
-Usage: scripts/fit_confidence.py CORPUS OUT/evidence.jsonl [--tau 0.3,0.4,0.5]
+Usage: scripts/fit_confidence.py CORPUS OUT/evidence.jsonl [--tau 0.3,0.4,0.5] [--min-words N]
 
 CORPUS is the PAN 2013 training corpus (../shared/eval/pan13-training); evidence.jsonl is
 what `tessera eval pan [--pairwise] --align-config '{"min_confidence":0.0}'` writes into
@@ -9,7 +9,9 @@ its output folder (each detection with its block's evidence). A detection is rig
 it overlaps a listed case of its pair on the suspect side. Prints the logistic weights of
 `tessera_search::Evidence::confidence` (the same five inputs), then, for each threshold,
 the PAN scores (our own scorer, equal to `tessera eval pan`'s) when sentence passages
-under it are dropped. Tune on the training corpus only.
+under it are dropped. With `--min-words N`, sentence passages sharing fewer than N terms
+that are not names of the suspect are dropped too (`AlignConfig::min_shared_words`: make
+the run with `"min_shared_words":0` to replay it). Tune on the training corpus only.
 """
 import glob
 import json
@@ -93,6 +95,10 @@ def main():
     if "--tau" in sys.argv:
         taus = [float(x) for x in sys.argv[sys.argv.index("--tau") + 1].split(",")]
         args = [a for a in args if a != sys.argv[sys.argv.index("--tau") + 1]]
+    min_words = 0
+    if "--min-words" in sys.argv:
+        min_words = int(sys.argv[sys.argv.index("--min-words") + 1])
+        args = [a for a in args if a != sys.argv[sys.argv.index("--min-words") + 1]]
     corpus, evidence = args[0], args[1]
     cases = load_cases(corpus)
     rows = []
@@ -118,7 +124,9 @@ def main():
     for tau in [0.0] + taus:
         dets = {}
         for r in rows:
-            if r["evidence"]["sentences"] and r["confidence"] < tau:
+            e = r["evidence"]
+            if e["sentences"] and (r["confidence"] < tau
+                                   or e["shared_terms"] - e.get("shared_names", 0) < min_words):
                 continue
             dets.setdefault((r["suspicious"], r["source"]), []).append(r["det"])
         s = plagdet(cases, dets)

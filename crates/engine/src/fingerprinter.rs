@@ -72,11 +72,16 @@ mod tests {
     #[test]
     fn snapshots_read_back_as_the_query_with_short_terms() {
         let mut fp = Fingerprinter::new(&FingerprintSettings::default()).unwrap();
-        let text = "The committee approved the new budget after a long debate. Ёжик в тумане \
+        let text = "The committee approved the new budget after a long debate in Dunmore. Ёжик в тумане \
             шёл домой! Several members argued that the city must repair its old bridges.";
         let query = fp.query(text).with_short_terms();
         let stored = Query::from_snapshot(&snapshot(&fp.fingerprint(text)), fp.shingle_size());
         assert!(query.has_sentences() && query.sentences.len() == 3);
+        // Names come with the suspect, cut to 32 bits like its terms.
+        let names = tessera_fingerprint::names(text, &query.token_bytes, &fp.fingerprint(text).terms);
+        let mut short: Vec<u64> = names.iter().map(|&t| t & u64::from(u32::MAX)).collect();
+        short.sort_unstable();
+        assert!(!short.is_empty() && query.names == short, "{:?}", query.names);
         assert_eq!(
             (&stored.hashes, &stored.token_bytes, &stored.token_chars, &stored.terms, &stored.sentences),
             (&query.hashes, &query.token_bytes, &query.token_chars, &query.terms, &query.sentences)

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tessera_normalize::{Normalizer, NormalizerConfig, Span};
 
-use crate::{MAX_SENTENCE_TERMS, Result, ShingleConfig, Shingler, Synonyms, sentences, shingles_for_sketch};
+use crate::{MAX_SENTENCE_TERMS, Result, ShingleConfig, Shingler, Synonyms, names, sentences, shingles_for_sketch};
 
 /// Normalizes and shingles texts the way an index was built. Holds the normalizer's word
 /// cache: clone one per thread (or use [`crate::Fingerprinters`]).
@@ -36,7 +36,7 @@ pub struct Fingerprint {
     pub folded_words: usize,
 }
 
-/// A suspect fingerprinted for search: its [`Fingerprint`], the shingle size, and the
+/// A suspect fingerprinted for search: its [`Fingerprint`], the shingle size, its names and the
 /// WordNet neighbours of its words when it is written in Latin letters
 /// ([`Fingerprinter::suspect`]).
 #[derive(Debug, Clone, Default)]
@@ -48,6 +48,8 @@ pub struct SuspectFingerprint {
     /// The English WordNet table with terms made by the fingerprinter's normalizer;
     /// `None` for a text of fewer than [`MIN_LATIN_WORDS`] terms in Latin letters.
     pub synonyms: Option<Arc<Synonyms>>,
+    /// The terms that are names in the suspect ([`names`]: sorted, distinct).
+    pub names: Vec<u64>,
 }
 
 /// A text as near-duplicate sketches see it.
@@ -98,7 +100,8 @@ impl Fingerprinter {
     }
 
     /// Fingerprints a suspect for search: its fingerprint (terms and sentences included:
-    /// sentence seeding in alignment uses them) and the WordNet neighbours of its words,
+    /// sentence seeding in alignment uses them), its [`names`] and the WordNet neighbours
+    /// of its words,
     /// made with this fingerprinter's normalizer (built once per process and settings,
     /// and only for a text of at least [`MIN_LATIN_WORDS`] terms in Latin letters: the
     /// table is English).
@@ -108,7 +111,8 @@ impl Fingerprinter {
         // The table is compiled in: it fails to load only if the build is broken, which
         // this crate's tests catch; alignment then uses exact terms alone.
         let synonyms = if latin >= MIN_LATIN_WORDS { Synonyms::english(self.normalizer.config()).ok() } else { None };
-        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms }
+        let names = names(text, &fingerprint.token_bytes, &fingerprint.terms);
+        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names }
     }
 }
 

@@ -9,7 +9,8 @@
 //! what near-duplicate sketches take ([`SketchInput`]: terms and [`shingles_for_sketch`],
 //! cyclic for short texts) and, for a suspect, a [`SuspectFingerprint`]: the fingerprint
 //! with the English WordNet neighbours of its words ([`Synonyms`]) when it has at least
-//! [`MIN_LATIN_WORDS`] terms in Latin letters. [`Fingerprinters`] keeps one warm
+//! [`MIN_LATIN_WORDS`] terms in Latin letters, and its [`names`] (terms it capitalises
+//! throughout). [`Fingerprinters`] keeps one warm
 //! fingerprinter per thread.
 //!
 //! A *shingle* is a window of `size` consecutive canonical terms. Shingle `i` covers
@@ -49,6 +50,7 @@
 mod error;
 mod fingerprinter;
 mod fingerprinters;
+mod names;
 mod sentence;
 mod shingle;
 mod synonyms;
@@ -56,6 +58,7 @@ mod synonyms;
 pub use error::{Error, Result};
 pub use fingerprinter::{Fingerprint, Fingerprinter, MIN_LATIN_WORDS, SketchInput, SuspectFingerprint};
 pub use fingerprinters::Fingerprinters;
+pub use names::names;
 pub use sentence::{MAX_SENTENCE_TERMS, sentences};
 pub use shingle::{MAX_SHINGLE_SIZE, ShingleConfig, Shingler, shingles_for_sketch, term_hash};
 pub use synonyms::Synonyms;

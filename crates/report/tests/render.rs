@@ -171,6 +171,7 @@ fn confidence_follows_the_evidence_and_is_shown() {
         source_terms: 20,
         shared_terms: 6,
         rare_shared_terms: 1,
+        shared_names: 0,
         order: 0.5,
         cosine: 0.42,
         sentences: true,

@@ -162,6 +162,11 @@ pub struct AlignConfig {
     /// under this are dropped (not in collections of kind `citation`); passages of exact
     /// runs alone always stand.
     pub min_confidence: f64,
+    /// ... and so are those sharing fewer than this many terms that are not names of the
+    /// suspect ([`crate::Evidence::shared_words`]): two texts on one subject share its
+    /// names ("Alexian Brothers Hospital Network", "von Willebrand"), a borrowing shares
+    /// words too (not in collections of kind `citation`).
+    pub min_shared_words: u32,
 }
 
 impl Default for AlignConfig {
@@ -203,6 +208,7 @@ impl Default for AlignConfig {
             min_passage_chars: 100,
             min_passage_source_chars: 150,
             min_confidence: 0.5,
+            min_shared_words: 4,
         }
     }
 }

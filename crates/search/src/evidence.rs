@@ -23,6 +23,12 @@ pub struct Evidence {
     /// ... of which each text holds in at most [`Evidence::RARE_SENTENCES`] of its
     /// sentences: words of the passage itself rather than of the texts' common topic.
     pub rare_shared_terms: u32,
+    /// ... of which the suspect writes as names (capitalised wherever a capital is not
+    /// the sentence's: `tessera_fingerprint::names`); 0 when the suspect's names are
+    /// unknown. Two texts on one subject share its names (a hospital network, a disease
+    /// named after a person) without one borrowing from the other.
+    #[serde(default)]
+    pub shared_names: u32,
     /// Of the shared terms that occur once on each side, the share that keeps its order
     /// on both sides (the longest increasing subsequence); 1 when fewer than 3 do.
     pub order: f32,
@@ -36,6 +42,13 @@ pub struct Evidence {
 impl Evidence {
     /// A term is rare in a text when it occurs in at most this many of its sentences.
     pub const RARE_SENTENCES: u32 = 2;
+
+    /// The shared terms that are not names of the suspect: the words the two sides share
+    /// (`AlignConfig::min_shared_words` asks a passage found through sentences for
+    /// enough of them).
+    pub fn shared_words(&self) -> u32 {
+        self.shared_terms.saturating_sub(self.shared_names)
+    }
 
     /// How likely the block is a borrowing, from 0 to 1.
     ///

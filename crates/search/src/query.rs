@@ -27,6 +27,10 @@ pub struct Query {
     /// Word neighbours of this text's terms (made with the normalizer that made the
     /// terms); `None` aligns exact terms only.
     pub synonyms: Option<Arc<Synonyms>>,
+    /// The terms that are names in this text (`tessera_fingerprint::names`: sorted,
+    /// distinct; cut like `terms`); empty when unknown. Evidence tells a suspect's
+    /// shared names from its shared words with them.
+    pub names: Vec<u64>,
 }
 
 impl Query {
@@ -46,6 +50,7 @@ impl Query {
             terms: fingerprint.terms,
             sentences: fingerprint.sentences,
             synonyms,
+            names: Vec::new(),
         }
     }
 
@@ -81,15 +86,18 @@ impl Query {
             },
             sentences,
             synonyms: None,
+            names: Vec::new(),
         }
     }
 
     /// This query with each term cut to its low 32 bits, as snapshots store them.
     pub fn with_short_terms(&self) -> Self {
         let mut q = self.clone();
-        for t in &mut q.terms {
+        for t in q.terms.iter_mut().chain(&mut q.names) {
             *t &= u64::from(u32::MAX);
         }
+        q.names.sort_unstable();
+        q.names.dedup();
         q
     }
 
@@ -100,8 +108,9 @@ impl Query {
 }
 
 impl From<SuspectFingerprint> for Query {
-    /// The suspect's fingerprint with its WordNet neighbours.
+    /// The suspect's fingerprint with its WordNet neighbours and its names.
     fn from(suspect: SuspectFingerprint) -> Self {
-        Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms)
+        let names = suspect.names;
+        Self { names, ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms) }
     }
 }

@@ -9,7 +9,8 @@ use crate::Evidence;
 
 impl SentenceAligner<'_> {
     /// The evidence of a passage: its longest exact run among `runs`, the terms its two
-    /// sides share (rare ones apart), their order and the sides' cosine.
+    /// sides share (rare ones and the suspect's names apart), their order and the sides'
+    /// cosine.
     pub(super) fn evidence(&self, p: &Passage, runs: &[Run]) -> Evidence {
         let (s_terms, t_terms) = (&self.suspect.terms[p.s.start..p.s.end], &self.t_terms[p.t.start..p.t.end]);
         // Each distinct term's count and first position on each side.
@@ -26,13 +27,14 @@ impl SentenceAligner<'_> {
                 e.2 += 1;
             }
         }
-        let (mut shared, mut rare) = (0u32, 0u32);
+        let (mut shared, mut rare, mut names) = (0u32, 0u32, 0u32);
         let mut once: Vec<(usize, usize)> = Vec::new();
         for (&term, &(s_count, i, t_count, j)) in &seen {
             if t_count == 0 {
                 continue;
             }
             shared += 1;
+            names += u32::from(self.suspect.names.binary_search(&term).is_ok());
             let s_df = self.prepared.df.get(&term).copied().unwrap_or(0);
             let t_df = self.t_df.get(&term).copied().unwrap_or(0);
             if s_df <= Evidence::RARE_SENTENCES && t_df <= Evidence::RARE_SENTENCES {
@@ -55,6 +57,7 @@ impl SentenceAligner<'_> {
             source_terms: to_u32(t_terms.len()),
             shared_terms: shared,
             rare_shared_terms: rare,
+            shared_names: names,
             order,
             cosine,
             sentences: p.sentences,
@@ -129,6 +132,31 @@ mod tests {
         assert_eq!(align_pair(&verbatim, &t, &[], &never).len(), 1);
     }
 
+    /// Two texts on one subject that share its names and few words: no borrowing,
+    /// however sure the model would be; with the rule off, the passage is found.
+    #[test]
+    fn passages_that_share_names_and_few_words_are_dropped() {
+        let source = format!(
+            "{EN_SOURCE_BEFORE}Our physicians staff all four hospitals of the Network of Harwick Valley Health. \
+             They are the Center for Medicine of Harwick Valley and the Rehabilitation Hospital of Harwick Valley \
+             in Elkford, and the Center of Saint Osric Medicine and the Behavioral Hospital of Harwick Valley Health \
+             in Dunmore.{EN_SOURCE_AFTER}"
+        );
+        let suspect = format!(
+            "{EN_SUSPECT_BEFORE}Continuing education for nurses of the Harwick Valley Health Network is offered \
+             through the consortium of its facilities: Harwick Valley Medical Center, Saint Osric Medical Center, \
+             Harwick Valley Behavioral Health Hospital and Harwick Valley Rehabilitation Hospital.{EN_SUSPECT_AFTER}"
+        );
+        let (q, t) = (text_query(&suspect), text_query(&source));
+        let all = AlignConfig { min_shared_words: 0, min_confidence: 0.0, ..AlignConfig::default() };
+        let found = align_pair(&q, &t, &[], &all);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let e = found[0].evidence;
+        assert!(e.sentences && e.shared_names >= 8 && e.shared_words() < 4, "{e:?}");
+        let default = AlignConfig { min_confidence: 0.0, ..AlignConfig::default() };
+        assert!(align_pair(&q, &t, &[], &default).is_empty());
+    }
+
     /// The facts weigh in the direction one expects.
     #[test]
     fn confidence_grows_with_each_fact() {
@@ -138,6 +166,7 @@ mod tests {
             source_terms: 30,
             shared_terms: 12,
             rare_shared_terms: 3,
+            shared_names: 2,
             order: 0.6,
             cosine: 0.45,
             sentences: true,

@@ -39,7 +39,9 @@
 //! 5. *Evidence.* Each passage's [`crate::Evidence`] is measured on its final spans
 //!    (longest exact run, shared terms and the rare ones among them, their order, the
 //!    cosine); a passage found through sentence seeds whose confidence is under
-//!    `min_confidence` is dropped (two texts on one topic share its words, not a passage).
+//!    `min_confidence`, or which shares fewer than `min_shared_words` terms that are not
+//!    names of the suspect, is dropped (two texts on one topic share its words and names,
+//!    not a passage).
 //!
 //! Blocks come sorted by suspect position; exact copies keep their spans to the word.
 //!
@@ -137,9 +139,9 @@ pub fn align_prepared(
         .iter()
         .filter_map(|p| {
             let evidence = aligner.evidence(p, &runs);
-            (!p.sentences || evidence.confidence() >= config.min_confidence)
-                .then(|| to_block(suspect, source, p, evidence))
-                .flatten()
+            let stands =
+                evidence.confidence() >= config.min_confidence && evidence.shared_words() >= config.min_shared_words;
+            (!p.sentences || stands).then(|| to_block(suspect, source, p, evidence)).flatten()
         })
         .collect()
 }
@@ -295,6 +297,7 @@ mod tests {
                     // Arbitrary, even out of order or out of bounds.
                     sentences: ends.iter().map(|&e| Span { start: e / 2, end: e }).collect(),
                     synonyms: None,
+                    names: Vec::new(),
                 }
             };
             let (q, src) = (side(&s, &s_ends), side(&t, &t_ends));
