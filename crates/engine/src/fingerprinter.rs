@@ -78,7 +78,7 @@ mod tests {
         let stored = Query::from_snapshot(&snapshot(&fp.fingerprint(text)), fp.shingle_size());
         assert!(query.has_sentences() && query.sentences.len() == 3);
         // Names come with the suspect, cut to 32 bits like its terms.
-        let names = tessera_fingerprint::names(text, &query.token_bytes, &fp.fingerprint(text).terms);
+        let names = tessera_fingerprint::names(text, &query.token_bytes, &fp.fingerprint(text).terms, Some("en"));
         let mut short: Vec<u64> = names.iter().map(|&t| t & u64::from(u32::MAX)).collect();
         short.sort_unstable();
         assert!(!short.is_empty() && query.names == short, "{:?}", query.names);

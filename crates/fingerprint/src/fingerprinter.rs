@@ -74,19 +74,26 @@ impl Fingerprinter {
 
     /// Fingerprints a text: shingle hashes, token spans, terms and sentences.
     pub fn fingerprint(&mut self, text: &str) -> Fingerprint {
+        self.fingerprint_and_language(text).0
+    }
+
+    /// [`Fingerprinter::fingerprint`] and the language the normalizer settled on (ISO
+    /// 639-1; `None` when the terms did not depend on it).
+    fn fingerprint_and_language(&mut self, text: &str) -> (Fingerprint, Option<String>) {
         let normalized = self.normalizer.normalize_terms(text);
         let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
         let token_bytes: Vec<Span> = normalized.tokens.iter().map(|t| t.span).collect();
         let token_chars = char_spans(text, &token_bytes);
         let sentences = sentences(text, &token_bytes, MAX_SENTENCE_TERMS);
-        Fingerprint {
+        let fingerprint = Fingerprint {
             hashes: self.shingler.hashes(&terms),
             token_bytes,
             token_chars,
             terms,
             sentences,
             folded_words: normalized.folded_words,
-        }
+        };
+        (fingerprint, normalized.language)
     }
 
     /// What near-duplicate sketches take from a text: its term hashes and its shingle
@@ -106,12 +113,12 @@ impl Fingerprinter {
     /// and only for a text of at least [`MIN_LATIN_WORDS`] terms in Latin letters: the
     /// table is English).
     pub fn suspect(&mut self, text: &str) -> SuspectFingerprint {
-        let fingerprint = self.fingerprint(text);
+        let (fingerprint, language) = self.fingerprint_and_language(text);
         let latin = fingerprint.token_bytes.iter().filter(|s| text.as_bytes()[s.start].is_ascii_alphabetic()).count();
         // The table is compiled in: it fails to load only if the build is broken, which
         // this crate's tests catch; alignment then uses exact terms alone.
         let synonyms = if latin >= MIN_LATIN_WORDS { Synonyms::english(self.normalizer.config()).ok() } else { None };
-        let names = names(text, &fingerprint.token_bytes, &fingerprint.terms);
+        let names = names(text, &fingerprint.token_bytes, &fingerprint.terms, language.as_deref());
         SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names }
     }
 }

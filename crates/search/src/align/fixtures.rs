@@ -14,7 +14,7 @@ pub(super) fn text_query(text: &str) -> Query {
     let token_bytes: Vec<Span> = tokens.iter().map(|t| t.span).collect();
     let chars = |b: usize| text[..b].chars().count();
     let token_chars = token_bytes.iter().map(|s| Span { start: chars(s.start), end: chars(s.end) }).collect();
-    let names = tessera_fingerprint::names(text, &token_bytes, &terms);
+    let names = tessera_fingerprint::names(text, &token_bytes, &terms, Some("en"));
     Query {
         hashes: shingler.hashes(&terms),
         sentences: tessera_fingerprint::sentences(text, &token_bytes, tessera_fingerprint::MAX_SENTENCE_TERMS),
