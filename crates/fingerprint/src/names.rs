@@ -5,7 +5,7 @@ use tessera_normalize::Span;
 
 /// The terms that are *names* in a text: sorted, distinct term hashes of the tokens whose
 /// every occurrence, apart from those that start a sentence or a line, begins with a
-/// capital letter (and which occur at least once elsewhere). "Alexian Brothers Hospital
+/// capital letter (a term seen only at sentence starts is none). "Alexian Brothers Hospital
 /// Network", "OCD" and "Willebrand" are names of a text that writes them so throughout;
 /// "Disorder" is not when the text also writes "disorder".
 ///
