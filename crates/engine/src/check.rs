@@ -187,7 +187,7 @@ impl Engine {
         }
         let mut fp = self.fingerprinter();
         let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
-            Ok(reader.text(doc)?.map(|text| crate::fingerprinter::query(&mut fp, &text)))
+            Ok(reader.text(doc)?.map(|text| crate::fingerprinter::source_query(&mut fp, &text)))
         };
         Ok(self.searcher().search_observed(reader, collection, &suspect.query, Some(&mut source_text), observe)?)
     }

@@ -58,9 +58,16 @@ pub(crate) fn snapshot(fingerprint: &Fingerprint) -> Snapshot {
     }
 }
 
-/// A suspect's (or a kept source text's) fingerprints for search.
+/// A suspect's fingerprints for search (with its names and WordNet neighbours).
 pub(crate) fn query(fp: &mut Fingerprinter, text: &str) -> Query {
     fp.query(text)
+}
+
+/// A source text's fingerprints for search: alignment takes names and WordNet
+/// neighbours from the suspect only, so a source is not given them.
+pub(crate) fn source_query(fp: &mut Fingerprinter, text: &str) -> Query {
+    let shingle_size = fp.shingle_size();
+    Query::from_fingerprint(fp.fingerprint(text), shingle_size, None)
 }
 
 #[cfg(test)]

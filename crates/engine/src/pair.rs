@@ -25,7 +25,7 @@ impl PairAligner {
     pub fn align(&self, suspect: &str, source: &str) -> Vec<Block> {
         let (suspect, source) = self
             .fingerprinters
-            .with(|fp| (crate::fingerprinter::query(fp, suspect), crate::fingerprinter::query(fp, source)));
+            .with(|fp| (crate::fingerprinter::query(fp, suspect), crate::fingerprinter::source_query(fp, source)));
         self.searcher.align_pair(&suspect, &source)
     }
 }

@@ -23,25 +23,27 @@ pub fn names(text: &str, token_bytes: &[Span], terms: &[u64], language: Option<&
     if language == Some("de") {
         return Vec::new();
     }
-    // Per term: (occurrences not starting a sentence, how many of them are capitalised).
-    let mut seen: HashMap<u64, (u32, u32)> = HashMap::with_capacity(terms.len() / 2);
+    // Per term: (occurrences, those not starting a sentence, how many of those are
+    // capitalised).
+    let mut seen: HashMap<u64, (usize, u32, u32)> = HashMap::with_capacity(terms.len() / 2);
     for (span, &term) in token_bytes.iter().zip(terms) {
         let Some(first) = text.get(span.start..).and_then(|t| t.chars().next()) else {
             continue;
         };
-        if starts_sentence(text, span.start) {
-            continue;
-        }
-        let e = seen.entry(term).or_insert((0, 0));
+        let e = seen.entry(term).or_insert((0, 0, 0));
         e.0 += 1;
-        e.1 += u32::from(first.is_uppercase());
+        if !starts_sentence(text, span.start) {
+            e.1 += 1;
+            e.2 += u32::from(first.is_uppercase());
+        }
     }
-    let mut out: Vec<u64> = seen.into_iter().filter(|&(_, (n, caps))| n > 0 && caps == n).map(|(t, _)| t).collect();
-    out.sort_unstable();
-    let name_tokens = terms.iter().filter(|t| out.binary_search(t).is_ok()).count();
+    seen.retain(|_, &mut (_, n, caps)| n > 0 && caps == n);
+    let name_tokens: usize = seen.values().map(|&(all, _, _)| all).sum();
     if name_tokens as f64 > MAX_NAME_SHARE * terms.len() as f64 {
         return Vec::new();
     }
+    let mut out: Vec<u64> = seen.into_keys().collect();
+    out.sort_unstable();
     out
 }
 
