@@ -3,7 +3,8 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.907 (0.9100 when this gate was set, with sources explaining only the
+- entire >= 0.91 (0.9127 when this gate was set, with a summary replacing other
+  passages only at confidence 0.9; 0.9100 with sources explaining only the
   shingles they hold; 0.9041 before it, with confidence per block; 0.8993 with WordNet
   neighbours before that; exact shingles alone gave 0.599).
 - 02-no-obfuscation >= 0.967 (0.9709 when set; 0.9644 when a block's whole span counted
@@ -15,7 +16,8 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   pairwise when set, with shared names told from shared words; 0.7028 / 0.7071 with
   confidence per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.91 (0.9155 when this gate was set; 0.9071
+- 02-no-obfuscation >= 0.95, entire >= 0.915 (0.9184 when this gate was set, with a
+  summary replacing other passages only at confidence 0.9; 0.9155 before it; 0.9071
   before confidence per block) and 03-random-obfuscation >= 0.895 (0.9014 when set, with
   WordNet neighbours; 0.8847 without them); 01-no-plagiarism at most 8 detections (6
   when set).
@@ -39,15 +41,15 @@ if by["02-no-obfuscation"]["plagdet"] < 0.95:
 if by["05-summary-obfuscation"]["plagdet"] < 0.70:
     fail.append("05-summary-obfuscation plagdet below 0.70")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.91:
-        fail.append("pairwise entire plagdet below 0.91")
+    if scores["entire"]["plagdet"] < 0.915:
+        fail.append("pairwise entire plagdet below 0.915")
     if by["03-random-obfuscation"]["plagdet"] < 0.895:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.895")
     if by["01-no-plagiarism"]["detections"] > 8:
         fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 8)")
 else:
-    if scores["entire"]["plagdet"] < 0.907:
-        fail.append("collection-wide entire plagdet below 0.907")
+    if scores["entire"]["plagdet"] < 0.91:
+        fail.append("collection-wide entire plagdet below 0.91")
     if by["02-no-obfuscation"]["plagdet"] < 0.967:
         fail.append("collection-wide 02-no-obfuscation plagdet below 0.967")
     if by["01-no-plagiarism"]["detections"] > 6:

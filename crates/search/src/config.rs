@@ -153,6 +153,11 @@ pub struct AlignConfig {
     /// fewer tokens than this share of its own length lie before (after) it: a summary
     /// condenses its source from beginning to end (0: never).
     pub summary_edge_share: f64,
+    /// A summary passage replaces the passages it overlaps only when its
+    /// [`crate::Evidence::confidence`] reaches this: it claims a source span several times
+    /// its own length, on words a topical neighbour shares as well (in every collection
+    /// kind: it chooses between two explanations, it drops nothing alone).
+    pub summary_min_confidence: f64,
     /// Passages of the sentence path shorter than this many suspect characters are
     /// dropped (not in collections of kind `citation`, whose expressions are short).
     pub min_passage_chars: usize,
@@ -205,6 +210,7 @@ impl Default for AlignConfig {
             summary_grow_share: 0.2,
             summary_grow_steps: 10,
             summary_edge_share: 1.0,
+            summary_min_confidence: 0.9,
             min_passage_chars: 100,
             min_passage_source_chars: 150,
             min_confidence: 0.5,

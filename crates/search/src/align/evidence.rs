@@ -206,4 +206,61 @@ mod tests {
         let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &off);
         assert_eq!(aligner.summary_to_edges(span(10, 30)), span(10, 30));
     }
+
+    /// A summary passage (its source side several times longer) replaces what the first
+    /// extension found only when its confidence reaches `summary_min_confidence`; under
+    /// it, the first extension's passages stand as if there were no summary extension.
+    #[test]
+    fn summaries_replace_passages_only_on_strong_evidence() {
+        const LONG_SOURCE: &str = "The lighthouse at Carrow Point was built in 1852 after three ships sank on the reef in one winter. \
+            Its tower of grey granite rises forty metres above the sea. \
+            The stones were cut in a quarry near the harbour and carried by oxen along the cliff road. \
+            A Scottish engineer designed the lantern, which burned whale oil until 1870. \
+            Paraffin replaced the oil and made the beam visible from twenty miles. \
+            Fog signals were added later, first a bell and then a horn driven by compressed air. \
+            The horn could be heard across the bay and annoyed the farmers on the far shore. \
+            The keepers lived with their families in cottages beside the tower. \
+            Their children walked four miles each day to the village school. \
+            Supplies came by boat once a month, and storms often delayed them for weeks. \
+            The keepers kept a garden of potatoes and cabbages behind a stone wall against the wind. \
+            A goat and some hens gave them milk and eggs through the long winters. \
+            Letters from the mainland arrived with the supply boat and were read aloud in the evening. \
+            The log book recorded the weather every four hours, day and night, for over a century. \
+            In 1911 a keeper named Thomas Hale rescued eleven sailors from a burning steamer. \
+            He rowed out three times through heavy waves and received a medal from the king. \
+            Electricity reached the station in 1936, and the old lamp went to a museum. \
+            During the war the light was dimmed to hide the coast from enemy submarines. \
+            A mine washed ashore in 1942 and was destroyed by soldiers from the garrison. \
+            The explosion broke every window of the cottages but hurt nobody. \
+            After the war the station received a radio beacon for ships in poor visibility. \
+            Automation came in 1987, when the last keepers left the cottages. \
+            Today a computer in the city controls the beam and reports any fault. \
+            The cottages now house a small museum about shipwrecks and rescues. \
+            Visitors climb the spiral stair of one hundred and twenty steps to the gallery. \
+            From the top they can see seals resting on the rocks of the reef. \
+            A local trust raises money every year to repair the granite and paint the lantern.";
+        const SUMMARY: &str = "Carrow Point got its lighthouse in 1852, when ships kept sinking on the reef; the granite tower is forty metres high. \
+            Keepers and their families lived in cottages beside the tower, and supplies came by boat each month. \
+            Thomas Hale, a keeper, rescued eleven sailors from a burning steamer in 1911 and received a medal. \
+            The station was automated in 1987, the cottages became a museum, and visitors climb the stair to see seals on the reef.";
+        let suspect = format!("{EN_SUSPECT_BEFORE}{SUMMARY}{EN_SUSPECT_AFTER}");
+        let (q, t) = (text_query(&suspect), text_query(LONG_SOURCE));
+        let summary = find(&suspect, SUMMARY);
+        let found = align_pair(&q, &t, &[], &AlignConfig::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let b = &found[0];
+        assert!(b.suspect.bytes.start <= summary.start + 10 && b.suspect.bytes.end + 10 >= summary.end, "{b:?}");
+        assert!(b.source.bytes.start < 10 && b.source.bytes.end + 10 > LONG_SOURCE.len(), "{b:?}");
+        assert!(b.evidence.confidence() >= AlignConfig::default().summary_min_confidence, "{b:?}");
+
+        let strict = AlignConfig { summary_min_confidence: 1.01, ..AlignConfig::default() };
+        let first = AlignConfig { summary_sentence_gap: None, ..AlignConfig::default() };
+        let kept = align_pair(&q, &t, &[], &strict);
+        assert!(!kept.is_empty());
+        assert_eq!(kept, align_pair(&q, &t, &[], &first));
+        for b in &kept {
+            let (s, t) = (b.suspect.chars.end - b.suspect.chars.start, b.source.chars.end - b.source.chars.start);
+            assert!(t < 3 * s, "{b:?}");
+        }
+    }
 }

@@ -32,7 +32,8 @@
 //!    With `summary_sentence_gap`, a second extension with that gap looks for summaries:
 //!    its passages whose source side is over `summary_ratio` times longer than their
 //!    suspect side replace the passages they overlap (a summary condenses a long source
-//!    passage into a few sentences).
+//!    passage into a few sentences) when their confidence (step 5) reaches
+//!    `summary_min_confidence`.
 //! 4. *Filtering.* Passages overlapping on both sides merge; of passages overlapping on
 //!    the suspect side only, the better one stays; passages under `min_passage_chars`
 //!    suspect characters are dropped.
@@ -63,7 +64,7 @@ use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
 use crate::{AlignConfig, Block, Evidence, Query, TextSpan};
-use exact_runs::{choose_runs, exact_runs, longest_within, merge_runs};
+use exact_runs::{Run, choose_runs, exact_runs, longest_within, merge_runs};
 use resolve::{overlaps, resolve};
 pub use sentence_seeds::PreparedSuspect;
 use sentence_seeds::Sentences;
@@ -135,7 +136,7 @@ pub fn align_prepared(
     let t_terms = renamed.as_deref().unwrap_or(&source.terms);
     let aligner = SentenceAligner::new(suspect, prepared, source, t_terms, skip, config);
     aligner
-        .align(exact)
+        .align(exact, &runs)
         .iter()
         .filter_map(|p| {
             let evidence = aligner.evidence(p, &runs);
@@ -218,7 +219,7 @@ impl SentenceAligner<'_> {
     /// Steps 2 to 4 for one source, given the exact blocks of step 1: sentence seeds and
     /// exact blocks clustered and extended into passages, overlaps resolved, summaries
     /// found with their own gap, short passages dropped.
-    fn align(&self, exact: Vec<Passage>) -> Vec<Passage> {
+    fn align(&self, exact: Vec<Passage>, runs: &[Run]) -> Vec<Passage> {
         let mut covered = vec![false; self.suspect.token_bytes.len()];
         for p in &exact {
             let end = p.s.end.min(covered.len());
@@ -259,6 +260,9 @@ impl SentenceAligner<'_> {
                         p.t = self.summary_to_edges(p.t);
                         p
                     })
+                    // A summary claims a source span several times its own length: it
+                    // replaces what the first extension found only on strong evidence.
+                    .filter(|p| self.evidence(p, runs).confidence() >= self.config.summary_min_confidence)
                     .collect();
             if !summary.is_empty() {
                 passages.retain(|p| !summary.iter().any(|q| overlaps(p.s, q.s)));
