@@ -9,9 +9,10 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   neighbours before that; exact shingles alone gave 0.599).
 - 02-no-obfuscation >= 0.967 (0.9709 when set; 0.9644 when a block's whole span counted
   as explained, hiding verbatim passages of later sources).
-- 01-no-plagiarism: at most 6 detections among its 1,000 listed pairs (4 when this gate
-  was set, with passages sharing names and fewer than 4 words dropped: a paraphrased
-  kiwifruit article, a water-heater and an annuity page; 5 before; at most 10 then).
+- 01-no-plagiarism: at most 4 detections among its 1,000 listed pairs (3 when this gate
+  was set, with the passage's length an input of the confidence model: a paraphrased
+  kiwifruit article and a water-heater page; 4 with passages sharing names and fewer than
+  4 words dropped; 5 before; at most 10 then).
 - 05-summary-obfuscation >= 0.70 in both modes (0.7132 collection-wide and 0.7152
   pairwise when set, with shared names told from shared words; 0.7028 / 0.7071 with
   confidence per block and summaries reaching their source's edges; 0.64 before).
@@ -19,8 +20,8 @@ Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
 - 02-no-obfuscation >= 0.95, entire >= 0.915 (0.9184 when this gate was set, with a
   summary replacing other passages only at confidence 0.9; 0.9155 before it; 0.9071
   before confidence per block) and 03-random-obfuscation >= 0.895 (0.9014 when set, with
-  WordNet neighbours; 0.8847 without them); 01-no-plagiarism at most 8 detections (6
-  when set).
+  WordNet neighbours; 0.8847 without them); 01-no-plagiarism at most 5 detections (4
+  when set, with the passage's length an input of the confidence model; 6 before).
 Prints the table either way; exits 1 when a gate fails.
 """
 import json
@@ -45,15 +46,15 @@ if pairwise:
         fail.append("pairwise entire plagdet below 0.915")
     if by["03-random-obfuscation"]["plagdet"] < 0.895:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.895")
-    if by["01-no-plagiarism"]["detections"] > 8:
-        fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 8)")
+    if by["01-no-plagiarism"]["detections"] > 5:
+        fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 5)")
 else:
     if scores["entire"]["plagdet"] < 0.91:
         fail.append("collection-wide entire plagdet below 0.91")
     if by["02-no-obfuscation"]["plagdet"] < 0.967:
         fail.append("collection-wide 02-no-obfuscation plagdet below 0.967")
-    if by["01-no-plagiarism"]["detections"] > 6:
-        fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 6)")
+    if by["01-no-plagiarism"]["detections"] > 4:
+        fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 4)")
 print("timings:", json.dumps(data.get("timings", {})))
 for f in fail:
     print("QUALITY GATE FAILED:", f)

@@ -7,9 +7,10 @@ CORPUS is the PAN 2013 training corpus (../shared/eval/pan13-training); evidence
 what `tessera eval pan [--pairwise] --align-config '{"min_confidence":0.0}'` writes into
 its output folder (each detection with its block's evidence). A detection is right when
 it overlaps a listed case of its pair on the suspect side. Prints the logistic weights of
-`tessera_search::Evidence::confidence` (the same five inputs), then, for each threshold,
+`tessera_search::Evidence::confidence` (the same six inputs), then, for each threshold,
 the PAN scores (our own scorer, equal to `tessera eval pan`'s) when sentence passages
-under it are dropped. With `--min-words N`, sentence passages sharing fewer than N terms
+under it are dropped, by the engine's confidence (as in the run) and by the model just
+fitted. With `--min-words N`, sentence passages sharing fewer than N terms
 that are not names of the suspect are dropped too (`AlignConfig::min_shared_words`: make
 the run with `"min_shared_words":0` to replay it). Tune on the training corpus only.
 """
@@ -22,13 +23,13 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-NAMES = ["ln(1+run)", "cosine", "shared/terms", "order", "ln(1+rare)"]
+NAMES = ["ln(1+run)", "cosine", "shared/terms", "order", "ln(1+rare)", "ln(terms)"]
 
 
 def inputs(e):
     terms = max(1, min(e["suspect_terms"], e["source_terms"]))
     return [math.log1p(e["longest_run"]), e["cosine"], e["shared_terms"] / terms, e["order"],
-            math.log1p(e["rare_shared_terms"])]
+            math.log1p(e["rare_shared_terms"]), math.log(terms)]
 
 
 def load_cases(corpus):
@@ -110,7 +111,9 @@ def main():
         det = (d["this_offset"], d["this_length"], d["source_offset"], d["source_length"])
         d["det"], d["right"] = det, any(c[0] < det[0] + det[1] and det[0] < c[0] + c[1] for c in cases[key][1])
         rows.append(d)
-    sentence = [r for r in rows if r["evidence"]["sentences"]]
+    # The model judges the sentence passages the word rule leaves.
+    sentence = [r for r in rows if r["evidence"]["sentences"]
+                and r["evidence"]["shared_terms"] - r["evidence"].get("shared_names", 0) >= min_words]
     x = np.array([[1.0] + inputs(r["evidence"]) for r in sentence])
     y = np.array([1.0 if r["right"] else 0.0 for r in sentence])
     w = np.zeros(x.shape[1])
@@ -120,19 +123,23 @@ def main():
         h = (x * (p * (1 - p))[:, None]).T @ x / len(y) + 1e-3 * np.eye(len(w))
         w -= np.linalg.solve(h, g)
     print(f"{len(sentence)} sentence passages, {int(len(y) - y.sum())} overlap no case")
-    print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(["bias"] + NAMES, w)))
-    for tau in [0.0] + taus:
-        dets = {}
-        for r in rows:
-            e = r["evidence"]
-            if e["sentences"] and (r["confidence"] < tau
-                                   or e["shared_terms"] - e.get("shared_names", 0) < min_words):
-                continue
-            dets.setdefault((r["suspicious"], r["source"]), []).append(r["det"])
-        s = plagdet(cases, dets)
-        print(f"min_confidence {tau:.2f}: " + " ".join(f"{k[:2] if k[0].isdigit() else k} {v[0]:.4f}"
-                                                      for k, v in s.items())
-              + f"  (01 detections {s.get('01-no-plagiarism', (0, 0))[1]})")
+    print("weights:", ", ".join(f"{n} {v:+.3f}" for n, v in zip(["bias"] + NAMES, w)))
+    fitted = lambda e: 1 / (1 + math.exp(-(w @ np.array([1.0] + inputs(e)))))
+    for model, confidence in [("engine's model", lambda r: r["confidence"]),
+                              ("fitted model", lambda r: fitted(r["evidence"]))]:
+        print(f"replayed with the {model}:")
+        for tau in [0.0] + taus:
+            dets = {}
+            for r in rows:
+                e = r["evidence"]
+                if e["sentences"] and (confidence(r) < tau
+                                       or e["shared_terms"] - e.get("shared_names", 0) < min_words):
+                    continue
+                dets.setdefault((r["suspicious"], r["source"]), []).append(r["det"])
+            s = plagdet(cases, dets)
+            print(f"  min_confidence {tau:.2f}: " + " ".join(f"{k[:2] if k[0].isdigit() else k} {v[0]:.4f}"
+                                                            for k, v in s.items())
+                  + f"  (01 detections {s.get('01-no-plagiarism', (0, 0))[1]})")
 
 
 if __name__ == "__main__":

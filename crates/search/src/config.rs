@@ -213,7 +213,7 @@ impl Default for AlignConfig {
             summary_min_confidence: 0.9,
             min_passage_chars: 100,
             min_passage_source_chars: 150,
-            min_confidence: 0.5,
+            min_confidence: 0.6,
             min_shared_words: 4,
         }
     }

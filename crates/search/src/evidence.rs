@@ -57,8 +57,9 @@ impl Evidence {
     /// a logistic model of its evidence, fitted on the sentence passages of the PAN 2013
     /// training corpus (pairwise; a passage is right when it overlaps a listed case):
     /// the cosine, the share of the shorter side's terms that are shared, the order of
-    /// once-only shared terms, the number of rare shared terms and the longest run, each
-    /// weighing in the direction one expects (docs/quality.md, "Confidence").
+    /// once-only shared terms, the number of rare shared terms, the longest run and the
+    /// length of the shorter side, each weighing in the direction one expects
+    /// (docs/quality.md, "Confidence" and "A passage's length is evidence too").
     pub fn confidence(&self) -> f64 {
         let run = f64::from(self.longest_run);
         if !self.sentences || self.shared_terms == 0 {
@@ -66,12 +67,13 @@ impl Evidence {
         }
         let terms = f64::from(self.suspect_terms.min(self.source_terms).max(1));
         let shared = f64::from(self.shared_terms) / terms;
-        let z = -4.83
-            + 0.28 * run.ln_1p()
-            + 2.87 * f64::from(self.cosine)
-            + 1.01 * shared
-            + 0.75 * f64::from(self.order)
-            + 2.10 * f64::from(self.rare_shared_terms).ln_1p();
+        let z = -6.39
+            + 0.23 * run.ln_1p()
+            + 1.87 * f64::from(self.cosine)
+            + 1.23 * shared
+            + 1.00 * f64::from(self.order)
+            + 2.00 * f64::from(self.rare_shared_terms).ln_1p()
+            + 0.68 * terms.ln();
         1.0 / (1.0 + (-z).exp())
     }
 }

@@ -179,6 +179,8 @@ mod tests {
             Evidence { rare_shared_terms: 9, ..base },
             Evidence { order: 1.0, ..base },
             Evidence { cosine: 0.7, ..base },
+            // Twice as long with the same shares: more of the same evidence.
+            Evidence { suspect_terms: 60, source_terms: 60, shared_terms: 24, ..base },
         ] {
             assert!(better.confidence() > c, "{better:?}");
         }
