@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit the confidence model of sentence passages and replay thresholds (needs numpy).
 
-Usage: scripts/fit_confidence.py CORPUS OUT/evidence.jsonl [--tau 0.3,0.4,0.5] [--min-words N]
+Usage: scripts/fit_confidence.py CORPUS OUT/evidence.jsonl [--tau 0.3,0.4,0.5] [--min-words N] [--folds]
 
 CORPUS is the PAN 2013 training corpus (../shared/eval/pan13-training); evidence.jsonl is
 what `tessera eval pan [--pairwise] --align-config '{"min_confidence":0.0}'` writes into
@@ -12,7 +12,9 @@ the PAN scores (our own scorer, equal to `tessera eval pan`'s) when sentence pas
 under it are dropped, by the engine's confidence (as in the run) and by the model just
 fitted. With `--min-words N`, sentence passages sharing fewer than N terms
 that are not names of the suspect are dropped too (`AlignConfig::min_shared_words`: make
-the run with `"min_shared_words":0` to replay it). Tune on the training corpus only.
+the run with `"min_shared_words":0` to replay it). With `--folds`, the model is also
+fitted on the suspects of one parity and scored on the others (two folds): the check that
+a new input holds on passages the fit did not see. Tune on the training corpus only.
 """
 import glob
 import json
@@ -90,6 +92,38 @@ def plagdet(cases, dets):
     return out
 
 
+def fit(rows, min_words):
+    """Logistic weights over the sentence passages the word rule leaves."""
+    sentence = [r for r in rows if r["evidence"]["sentences"]
+                and r["evidence"]["shared_terms"] - r["evidence"].get("shared_names", 0) >= min_words]
+    x = np.array([[1.0] + inputs(r["evidence"]) for r in sentence])
+    y = np.array([1.0 if r["right"] else 0.0 for r in sentence])
+    w = np.zeros(x.shape[1])
+    for _ in range(50):  # Newton's method, a little ridge
+        p = 1 / (1 + np.exp(-x @ w))
+        g = x.T @ (p - y) / len(y) + 1e-3 * np.r_[0, w[1:]]
+        h = (x * (p * (1 - p))[:, None]).T @ x / len(y) + 1e-3 * np.eye(len(w))
+        w -= np.linalg.solve(h, g)
+    return w, len(sentence), int(len(y) - y.sum())
+
+
+def replay(cases, rows, confidence, tau, min_words):
+    """PAN scores when sentence passages under `tau` (or under `min_words`) are dropped."""
+    dets = {}
+    for r in rows:
+        e = r["evidence"]
+        if e["sentences"] and (confidence(r) < tau or e["shared_terms"] - e.get("shared_names", 0) < min_words):
+            continue
+        dets.setdefault((r["suspicious"], r["source"]), []).append(r["det"])
+    s = plagdet(cases, dets)
+    return (" ".join(f"{k[:2] if k[0].isdigit() else k} {v[0]:.4f}" for k, v in s.items())
+            + f"  (01 detections {s.get('01-no-plagiarism', (0, 0))[1]})")
+
+
+def model(w):
+    return lambda r: 1 / (1 + math.exp(-(w @ np.array([1.0] + inputs(r["evidence"])))))
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     taus = [0.3, 0.4, 0.5, 0.6, 0.7]
@@ -111,35 +145,24 @@ def main():
         det = (d["this_offset"], d["this_length"], d["source_offset"], d["source_length"])
         d["det"], d["right"] = det, any(c[0] < det[0] + det[1] and det[0] < c[0] + c[1] for c in cases[key][1])
         rows.append(d)
-    # The model judges the sentence passages the word rule leaves.
-    sentence = [r for r in rows if r["evidence"]["sentences"]
-                and r["evidence"]["shared_terms"] - r["evidence"].get("shared_names", 0) >= min_words]
-    x = np.array([[1.0] + inputs(r["evidence"]) for r in sentence])
-    y = np.array([1.0 if r["right"] else 0.0 for r in sentence])
-    w = np.zeros(x.shape[1])
-    for _ in range(50):  # Newton's method, a little ridge
-        p = 1 / (1 + np.exp(-x @ w))
-        g = x.T @ (p - y) / len(y) + 1e-3 * np.r_[0, w[1:]]
-        h = (x * (p * (1 - p))[:, None]).T @ x / len(y) + 1e-3 * np.eye(len(w))
-        w -= np.linalg.solve(h, g)
-    print(f"{len(sentence)} sentence passages, {int(len(y) - y.sum())} overlap no case")
+    w, n, wrong = fit(rows, min_words)
+    print(f"{n} sentence passages, {wrong} overlap no case")
     print("weights:", ", ".join(f"{n} {v:+.3f}" for n, v in zip(["bias"] + NAMES, w)))
-    fitted = lambda e: 1 / (1 + math.exp(-(w @ np.array([1.0] + inputs(e)))))
-    for model, confidence in [("engine's model", lambda r: r["confidence"]),
-                              ("fitted model", lambda r: fitted(r["evidence"]))]:
-        print(f"replayed with the {model}:")
+    for name, confidence in [("engine's model", lambda r: r["confidence"]), ("fitted model", model(w))]:
+        print(f"replayed with the {name}:")
         for tau in [0.0] + taus:
-            dets = {}
-            for r in rows:
-                e = r["evidence"]
-                if e["sentences"] and (confidence(r) < tau
-                                       or e["shared_terms"] - e.get("shared_names", 0) < min_words):
-                    continue
-                dets.setdefault((r["suspicious"], r["source"]), []).append(r["det"])
-            s = plagdet(cases, dets)
-            print(f"  min_confidence {tau:.2f}: " + " ".join(f"{k[:2] if k[0].isdigit() else k} {v[0]:.4f}"
-                                                            for k, v in s.items())
-                  + f"  (01 detections {s.get('01-no-plagiarism', (0, 0))[1]})")
+            print(f"  min_confidence {tau:.2f}: " + replay(cases, rows, confidence, tau, min_words))
+    if "--folds" in sys.argv:
+        # Held out: fitted on the suspects of one parity, scored on the others.
+        number = lambda name: int("".join(c for c in name if c.isdigit()) or 0)
+        print("held out (fitted on odd suspects, scored on even ones; then the reverse):")
+        for fold in (0, 1):
+            train = [r for r in rows if number(r["suspicious"]) % 2 != fold]
+            test = [r for r in rows if number(r["suspicious"]) % 2 == fold]
+            half = {k: v for k, v in cases.items() if number(k[0]) % 2 == fold}
+            w_fold, _, _ = fit(train, min_words)
+            for tau in taus:
+                print(f"  fold {fold} min_confidence {tau:.2f}: " + replay(half, test, model(w_fold), tau, min_words))
 
 
 if __name__ == "__main__":
