@@ -92,10 +92,14 @@ def plagdet(cases, dets):
     return out
 
 
+def shared_words(e):
+    """`Evidence::shared_words`: the shared terms that are not names of the suspect."""
+    return e["shared_terms"] - e.get("shared_names", 0)
+
+
 def fit(rows, min_words):
     """Logistic weights over the sentence passages the word rule leaves."""
-    sentence = [r for r in rows if r["evidence"]["sentences"]
-                and r["evidence"]["shared_terms"] - r["evidence"].get("shared_names", 0) >= min_words]
+    sentence = [r for r in rows if r["evidence"]["sentences"] and shared_words(r["evidence"]) >= min_words]
     x = np.array([[1.0] + inputs(r["evidence"]) for r in sentence])
     y = np.array([1.0 if r["right"] else 0.0 for r in sentence])
     w = np.zeros(x.shape[1])
@@ -112,7 +116,7 @@ def replay(cases, rows, confidence, tau, min_words):
     dets = {}
     for r in rows:
         e = r["evidence"]
-        if e["sentences"] and (confidence(r) < tau or e["shared_terms"] - e.get("shared_names", 0) < min_words):
+        if e["sentences"] and (confidence(r) < tau or shared_words(e) < min_words):
             continue
         dets.setdefault((r["suspicious"], r["source"]), []).append(r["det"])
     s = plagdet(cases, dets)

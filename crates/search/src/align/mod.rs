@@ -138,8 +138,8 @@ pub fn align_prepared(
     aligner
         .align(exact, &runs)
         .iter()
-        .filter_map(|p| {
-            let evidence = aligner.evidence(p, &runs);
+        .filter_map(|(p, measured)| {
+            let evidence = measured.unwrap_or_else(|| aligner.evidence(p, &runs));
             let stands =
                 evidence.confidence() >= config.min_confidence && evidence.shared_words() >= config.min_shared_words;
             (!p.sentences || stands).then(|| to_block(suspect, source, p, evidence)).flatten()
@@ -218,8 +218,9 @@ struct SentenceAligner<'a> {
 impl SentenceAligner<'_> {
     /// Steps 2 to 4 for one source, given the exact blocks of step 1: sentence seeds and
     /// exact blocks clustered and extended into passages, overlaps resolved, summaries
-    /// found with their own gap, short passages dropped.
-    fn align(&self, exact: Vec<Passage>, runs: &[Run]) -> Vec<Passage> {
+    /// found with their own gap, short passages dropped. Summary passages come with the
+    /// evidence their admission measured on their final spans (step 5 takes it as is).
+    fn align(&self, exact: Vec<Passage>, runs: &[Run]) -> Vec<(Passage, Option<Evidence>)> {
         let mut covered = vec![false; self.suspect.token_bytes.len()];
         for p in &exact {
             let end = p.s.end.min(covered.len());
@@ -240,11 +241,15 @@ impl SentenceAligner<'_> {
             return Vec::new();
         }
         let gap = self.config.max_sentence_gap;
-        let mut passages = resolve(self.extend(seeds.clone(), gap, gap, self.config.validation_cosine, true));
+        let mut passages: Vec<(Passage, Option<Evidence>)> =
+            resolve(self.extend(seeds.clone(), gap, gap, self.config.validation_cosine, true))
+                .into_iter()
+                .map(|p| (p, None))
+                .collect();
         if let Some(summary_gap) = self.config.summary_sentence_gap {
             // A summary passage replaces the passages it overlaps on the suspect side.
             let ratio = self.config.summary_ratio;
-            let summary: Vec<Passage> =
+            let summary: Vec<(Passage, Option<Evidence>)> =
                 resolve(self.extend(seeds, summary_gap, summary_gap, self.config.summary_validation_cosine, false))
                     .into_iter()
                     .filter(|p| (p.t.end - p.t.start) as f64 > ratio * (p.s.end - p.s.start) as f64)
@@ -262,15 +267,17 @@ impl SentenceAligner<'_> {
                     })
                     // A summary claims a source span several times its own length: it
                     // replaces what the first extension found only on strong evidence.
-                    .filter(|p| self.evidence(p, runs).confidence() >= self.config.summary_min_confidence)
+                    .map(|p| (p, self.evidence(&p, runs)))
+                    .filter(|(_, e)| e.confidence() >= self.config.summary_min_confidence)
+                    .map(|(p, e)| (p, Some(e)))
                     .collect();
             if !summary.is_empty() {
-                passages.retain(|p| !summary.iter().any(|q| overlaps(p.s, q.s)));
+                passages.retain(|(p, _)| !summary.iter().any(|(q, _)| overlaps(p.s, q.s)));
                 passages.extend(summary);
-                passages.sort_by(|a, b| a.s.start.cmp(&b.s.start).then(a.t.start.cmp(&b.t.start)));
+                passages.sort_by(|(a, _), (b, _)| a.s.start.cmp(&b.s.start).then(a.t.start.cmp(&b.t.start)));
             }
         }
-        passages.into_iter().filter(|p| self.long_enough(p)).collect()
+        passages.into_iter().filter(|(p, _)| self.long_enough(p)).collect()
     }
 }
 
