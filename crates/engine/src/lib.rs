@@ -69,7 +69,7 @@ pub use tessera_index::{
 pub use tessera_report::{
     BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report, ReportOptions, TextRenderer,
 };
-pub use tessera_search::{AlignConfig, Block, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan};
+pub use tessera_search::{AlignConfig, Block, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan};
 
 /// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its
 /// tables, the on-disk sketch store), for benchmarks and bindings that expose them as
