@@ -52,19 +52,29 @@ impl Evidence {
 
     /// How likely the block is a borrowing, from 0 to 1.
     ///
-    /// A block of exact runs alone is as sure as its longest run is long (8 shingles in a
-    /// row, about ten words, are never chance). A block found through sentence pairs gets
-    /// a logistic model of its evidence, fitted on the sentence passages of the PAN 2013
-    /// training corpus (pairwise; a passage is right when it overlaps a listed case):
-    /// the cosine, the share of the shorter side's terms that are shared, the order of
-    /// once-only shared terms, the number of rare shared terms, the longest run and the
-    /// length of the shorter side, each weighing in the direction one expects
-    /// (docs/quality.md, "Confidence" and "A passage's length is evidence too").
+    /// A block of exact runs alone is at least as sure as its longest run is long (8
+    /// shingles in a row, about ten words, are never chance). A block found through
+    /// sentence pairs gets a logistic model of its evidence, fitted on the sentence
+    /// passages of the PAN 2013 training corpus (pairwise; a passage is right when it
+    /// overlaps a listed case): the cosine, the share of the shorter side's terms that are
+    /// shared, the order of once-only shared terms, the number of rare shared terms, the
+    /// longest run and the length of the shorter side, each weighing in the direction one
+    /// expects (docs/quality.md, "Confidence" and "A passage's length is evidence too").
+    /// A block of exact runs whose terms were measured too gets the better of the two: a
+    /// light rewrite keeps only short runs, yet its evidence is that of a copy.
     pub fn confidence(&self) -> f64 {
         let run = f64::from(self.longest_run);
-        if !self.sentences || self.shared_terms == 0 {
-            return (0.5 + run / 16.0).min(1.0);
+        let by_run = (0.5 + run / 16.0).min(1.0);
+        if self.shared_terms == 0 {
+            return by_run;
         }
+        let model = self.model();
+        if self.sentences { model } else { by_run.max(model) }
+    }
+
+    /// The logistic model of [`Evidence::confidence`] (for a block with known terms).
+    fn model(&self) -> f64 {
+        let run = f64::from(self.longest_run);
         let terms = f64::from(self.suspect_terms.min(self.source_terms).max(1));
         let shared = f64::from(self.shared_terms) / terms;
         let z = -6.39

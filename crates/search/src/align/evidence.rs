@@ -188,6 +188,24 @@ mod tests {
         let exact = Evidence { sentences: false, longest_run: 3, ..Evidence::default() };
         assert!(exact.confidence() < 1.0);
         assert!((Evidence { longest_run: 8, ..exact }.confidence() - 1.0).abs() < 1e-9);
+        // ... and at least as sure as its terms say when they were measured: a light
+        // rewrite keeps runs of 3-6 shingles but shares its terms as a copy does.
+        let rewrite = Evidence {
+            sentences: false,
+            longest_run: 6,
+            suspect_terms: 80,
+            source_terms: 76,
+            shared_terms: 47,
+            rare_shared_terms: 34,
+            order: 0.94,
+            cosine: 0.91,
+            ..Evidence::default()
+        };
+        assert!((Evidence { shared_terms: 0, ..rewrite }.confidence() - 0.875).abs() < 1e-9);
+        assert!(rewrite.confidence() > 0.99, "{}", rewrite.confidence());
+        // Weak measured evidence does not lower what the run says.
+        let weak = Evidence { shared_terms: 3, rare_shared_terms: 0, order: 0.2, cosine: 0.1, ..rewrite };
+        assert!((weak.confidence() - 0.875).abs() < 1e-9, "{}", weak.confidence());
     }
 
     #[test]
