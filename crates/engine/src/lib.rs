@@ -69,7 +69,9 @@ pub use tessera_index::{
 pub use tessera_report::{
     BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report, ReportOptions, TextRenderer,
 };
-pub use tessera_search::{AlignConfig, Block, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan};
+pub use tessera_search::{
+    AlignConfig, Block, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan, covered_chars,
+};
 
 /// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its
 /// tables, the on-disk sketch store), for benchmarks and bindings that expose them as

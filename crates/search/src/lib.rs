@@ -59,5 +59,5 @@ pub use error::Error;
 pub use evidence::Evidence;
 pub use query::Query;
 pub use revision::{Block, Revision, SourceMatch, TextSpan};
-pub use searcher::{SearchProgress, Searcher};
+pub use searcher::{SearchProgress, Searcher, covered_chars};
 pub use tessera_index::{CollectionKind, DocId};

@@ -242,7 +242,7 @@ fn long_enough(blocks: &[Block], config: &SearchConfig) -> bool {
 }
 
 /// Suspect characters that `blocks` cover, each counted once.
-fn covered_chars(blocks: &[Block]) -> usize {
+pub fn covered_chars(blocks: &[Block]) -> usize {
     union_len(blocks.iter().map(|b| b.suspect.chars).collect())
 }
 

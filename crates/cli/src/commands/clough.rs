@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
-use tessera_engine::{Block, Evidence, FingerprintSettings, Fingerprinter, PairAligner, SearchConfig};
+use tessera_engine::{Block, Evidence, FingerprintSettings, Fingerprinter, PairAligner, SearchConfig, covered_chars};
 use tessera_eval::{CloughAnswer, CloughCategory};
 
 use crate::commands::{CreateArgs, Format};
@@ -235,14 +235,8 @@ fn evaluate(
 
 /// An answer's blocks and the share of its characters they cover.
 fn aligned(answer: &str, blocks: &[Block]) -> Aligned {
-    let chars = answer.chars().count();
-    let mut inside = vec![false; chars];
-    for b in blocks {
-        let end = b.suspect.chars.end.min(chars);
-        inside[b.suspect.chars.start.min(end)..end].fill(true);
-    }
     Aligned {
-        covered: ratio(inside.iter().filter(|&&x| x).count(), chars),
+        covered: ratio(covered_chars(blocks), answer.chars().count()),
         blocks: blocks
             .iter()
             .map(|b| AlignedBlock {

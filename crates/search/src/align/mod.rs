@@ -140,9 +140,11 @@ pub fn align_prepared(
         .iter()
         .filter_map(|(p, measured)| {
             let evidence = measured.unwrap_or_else(|| aligner.evidence(p, &runs));
-            let stands =
-                evidence.confidence() >= config.min_confidence && evidence.shared_words() >= config.min_shared_words;
-            (!p.sentences || stands).then(|| to_block(suspect, source, p, evidence)).flatten()
+            // Passages of exact runs alone always stand: their confidence is not asked.
+            let stands = !p.sentences
+                || (evidence.confidence() >= config.min_confidence
+                    && evidence.shared_words() >= config.min_shared_words);
+            stands.then(|| to_block(suspect, source, p, evidence)).flatten()
         })
         .collect()
 }
