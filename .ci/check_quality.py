@@ -13,14 +13,18 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   was set, with the passage's length an input of the confidence model: a paraphrased
   kiwifruit article and a water-heater page; 4 with passages sharing names and fewer than
   4 words dropped; 5 before; at most 10 then).
+- 03-random-obfuscation >= 0.885 (0.8886 when set, with a summary replacing a single
+  passage only when it names rare terms from beyond it; 0.8862 before).
 - 05-summary-obfuscation >= 0.70 in both modes (0.7132 collection-wide and 0.7152
   pairwise when set, with shared names told from shared words; 0.7028 / 0.7071 with
   confidence per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.915 (0.9184 when this gate was set, with a
-  summary replacing other passages only at confidence 0.9; 0.9155 before it; 0.9071
-  before confidence per block) and 03-random-obfuscation >= 0.895 (0.9014 when set, with
-  WordNet neighbours; 0.8847 without them); 01-no-plagiarism at most 5 detections (4
+- 02-no-obfuscation >= 0.95, entire >= 0.917 (0.9201 when this gate was set, with a
+  summary replacing a single passage only when it names rare terms from beyond it;
+  0.9187 before it; 0.9155 before summaries needed confidence 0.9; 0.9071 before
+  confidence per block) and 03-random-obfuscation >= 0.9 (0.9022 when set, 0.8998 before
+  it; 0.9014 with WordNet neighbours before summaries reached their source's edges;
+  0.8847 without them); 01-no-plagiarism at most 5 detections (4
   when set, with the passage's length an input of the confidence model; 6 before).
 Prints the table either way; exits 1 when a gate fails.
 """
@@ -42,10 +46,10 @@ if by["02-no-obfuscation"]["plagdet"] < 0.95:
 if by["05-summary-obfuscation"]["plagdet"] < 0.70:
     fail.append("05-summary-obfuscation plagdet below 0.70")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.915:
-        fail.append("pairwise entire plagdet below 0.915")
-    if by["03-random-obfuscation"]["plagdet"] < 0.895:
-        fail.append("pairwise 03-random-obfuscation plagdet below 0.895")
+    if scores["entire"]["plagdet"] < 0.917:
+        fail.append("pairwise entire plagdet below 0.917")
+    if by["03-random-obfuscation"]["plagdet"] < 0.9:
+        fail.append("pairwise 03-random-obfuscation plagdet below 0.9")
     if by["01-no-plagiarism"]["detections"] > 5:
         fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 5)")
 else:
@@ -53,6 +57,8 @@ else:
         fail.append("collection-wide entire plagdet below 0.91")
     if by["02-no-obfuscation"]["plagdet"] < 0.967:
         fail.append("collection-wide 02-no-obfuscation plagdet below 0.967")
+    if by["03-random-obfuscation"]["plagdet"] < 0.885:
+        fail.append("collection-wide 03-random-obfuscation plagdet below 0.885")
     if by["01-no-plagiarism"]["detections"] > 4:
         fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 4)")
 print("timings:", json.dumps(data.get("timings", {})))

@@ -158,6 +158,12 @@ pub struct AlignConfig {
     /// its own length, on words a topical neighbour shares as well (in every collection
     /// kind: it chooses between two explanations, it drops nothing alone).
     pub summary_min_confidence: f64,
+    /// A summary passage that would replace a single passage of the first extension
+    /// replaces it only when its suspect side holds at least this many rare terms its
+    /// source side has only outside that passage's source side (0: always): a summary
+    /// condenses the whole source; a reworded passage of one region, grown over a
+    /// topical neighbourhood, names nothing from beyond it.
+    pub summary_rare_beyond: usize,
     /// Passages of the sentence path shorter than this many suspect characters are
     /// dropped (not in collections of kind `citation`, whose expressions are short).
     pub min_passage_chars: usize,
@@ -211,6 +217,7 @@ impl Default for AlignConfig {
             summary_grow_steps: 10,
             summary_edge_share: 1.0,
             summary_min_confidence: 0.9,
+            summary_rare_beyond: 4,
             min_passage_chars: 100,
             min_passage_source_chars: 150,
             min_confidence: 0.6,

@@ -84,7 +84,7 @@ mod tests {
     use super::super::fixtures::*;
     use super::super::sentence_seeds::PreparedSuspect;
     use super::*;
-    use crate::{AlignConfig, align_pair};
+    use crate::{AlignConfig, Query, align_pair};
 
     #[test]
     fn longest_increasing_subsequence() {
@@ -227,42 +227,45 @@ mod tests {
         assert_eq!(aligner.summary_to_edges(span(10, 30)), span(10, 30));
     }
 
+    /// Twenty-seven sentences about one lighthouse...
+    const LONG_SOURCE: &str = "The lighthouse at Carrow Point was built in 1852 after three ships sank on the reef in one winter. \
+        Its tower of grey granite rises forty metres above the sea. \
+        The stones were cut in a quarry near the harbour and carried by oxen along the cliff road. \
+        A Scottish engineer designed the lantern, which burned whale oil until 1870. \
+        Paraffin replaced the oil and made the beam visible from twenty miles. \
+        Fog signals were added later, first a bell and then a horn driven by compressed air. \
+        The horn could be heard across the bay and annoyed the farmers on the far shore. \
+        The keepers lived with their families in cottages beside the tower. \
+        Their children walked four miles each day to the village school. \
+        Supplies came by boat once a month, and storms often delayed them for weeks. \
+        The keepers kept a garden of potatoes and cabbages behind a stone wall against the wind. \
+        A goat and some hens gave them milk and eggs through the long winters. \
+        Letters from the mainland arrived with the supply boat and were read aloud in the evening. \
+        The log book recorded the weather every four hours, day and night, for over a century. \
+        In 1911 a keeper named Thomas Hale rescued eleven sailors from a burning steamer. \
+        He rowed out three times through heavy waves and received a medal from the king. \
+        Electricity reached the station in 1936, and the old lamp went to a museum. \
+        During the war the light was dimmed to hide the coast from enemy submarines. \
+        A mine washed ashore in 1942 and was destroyed by soldiers from the garrison. \
+        The explosion broke every window of the cottages but hurt nobody. \
+        After the war the station received a radio beacon for ships in poor visibility. \
+        Automation came in 1987, when the last keepers left the cottages. \
+        Today a computer in the city controls the beam and reports any fault. \
+        The cottages now house a small museum about shipwrecks and rescues. \
+        Visitors climb the spiral stair of one hundred and twenty steps to the gallery. \
+        From the top they can see seals resting on the rocks of the reef. \
+        A local trust raises money every year to repair the granite and paint the lantern.";
+    /// ... and a summary of them in four.
+    const SUMMARY: &str = "Carrow Point got its lighthouse in 1852, when ships kept sinking on the reef; the granite tower is forty metres high. \
+        Keepers and their families lived in cottages beside the tower, and supplies came by boat each month. \
+        Thomas Hale, a keeper, rescued eleven sailors from a burning steamer in 1911 and received a medal. \
+        The station was automated in 1987, the cottages became a museum, and visitors climb the stair to see seals on the reef.";
+
     /// A summary passage (its source side several times longer) replaces what the first
     /// extension found only when its confidence reaches `summary_min_confidence`; under
     /// it, the first extension's passages stand as if there were no summary extension.
     #[test]
     fn summaries_replace_passages_only_on_strong_evidence() {
-        const LONG_SOURCE: &str = "The lighthouse at Carrow Point was built in 1852 after three ships sank on the reef in one winter. \
-            Its tower of grey granite rises forty metres above the sea. \
-            The stones were cut in a quarry near the harbour and carried by oxen along the cliff road. \
-            A Scottish engineer designed the lantern, which burned whale oil until 1870. \
-            Paraffin replaced the oil and made the beam visible from twenty miles. \
-            Fog signals were added later, first a bell and then a horn driven by compressed air. \
-            The horn could be heard across the bay and annoyed the farmers on the far shore. \
-            The keepers lived with their families in cottages beside the tower. \
-            Their children walked four miles each day to the village school. \
-            Supplies came by boat once a month, and storms often delayed them for weeks. \
-            The keepers kept a garden of potatoes and cabbages behind a stone wall against the wind. \
-            A goat and some hens gave them milk and eggs through the long winters. \
-            Letters from the mainland arrived with the supply boat and were read aloud in the evening. \
-            The log book recorded the weather every four hours, day and night, for over a century. \
-            In 1911 a keeper named Thomas Hale rescued eleven sailors from a burning steamer. \
-            He rowed out three times through heavy waves and received a medal from the king. \
-            Electricity reached the station in 1936, and the old lamp went to a museum. \
-            During the war the light was dimmed to hide the coast from enemy submarines. \
-            A mine washed ashore in 1942 and was destroyed by soldiers from the garrison. \
-            The explosion broke every window of the cottages but hurt nobody. \
-            After the war the station received a radio beacon for ships in poor visibility. \
-            Automation came in 1987, when the last keepers left the cottages. \
-            Today a computer in the city controls the beam and reports any fault. \
-            The cottages now house a small museum about shipwrecks and rescues. \
-            Visitors climb the spiral stair of one hundred and twenty steps to the gallery. \
-            From the top they can see seals resting on the rocks of the reef. \
-            A local trust raises money every year to repair the granite and paint the lantern.";
-        const SUMMARY: &str = "Carrow Point got its lighthouse in 1852, when ships kept sinking on the reef; the granite tower is forty metres high. \
-            Keepers and their families lived in cottages beside the tower, and supplies came by boat each month. \
-            Thomas Hale, a keeper, rescued eleven sailors from a burning steamer in 1911 and received a medal. \
-            The station was automated in 1987, the cottages became a museum, and visitors climb the stair to see seals on the reef.";
         let suspect = format!("{EN_SUSPECT_BEFORE}{SUMMARY}{EN_SUSPECT_AFTER}");
         let (q, t) = (text_query(&suspect), text_query(LONG_SOURCE));
         let summary = find(&suspect, SUMMARY);
@@ -282,5 +285,67 @@ mod tests {
             let (s, t) = (b.suspect.chars.end - b.suspect.chars.start, b.source.chars.end - b.source.chars.start);
             assert!(t < 3 * s, "{b:?}");
         }
+    }
+
+    /// Two sentences of the lighthouse text reworded (the rescue of 1911).
+    const RESCUE: &str = "Thomas Hale, one of the keepers, saved eleven sailors from a steamer on fire in 1911. \
+        Three times he rowed out through the heavy waves, and the king gave him a medal.";
+
+    /// Token span of the bytes `b` of a query's text.
+    fn tokens_of(q: &Query, b: tessera_normalize::Span) -> tessera_normalize::Span {
+        let start = q.token_bytes.partition_point(|t| t.start < b.start);
+        let end = q.token_bytes.partition_point(|t| t.start < b.end);
+        tessera_normalize::Span { start, end }
+    }
+
+    /// A summary names rare things from all over its source; a reworded passage of one
+    /// region names nothing the rest of the source holds alone.
+    #[test]
+    fn rare_terms_beyond_count_what_only_the_rest_of_the_source_names() {
+        let t = text_query(LONG_SOURCE);
+        let rescue = find(LONG_SOURCE, "In 1911 a keeper named Thomas Hale");
+        let rescue =
+            tessera_normalize::Span { start: rescue.start, end: LONG_SOURCE.find("from the king.").unwrap() + 14 };
+        let local = tokens_of(&t, rescue);
+        assert!(local.end - local.start >= 15, "{local:?}");
+        let config = AlignConfig::default();
+        let beyond = |suspect: &str| {
+            let q = text_query(suspect);
+            let prepared = PreparedSuspect::new(&q, &config);
+            let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &config);
+            let whole = |n| tessera_normalize::Span { start: 0, end: n };
+            let p =
+                Passage { s: whole(q.terms.len()), t: whole(t.terms.len()), matched: 0, score: 0.0, sentences: true };
+            aligner.rare_terms_beyond(&p, local)
+        };
+        // 1852, granite, forty, metres, 1987, seals ... are named only outside the rescue.
+        let summary = beyond(SUMMARY);
+        assert!(summary >= 12, "{summary}");
+        // "three" is in the first sentence too, but the rescue holds it: not beyond. Only
+        // chance words are ("one" winter, hens "gave" milk): why the rule asks for several.
+        let rescue = beyond(RESCUE);
+        assert!(rescue <= 2 && rescue < config.summary_rare_beyond, "{rescue}");
+    }
+
+    /// A reworded passage of one region is not taken for a summary of the whole source
+    /// when nothing it names lies beyond that region: the rescue, reworded and followed
+    /// by a remark of one's own on the museum (topical words of the last sentences), is
+    /// aligned with the rescue, not with everything from the rescue to the end. (The
+    /// summary of the test above names things from everywhere and is still found whole.)
+    #[test]
+    fn a_reworded_region_is_not_a_summary_of_its_source() {
+        let remark = "Today the lighthouse cottages are a museum about such rescues.";
+        let suspect = format!("{EN_SUSPECT_BEFORE}{RESCUE} {remark}{EN_SUSPECT_AFTER}");
+        let (q, t) = (text_query(&suspect), text_query(LONG_SOURCE));
+        let rescue = find(LONG_SOURCE, "In 1911 a keeper named Thomas Hale");
+        let rescue_end = LONG_SOURCE.find("from the king.").unwrap() + 14;
+        let found = align_pair(&q, &t, &[], &AlignConfig::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let b = &found[0].source.bytes;
+        assert!(b.start >= rescue.start && b.end <= rescue_end, "{found:?}");
+        // Without the rule, the remark's topical words make it a summary to the end.
+        let off = align_pair(&q, &t, &[], &AlignConfig { summary_rare_beyond: 0, ..AlignConfig::default() });
+        assert_eq!(off.len(), 1, "{off:?}");
+        assert!(off[0].source.bytes.end + 10 > LONG_SOURCE.len(), "{off:?}");
     }
 }

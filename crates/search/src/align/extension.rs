@@ -6,6 +6,7 @@ use tessera_normalize::Span;
 
 use super::sentence_seeds::Sentences;
 use super::{Passage, Seed, SentenceAligner};
+use crate::Evidence;
 
 impl SentenceAligner<'_> {
     /// Clusters seeds with the given gaps (in sentences) and validates every cluster,
@@ -268,6 +269,31 @@ impl SentenceAligner<'_> {
             t.end = n;
         }
         t
+    }
+
+    /// Rare terms (in at most [`Evidence::RARE_SENTENCES`] sentences of each text) of a
+    /// summary passage's suspect side that its source side holds only outside `local`,
+    /// the source side of the one passage it would replace. A summary condenses the whole
+    /// of its source, so it names things from beyond any one region; a reworded passage
+    /// of one region, grown over a topical neighbourhood, shares only its topic's words
+    /// with the rest.
+    pub(super) fn rare_terms_beyond(&self, p: &Passage, local: Span) -> usize {
+        let rare = |term: &u64| {
+            self.prepared.df.get(term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
+                && self.t_df.get(term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
+        };
+        let suspect: HashSet<u64> = self.suspect.terms[p.s.start..p.s.end].iter().copied().filter(rare).collect();
+        let t = &self.t_terms[p.t.start..p.t.end];
+        let in_local = |j: usize| (local.start..local.end).contains(&(p.t.start + j));
+        let inside: HashSet<u64> =
+            t.iter().enumerate().filter(|&(j, term)| in_local(j) && suspect.contains(term)).map(|(_, &x)| x).collect();
+        let beyond: HashSet<u64> = t
+            .iter()
+            .enumerate()
+            .filter(|&(j, term)| !in_local(j) && suspect.contains(term) && !inside.contains(term))
+            .map(|(_, &x)| x)
+            .collect();
+        beyond.len()
     }
 
     /// Distinct terms the two sides of a seed share.

@@ -268,7 +268,16 @@ impl SentenceAligner<'_> {
                         p
                     })
                     // A summary claims a source span several times its own length: it
-                    // replaces what the first extension found only on strong evidence.
+                    // replaces what the first extension found only on strong evidence:
+                    // terms from beyond the one passage it would replace...
+                    .filter(|p| {
+                        let mut replaced = passages.iter().filter(|(q, _)| overlaps(p.s, q.s));
+                        match (replaced.next(), replaced.next()) {
+                            (Some((q, _)), None) => self.rare_terms_beyond(p, q.t) >= self.config.summary_rare_beyond,
+                            _ => true,
+                        }
+                    })
+                    // ... and a confidence of its own.
                     .map(|p| (p, self.evidence(&p, runs)))
                     .filter(|(_, e)| e.confidence() >= self.config.summary_min_confidence)
                     .map(|(p, e)| (p, Some(e)))
