@@ -283,17 +283,15 @@ impl SentenceAligner<'_> {
                 && self.t_df.get(term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
         };
         let suspect: HashSet<u64> = self.suspect.terms[p.s.start..p.s.end].iter().copied().filter(rare).collect();
-        let t = &self.t_terms[p.t.start..p.t.end];
-        let in_local = |j: usize| (local.start..local.end).contains(&(p.t.start + j));
-        let inside: HashSet<u64> =
-            t.iter().enumerate().filter(|&(j, term)| in_local(j) && suspect.contains(term)).map(|(_, &x)| x).collect();
-        let beyond: HashSet<u64> = t
-            .iter()
-            .enumerate()
-            .filter(|&(j, term)| !in_local(j) && suspect.contains(term) && !inside.contains(term))
-            .map(|(_, &x)| x)
-            .collect();
-        beyond.len()
+        let (mut inside, mut outside) = (HashSet::default(), HashSet::default());
+        for j in p.t.start..p.t.end {
+            let term = self.t_terms[j];
+            if suspect.contains(&term) {
+                let side = if (local.start..local.end).contains(&j) { &mut inside } else { &mut outside };
+                side.insert(term);
+            }
+        }
+        outside.difference(&inside).count()
     }
 
     /// Distinct terms the two sides of a seed share.

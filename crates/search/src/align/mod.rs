@@ -33,7 +33,8 @@
 //!    its passages whose source side is over `summary_ratio` times longer than their
 //!    suspect side replace the passages they overlap (a summary condenses a long source
 //!    passage into a few sentences) when their confidence (step 5) reaches
-//!    `summary_min_confidence`.
+//!    `summary_min_confidence`, and a single passage only when they name at least
+//!    `summary_rare_beyond` rare terms from beyond its source side.
 //! 4. *Filtering.* Passages overlapping on both sides merge; of passages overlapping on
 //!    the suspect side only, the better one stays; passages under `min_passage_chars`
 //!    suspect characters are dropped.
