@@ -8,6 +8,13 @@ use super::{Passage, SentenceAligner, to_u32};
 use crate::Evidence;
 
 impl SentenceAligner<'_> {
+    /// Whether `term` is *rare*: in at most [`Evidence::RARE_SENTENCES`] sentences of
+    /// each text (a passage's own words, not the topic's).
+    pub(super) fn is_rare(&self, term: u64) -> bool {
+        self.prepared.df.get(&term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
+            && self.t_df.get(&term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
+    }
+
     /// The evidence of a passage: its longest exact run among `runs`, the terms its two
     /// sides share (rare ones and the suspect's names apart), their order and the sides'
     /// cosine.
@@ -35,11 +42,7 @@ impl SentenceAligner<'_> {
             }
             shared += 1;
             names += u32::from(self.suspect.names.binary_search(&term).is_ok());
-            let s_df = self.prepared.df.get(&term).copied().unwrap_or(0);
-            let t_df = self.t_df.get(&term).copied().unwrap_or(0);
-            if s_df <= Evidence::RARE_SENTENCES && t_df <= Evidence::RARE_SENTENCES {
-                rare += 1;
-            }
+            rare += u32::from(self.is_rare(term));
             if s_count == 1 && t_count == 1 {
                 once.push((i, j));
             }
@@ -291,6 +294,12 @@ mod tests {
     const RESCUE: &str = "Thomas Hale, one of the keepers, saved eleven sailors from a steamer on fire in 1911. \
         Three times he rowed out through the heavy waves, and the king gave him a medal.";
 
+    /// Bytes of the rescue's two sentences in `LONG_SOURCE`.
+    fn rescue_in_source() -> tessera_normalize::Span {
+        let start = find(LONG_SOURCE, "In 1911 a keeper named Thomas Hale").start;
+        tessera_normalize::Span { start, end: find(LONG_SOURCE, "from the king.").end }
+    }
+
     /// Token span of the bytes `b` of a query's text.
     fn tokens_of(q: &Query, b: tessera_normalize::Span) -> tessera_normalize::Span {
         let start = q.token_bytes.partition_point(|t| t.start < b.start);
@@ -303,10 +312,7 @@ mod tests {
     #[test]
     fn rare_terms_beyond_count_what_only_the_rest_of_the_source_names() {
         let t = text_query(LONG_SOURCE);
-        let rescue = find(LONG_SOURCE, "In 1911 a keeper named Thomas Hale");
-        let rescue =
-            tessera_normalize::Span { start: rescue.start, end: LONG_SOURCE.find("from the king.").unwrap() + 14 };
-        let local = tokens_of(&t, rescue);
+        let local = tokens_of(&t, rescue_in_source());
         assert!(local.end - local.start >= 15, "{local:?}");
         let config = AlignConfig::default();
         let beyond = |suspect: &str| {
@@ -337,12 +343,11 @@ mod tests {
         let remark = "Today the lighthouse cottages are a museum about such rescues.";
         let suspect = format!("{EN_SUSPECT_BEFORE}{RESCUE} {remark}{EN_SUSPECT_AFTER}");
         let (q, t) = (text_query(&suspect), text_query(LONG_SOURCE));
-        let rescue = find(LONG_SOURCE, "In 1911 a keeper named Thomas Hale");
-        let rescue_end = LONG_SOURCE.find("from the king.").unwrap() + 14;
+        let rescue = rescue_in_source();
         let found = align_pair(&q, &t, &[], &AlignConfig::default());
         assert_eq!(found.len(), 1, "{found:?}");
         let b = &found[0].source.bytes;
-        assert!(b.start >= rescue.start && b.end <= rescue_end, "{found:?}");
+        assert!(b.start >= rescue.start && b.end <= rescue.end, "{found:?}");
         // Without the rule, the remark's topical words make it a summary to the end.
         let off = align_pair(&q, &t, &[], &AlignConfig { summary_rare_beyond: 0, ..AlignConfig::default() });
         assert_eq!(off.len(), 1, "{off:?}");

@@ -6,7 +6,6 @@ use tessera_normalize::Span;
 
 use super::sentence_seeds::Sentences;
 use super::{Passage, Seed, SentenceAligner};
-use crate::Evidence;
 
 impl SentenceAligner<'_> {
     /// Clusters seeds with the given gaps (in sentences) and validates every cluster,
@@ -271,18 +270,15 @@ impl SentenceAligner<'_> {
         t
     }
 
-    /// Rare terms (in at most [`Evidence::RARE_SENTENCES`] sentences of each text) of a
+    /// Rare terms (`is_rare`: in at most 2 sentences of each text) of a
     /// summary passage's suspect side that its source side holds only outside `local`,
     /// the source side of the one passage it would replace. A summary condenses the whole
     /// of its source, so it names things from beyond any one region; a reworded passage
     /// of one region, grown over a topical neighbourhood, shares only its topic's words
     /// with the rest.
     pub(super) fn rare_terms_beyond(&self, p: &Passage, local: Span) -> usize {
-        let rare = |term: &u64| {
-            self.prepared.df.get(term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
-                && self.t_df.get(term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
-        };
-        let suspect: HashSet<u64> = self.suspect.terms[p.s.start..p.s.end].iter().copied().filter(rare).collect();
+        let suspect: HashSet<u64> =
+            self.suspect.terms[p.s.start..p.s.end].iter().copied().filter(|&term| self.is_rare(term)).collect();
         let (mut inside, mut outside) = (HashSet::default(), HashSet::default());
         for j in p.t.start..p.t.end {
             let term = self.t_terms[j];
