@@ -37,7 +37,7 @@ if [ "$phase" != --no-deps ]; then
 fi
 [ -x "$venv/bin/python" ] || { echo "no virtual environment at $venv: run $0 --deps first" >&2; exit 1; }
 
-step "pip install ./crates/py (maturin, release)"
+step "pip install ./crates/py (maturin; profile: release unless MATURIN_PEP517_ARGS says)"
 "$venv/bin/python" -m pip install -q ./crates/py
 
 step "pytest crates/py/tests"
