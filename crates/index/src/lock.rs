@@ -6,6 +6,7 @@
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::error::IoContext;
 use crate::{Error, Result};
@@ -15,6 +16,10 @@ pub(crate) const LOCK_FILE: &str = "LOCK";
 /// File name of the merge lock: held by the one merge that may run at a time (see
 /// `merge`), so a merge's temporary file and its source segments are its own.
 pub(crate) const MERGE_LOCK_FILE: &str = "MERGE.LOCK";
+
+/// How long a lock found held is tried again before [`Error::Locked`] (see
+/// [`DirLock::acquire_named`]): a fork-to-exec window is microseconds to milliseconds.
+pub(crate) const LOCK_RETRY: Duration = Duration::from_millis(300);
 
 /// A held lock; released on drop.
 #[derive(Debug)]
@@ -31,13 +36,28 @@ impl DirLock {
 
     /// Takes the lock file `name` of index directory `dir`, or fails with
     /// [`Error::Locked`] naming it.
+    ///
+    /// A lock found held is tried again for up to [`LOCK_RETRY`]: a child process that
+    /// any thread of this process is starting holds a copy of every open descriptor
+    /// between its fork and its exec, and with it a lock this process has just released
+    /// (flock locks belong to the open file, which the copy keeps open). Without the
+    /// retry, a writer reopened right after a release could be refused by its own
+    /// process (seen in the engine's tests, which start child processes in parallel).
     pub(crate) fn acquire_named(dir: &Path, name: &str) -> Result<DirLock> {
         let path = dir.join(name);
         let file = File::options().read(true).write(true).create(true).truncate(false).open(&path).at(&path)?;
-        match file.try_lock() {
-            Ok(()) => Ok(DirLock { _file: file, path }),
-            Err(TryLockError::WouldBlock) => Err(Error::Locked { path }),
-            Err(TryLockError::Error(e)) => Err(Error::io(path, e)),
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(DirLock { _file: file, path }),
+                Err(TryLockError::WouldBlock) if start.elapsed() < LOCK_RETRY => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                Err(TryLockError::WouldBlock) => return Err(Error::Locked { path }),
+                Err(TryLockError::Error(e)) => return Err(Error::io(path, e)),
+            }
         }
     }
 
@@ -45,5 +65,37 @@ impl DirLock {
     #[allow(dead_code)]
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Held by another open file: refused, naming the lock file. Released while the
+    /// second one waits (as when a starting child process closes its copy at exec):
+    /// taken.
+    #[test]
+    fn a_held_lock_is_refused_and_a_lock_released_meanwhile_is_taken() {
+        let tmp = tempfile::tempdir().unwrap();
+        let held = DirLock::acquire(tmp.path()).unwrap();
+        match DirLock::acquire(tmp.path()) {
+            Err(Error::Locked { path }) => assert_eq!(path, tmp.path().join(LOCK_FILE)),
+            other => panic!("{other:?}"),
+        }
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let release = {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                std::thread::sleep(Duration::from_millis(5));
+                drop(held);
+            })
+        };
+        barrier.wait();
+        let taken = DirLock::acquire(tmp.path()).unwrap();
+        assert_eq!(taken.path(), tmp.path().join(LOCK_FILE));
+        release.join().unwrap();
     }
 }
