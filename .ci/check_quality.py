@@ -3,14 +3,17 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.91 (0.9127 when this gate was set, with a summary replacing other
-  passages only at confidence 0.9; 0.9100 with sources explaining only the
+- entire >= 0.913 (0.9156 when this gate was set, with ghosts of a borrowing dropped
+  (a passage whose source region another stretch of the suspect matches better);
+  0.9142 before; 0.9127 with a summary
+  replacing other passages only at confidence 0.9; 0.9100 with sources explaining only the
   shingles they hold; 0.9041 before it, with confidence per block; 0.8993 with WordNet
   neighbours before that; exact shingles alone gave 0.599).
-- 02-no-obfuscation >= 0.967 (0.9709 when set; 0.9644 when a block's whole span counted
+- 02-no-obfuscation >= 0.975 (0.9760 when set, with ghosts dropped; 0.9735 before it;
+  0.9709 when the gate was first set; 0.9644 when a block's whole span counted
   as explained, hiding verbatim passages of later sources).
-- 01-no-plagiarism: at most 4 detections among its 1,000 listed pairs (3 when this gate
-  was set, with the passage's length an input of the confidence model: a paraphrased
+- 01-no-plagiarism: at most 3 detections among its 1,000 listed pairs (3 when this gate
+  was set, and when it allowed 4, with the passage's length an input of the confidence model: a paraphrased
   kiwifruit article and a water-heater page; 4 with passages sharing names and fewer than
   4 words dropped; 5 before; at most 10 then).
 - 03-random-obfuscation >= 0.885 (0.8886 when set, with a summary replacing a single
@@ -19,13 +22,15 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   pairwise when set, with shared names told from shared words; 0.7028 / 0.7071 with
   confidence per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.917 (0.9201 when this gate was set, with a
-  summary replacing a single passage only when it names rare terms from beyond it;
-  0.9187 before it; 0.9155 before summaries needed confidence 0.9; 0.9071 before
+- 02-no-obfuscation >= 0.95, entire >= 0.921 (0.9220 when this gate was set, with
+  ghosts of a borrowing dropped; 0.9201 before it,
+  with a summary replacing a single passage only when it names rare terms from beyond
+  it; 0.9187 before that; 0.9155 before summaries needed confidence 0.9; 0.9071 before
   confidence per block) and 03-random-obfuscation >= 0.9 (0.9022 when set, 0.8998 before
   it; 0.9014 with WordNet neighbours before summaries reached their source's edges;
-  0.8847 without them); 01-no-plagiarism at most 5 detections (4
-  when set, with the passage's length an input of the confidence model; 6 before).
+  0.8847 without them); 01-no-plagiarism at most 4 detections (4
+  when set and when it allowed 5, with the passage's length an input of the confidence
+  model; 6 before).
 Prints the table either way; exits 1 when a gate fails.
 """
 import json
@@ -46,21 +51,21 @@ if by["02-no-obfuscation"]["plagdet"] < 0.95:
 if by["05-summary-obfuscation"]["plagdet"] < 0.70:
     fail.append("05-summary-obfuscation plagdet below 0.70")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.917:
-        fail.append("pairwise entire plagdet below 0.917")
+    if scores["entire"]["plagdet"] < 0.921:
+        fail.append("pairwise entire plagdet below 0.921")
     if by["03-random-obfuscation"]["plagdet"] < 0.9:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.9")
-    if by["01-no-plagiarism"]["detections"] > 5:
-        fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 5)")
+    if by["01-no-plagiarism"]["detections"] > 4:
+        fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 4)")
 else:
-    if scores["entire"]["plagdet"] < 0.91:
-        fail.append("collection-wide entire plagdet below 0.91")
-    if by["02-no-obfuscation"]["plagdet"] < 0.967:
-        fail.append("collection-wide 02-no-obfuscation plagdet below 0.967")
+    if scores["entire"]["plagdet"] < 0.913:
+        fail.append("collection-wide entire plagdet below 0.913")
+    if by["02-no-obfuscation"]["plagdet"] < 0.975:
+        fail.append("collection-wide 02-no-obfuscation plagdet below 0.975")
     if by["03-random-obfuscation"]["plagdet"] < 0.885:
         fail.append("collection-wide 03-random-obfuscation plagdet below 0.885")
-    if by["01-no-plagiarism"]["detections"] > 4:
-        fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 4)")
+    if by["01-no-plagiarism"]["detections"] > 3:
+        fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 3)")
 print("timings:", json.dumps(data.get("timings", {})))
 for f in fail:
     print("QUALITY GATE FAILED:", f)

@@ -178,6 +178,17 @@ pub struct AlignConfig {
     /// names ("Alexian Brothers Hospital Network", "von Willebrand"), a borrowing shares
     /// words too (not in collections of kind `citation`).
     pub min_shared_words: u32,
+    /// ... and so are those whose *contrast* is under this: their cosine less the best
+    /// cosine of their source side with another stretch of the suspect as long as their
+    /// suspect side (stretches every quarter length, overlapping it by at most a quarter).
+    /// A source region borrowed once is matched best where it was borrowed; a topical
+    /// neighbour paired with the same region is a ghost of the borrowing, and the
+    /// borrowing matches the region better (not in collections of kind `citation`; -1:
+    /// never). Near copies (`contrast_under_cosine`) are not asked.
+    pub min_contrast: f64,
+    /// Passages whose sides' cosine reaches this are near copies: `min_contrast` does not
+    /// ask them (a suspect may reword one source paragraph twice).
+    pub contrast_under_cosine: f64,
 }
 
 impl Default for AlignConfig {
@@ -222,6 +233,8 @@ impl Default for AlignConfig {
             min_passage_source_chars: 150,
             min_confidence: 0.6,
             min_shared_words: 4,
+            min_contrast: 0.0,
+            contrast_under_cosine: 0.8,
         }
     }
 }

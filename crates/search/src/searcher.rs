@@ -116,6 +116,7 @@ impl Searcher {
             align_config.min_passage_source_chars = 0;
             align_config.min_confidence = 0.0;
             align_config.min_shared_words = 0;
+            align_config.min_contrast = -1.0;
         }
         let (distinct, positions_of) = distinct_hashes(&query.hashes);
         let mut hits: Vec<(u32, DocId)> = Vec::new();

@@ -3,7 +3,10 @@
 
 use foldhash::{HashMap, HashMapExt};
 
+use tessera_normalize::Span;
+
 use super::exact_runs::{Run, longest_within};
+use super::sentence_seeds::Bag;
 use super::{Passage, SentenceAligner, to_u32};
 use crate::Evidence;
 
@@ -65,6 +68,82 @@ impl SentenceAligner<'_> {
             cosine,
             sentences: p.sentences,
         }
+    }
+}
+
+impl SentenceAligner<'_> {
+    /// How much better a passage's suspect side matches its source side than any other
+    /// stretch of the suspect as long does: its tf-idf cosine less the best cosine of its
+    /// source side with a stretch of the suspect elsewhere (`AlignConfig::min_contrast`);
+    /// `None` when the suspect has no room for another stretch. A source region borrowed
+    /// once is matched best where it was borrowed; a topical neighbour of the borrowing,
+    /// paired with the same region, is matched better by the borrowing itself.
+    pub(super) fn contrast(&self, p: &Passage, cosine: f64) -> Option<f64> {
+        let t_terms = &self.t_terms[p.t.start..p.t.end];
+        let best = self.best_elsewhere(&self.bag(t_terms), &self.suspect.terms, p.s)?;
+        // A stretch equal to the passage's side matches exactly as well; the sliding sums
+        // may differ from the bag's in the last bits.
+        let contrast = cosine - best;
+        Some(if contrast.abs() < 1e-9 { 0.0 } else { contrast })
+    }
+
+    /// The best tf-idf cosine of `fixed` with a stretch of `terms` as long as `own`,
+    /// starting every quarter of that length, among those overlapping `own` by at most a
+    /// quarter of it. The stretch slides: each step adds and removes a few terms, and the
+    /// dot product and norm follow (the whole text once per passage, not once per
+    /// stretch).
+    fn best_elsewhere(&self, fixed: &Bag, terms: &[u64], own: Span) -> Option<f64> {
+        let len = own.end.saturating_sub(own.start);
+        if len == 0 || len > terms.len() || fixed.norm <= 0.0 {
+            return None;
+        }
+        let step = (len / 4).max(1);
+        let fixed_weight: HashMap<u64, f64> = fixed.weights.iter().copied().collect();
+        let mut window = Window { counts: HashMap::with_capacity(len), dot: 0.0, norm2: 0.0 };
+        let change = |window: &mut Window, term: u64, by: f64| {
+            window.change(term, by, self.idf(term), fixed_weight.get(&term).copied().unwrap_or(0.0));
+        };
+        let mut best: Option<f64> = None;
+        let (mut start, mut end) = (0, 0);
+        for at in (0..=terms.len() - len).step_by(step) {
+            while end < at + len {
+                change(&mut window, terms[end], 1.0);
+                end += 1;
+            }
+            while start < at {
+                change(&mut window, terms[start], -1.0);
+                start += 1;
+            }
+            let overlap = (at + len).min(own.end).saturating_sub(at.max(own.start));
+            if 4 * overlap > len {
+                continue;
+            }
+            let norm = window.norm2.max(0.0).sqrt() * fixed.norm;
+            let cosine = if norm > 0.0 { window.dot / norm } else { 0.0 };
+            best = Some(best.map_or(cosine, |b: f64| b.max(cosine)));
+        }
+        best
+    }
+}
+
+/// A sliding stretch of terms: each term's count, and the stretch's tf-idf dot product
+/// with a fixed bag and squared norm, kept up to date as terms come and go.
+struct Window {
+    counts: HashMap<u64, u32>,
+    dot: f64,
+    norm2: f64,
+}
+
+impl Window {
+    /// Adds (`by` 1) or removes (`by` -1) one occurrence of `term`, of inverse document
+    /// frequency `idf` and weight `fixed` in the fixed bag.
+    fn change(&mut self, term: u64, by: f64, idf: f64, fixed: f64) {
+        let count = self.counts.entry(term).or_insert(0);
+        let c = f64::from(*count);
+        // (c + by)² - c² = by (2c + by), since by² = 1.
+        self.norm2 += idf * idf * by * (2.0 * c + by);
+        *count = if by > 0.0 { *count + 1 } else { count.saturating_sub(1) };
+        self.dot += by * idf * fixed;
     }
 }
 
@@ -352,5 +431,64 @@ mod tests {
         let off = align_pair(&q, &t, &[], &AlignConfig { summary_rare_beyond: 0, ..AlignConfig::default() });
         assert_eq!(off.len(), 1, "{off:?}");
         assert!(off[0].source.bytes.end + 10 > LONG_SOURCE.len(), "{off:?}");
+    }
+
+    /// A topical remark on the rescue, written apart from it: a ghost of the borrowing.
+    const GHOST: &str = "Thomas Hale, the keeper, was remembered by the sailors of every steamer that passed. \
+        The medal of the king and the heavy oars he rowed with are shown to visitors.";
+
+    /// The contrast of a passage is how much better its suspect side matches its source
+    /// side than any other stretch of the suspect does: high where the source region was
+    /// borrowed, below 0 for a ghost paired with the same region when the borrowing is in
+    /// the suspect too.
+    #[test]
+    fn contrast_is_how_much_better_a_passage_matches_where_it_was_taken() {
+        let t = text_query(LONG_SOURCE);
+        let region = tokens_of(&t, rescue_in_source());
+        let contrast = |suspect: &str, part: &str| {
+            let q = text_query(suspect);
+            let config = AlignConfig::default();
+            let prepared = PreparedSuspect::new(&q, &config);
+            let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &config);
+            let p =
+                Passage { s: tokens_of(&q, find(suspect, part)), t: region, matched: 0, score: 0.0, sentences: true };
+            let cosine = SentenceAligner::cosine(
+                &aligner.bag(&q.terms[p.s.start..p.s.end]),
+                &aligner.bag(&t.terms[region.start..region.end]),
+            );
+            aligner.contrast(&p, cosine).expect("room for other stretches")
+        };
+        // Room for other stretches: an essay of its own around the borrowing.
+        let own = format!("{EN_SUSPECT_BEFORE}{EN_SOURCE_PASSAGE}{EN_SUSPECT_AFTER}");
+        let taken = contrast(&format!("{own} {RESCUE}"), RESCUE);
+        assert!(taken > 0.3, "{taken}");
+        let ghost = contrast(&format!("{GHOST} {own} {RESCUE}"), GHOST);
+        assert!(ghost < 0.0, "{ghost}");
+        // Alone, the ghost matches the region better than the rest of the essay does.
+        let alone = contrast(&format!("{GHOST} {own}"), GHOST);
+        assert!(alone > 0.0, "{alone}");
+    }
+
+    /// End to end: the ghost, found as a passage of its own when the rule is off, is
+    /// dropped by default; the borrowing stands; near copies are not asked.
+    #[test]
+    fn a_ghost_of_a_borrowing_is_dropped() {
+        let suspect = format!("{GHOST} {EN_SUSPECT_BEFORE}{EN_SOURCE_PASSAGE}{EN_SUSPECT_AFTER} {RESCUE}");
+        let (q, t) = (text_query(&suspect), text_query(LONG_SOURCE));
+        let rescue = find(&suspect, RESCUE);
+        let found = align_pair(&q, &t, &[], &AlignConfig::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].suspect.bytes.start >= rescue.start, "{found:?}");
+        // Without the rule, or with every passage taken for a near copy, the ghost is a
+        // second passage on the same source region.
+        for config in [
+            AlignConfig { min_contrast: -1.0, ..AlignConfig::default() },
+            AlignConfig { contrast_under_cosine: 0.0, ..AlignConfig::default() },
+        ] {
+            let found = align_pair(&q, &t, &[], &config);
+            assert_eq!(found.len(), 2, "{found:?}");
+            assert!(found[0].suspect.bytes.end <= GHOST.len() + 1, "{found:?}");
+            assert_eq!(found[0].source, found[1].source, "{found:?}");
+        }
     }
 }

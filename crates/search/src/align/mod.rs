@@ -42,8 +42,10 @@
 //!    (longest exact run, shared terms and the rare ones among them, their order, the
 //!    cosine); a passage found through sentence seeds whose confidence is under
 //!    `min_confidence`, or which shares fewer than `min_shared_words` terms that are not
-//!    names of the suspect, is dropped (two texts on one topic share its words and names,
-//!    not a passage).
+//!    names of the suspect, or whose source side another stretch of the suspect matches
+//!    better (`min_contrast`; not asked of near copies, `contrast_under_cosine`), is
+//!    dropped (two texts on one topic share its words and names; a topical neighbour of a
+//!    borrowing, paired with the borrowed region, is its ghost).
 //!
 //! Blocks come sorted by suspect position; exact copies keep their spans to the word.
 //!
@@ -144,7 +146,9 @@ pub fn align_prepared(
             // Passages of exact runs alone always stand: their confidence is not asked.
             let stands = !p.sentences
                 || (evidence.confidence() >= config.min_confidence
-                    && evidence.shared_words() >= config.min_shared_words);
+                    && evidence.shared_words() >= config.min_shared_words
+                    && (f64::from(evidence.cosine) >= config.contrast_under_cosine
+                        || aligner.contrast(p, f64::from(evidence.cosine)).is_none_or(|c| c >= config.min_contrast)));
             stands.then(|| to_block(suspect, source, p, evidence)).flatten()
         })
         .collect()

@@ -249,8 +249,8 @@ impl Sentences {
 
 /// A sparse tf-idf vector: (term, weight) sorted by term, and its norm.
 pub(super) struct Bag {
-    weights: Vec<(u64, f64)>,
-    norm: f64,
+    pub(super) weights: Vec<(u64, f64)>,
+    pub(super) norm: f64,
 }
 
 impl Bag {
@@ -283,7 +283,7 @@ impl<'a> SentenceAligner<'a> {
     }
 
     /// idf of a term over the sentences of both texts (0 for a term of neither).
-    fn idf(&self, term: u64) -> f64 {
+    pub(super) fn idf(&self, term: u64) -> f64 {
         let d = self.prepared.df.get(&term).copied().unwrap_or(0) + self.t_df.get(&term).copied().unwrap_or(0);
         if d == 0 { 0.0 } else { (self.n / f64::from(d)).ln().max(0.0) + 1e-3 }
     }
