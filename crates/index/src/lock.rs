@@ -17,9 +17,9 @@ pub(crate) const LOCK_FILE: &str = "LOCK";
 /// `merge`), so a merge's temporary file and its source segments are its own.
 pub(crate) const MERGE_LOCK_FILE: &str = "MERGE.LOCK";
 
-/// How long a lock found held is tried again before [`Error::Locked`] (see
-/// [`DirLock::acquire_named`]): a fork-to-exec window is microseconds to milliseconds.
-pub(crate) const LOCK_RETRY: Duration = Duration::from_millis(300);
+/// How long the writer lock, found held, is tried again before [`Error::Locked`] (see
+/// [`DirLock::acquire`]): a fork-to-exec window is microseconds to milliseconds.
+const LOCK_RETRY: Duration = Duration::from_millis(300);
 
 /// A held lock; released on drop.
 #[derive(Debug)]
@@ -29,13 +29,7 @@ pub(crate) struct DirLock {
 }
 
 impl DirLock {
-    /// Takes the lock of index directory `dir`, or fails with [`Error::Locked`].
-    pub(crate) fn acquire(dir: &Path) -> Result<DirLock> {
-        DirLock::acquire_named(dir, LOCK_FILE)
-    }
-
-    /// Takes the lock file `name` of index directory `dir`, or fails with
-    /// [`Error::Locked`] naming it.
+    /// Takes the writer lock of index directory `dir`, or fails with [`Error::Locked`].
     ///
     /// A lock found held is tried again for up to [`LOCK_RETRY`]: a child process that
     /// any thread of this process is starting holds a copy of every open descriptor
@@ -43,21 +37,31 @@ impl DirLock {
     /// (flock locks belong to the open file, which the copy keeps open). Without the
     /// retry, a writer reopened right after a release could be refused by its own
     /// process (seen in the engine's tests, which start child processes in parallel).
-    pub(crate) fn acquire_named(dir: &Path, name: &str) -> Result<DirLock> {
-        let path = dir.join(name);
-        let file = File::options().read(true).write(true).create(true).truncate(false).open(&path).at(&path)?;
+    /// The merge lock is not retried: there, held means "a merge runs, skip it", and a
+    /// merge missed is planned again at the next commit.
+    pub(crate) fn acquire(dir: &Path) -> Result<DirLock> {
         let start = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(DirLock { _file: file, path }),
-                Err(TryLockError::WouldBlock) if start.elapsed() < LOCK_RETRY => {
+            match DirLock::acquire_named(dir, LOCK_FILE) {
+                Err(Error::Locked { .. }) if start.elapsed() < LOCK_RETRY => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(50));
                 }
-                Err(TryLockError::WouldBlock) => return Err(Error::Locked { path }),
-                Err(TryLockError::Error(e)) => return Err(Error::io(path, e)),
+                taken => return taken,
             }
+        }
+    }
+
+    /// Takes the lock file `name` of index directory `dir` if it is free, or fails with
+    /// [`Error::Locked`] naming it.
+    pub(crate) fn acquire_named(dir: &Path, name: &str) -> Result<DirLock> {
+        let path = dir.join(name);
+        let file = File::options().read(true).write(true).create(true).truncate(false).open(&path).at(&path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(DirLock { _file: file, path }),
+            Err(TryLockError::WouldBlock) => Err(Error::Locked { path }),
+            Err(TryLockError::Error(e)) => Err(Error::io(path, e)),
         }
     }
 

@@ -69,9 +69,7 @@ impl SentenceAligner<'_> {
             sentences: p.sentences,
         }
     }
-}
 
-impl SentenceAligner<'_> {
     /// How much better a passage's suspect side matches its source side than any other
     /// stretch of the suspect as long does: its tf-idf cosine less the best cosine of its
     /// source side with a stretch of the suspect elsewhere (`AlignConfig::min_contrast`);
