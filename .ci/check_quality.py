@@ -3,9 +3,10 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.913 (0.9156 when this gate was set, with ghosts of a borrowing dropped
+- entire >= 0.916 (0.9170 when this gate was set, with a confidence model weighing a
+  passage's cosine by its length; 0.9156 before, with ghosts of a borrowing dropped
   (a passage whose source region another stretch of the suspect matches better);
-  0.9142 before; 0.9127 with a summary
+  0.9142 before that; 0.9127 with a summary
   replacing other passages only at confidence 0.9; 0.9100 with sources explaining only the
   shingles they hold; 0.9041 before it, with confidence per block; 0.8993 with WordNet
   neighbours before that; exact shingles alone gave 0.599).
@@ -22,8 +23,9 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   pairwise when set, with shared names told from shared words; 0.7028 / 0.7071 with
   confidence per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.921 (0.9220 when this gate was set, with
-  ghosts of a borrowing dropped; 0.9201 before it,
+- 02-no-obfuscation >= 0.95, entire >= 0.9225 (0.9232 when this gate was set, with a
+  confidence model weighing a passage's cosine by its length; 0.9220 before it, with
+  ghosts of a borrowing dropped; 0.9201 before that,
   with a summary replacing a single passage only when it names rare terms from beyond
   it; 0.9187 before that; 0.9155 before summaries needed confidence 0.9; 0.9071 before
   confidence per block) and 03-random-obfuscation >= 0.9 (0.9022 when set, 0.8998 before
@@ -51,15 +53,15 @@ if by["02-no-obfuscation"]["plagdet"] < 0.95:
 if by["05-summary-obfuscation"]["plagdet"] < 0.70:
     fail.append("05-summary-obfuscation plagdet below 0.70")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.921:
-        fail.append("pairwise entire plagdet below 0.921")
+    if scores["entire"]["plagdet"] < 0.9225:
+        fail.append("pairwise entire plagdet below 0.9225")
     if by["03-random-obfuscation"]["plagdet"] < 0.9:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.9")
     if by["01-no-plagiarism"]["detections"] > 4:
         fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 4)")
 else:
-    if scores["entire"]["plagdet"] < 0.913:
-        fail.append("collection-wide entire plagdet below 0.913")
+    if scores["entire"]["plagdet"] < 0.916:
+        fail.append("collection-wide entire plagdet below 0.916")
     if by["02-no-obfuscation"]["plagdet"] < 0.975:
         fail.append("collection-wide 02-no-obfuscation plagdet below 0.975")
     if by["03-random-obfuscation"]["plagdet"] < 0.885:

@@ -7,7 +7,7 @@ CORPUS is the PAN 2013 training corpus (../shared/eval/pan13-training); evidence
 what `tessera eval pan [--pairwise] --align-config '{"min_confidence":0.0}'` writes into
 its output folder (each detection with its block's evidence). A detection is right when
 it overlaps a listed case of its pair on the suspect side. Prints the logistic weights of
-`tessera_search::Evidence::confidence` (the same six inputs), then, for each threshold,
+`tessera_search::Evidence::confidence` (the same eight inputs), then, for each threshold,
 the PAN scores (our own scorer, equal to `tessera eval pan`'s) when sentence passages
 under it are dropped, by the engine's confidence (as in the run) and by the model just
 fitted. With `--min-words N`, sentence passages sharing fewer than N terms
@@ -25,13 +25,15 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-NAMES = ["ln(1+run)", "cosine", "shared/terms", "order", "ln(1+rare)", "ln(terms)"]
+NAMES = ["ln(1+run)", "cosine", "shared/terms", "order", "ln(1+rare)", "ln(terms)", "ln(1+shared)*order",
+         "ln(terms)*cosine"]
 
 
 def inputs(e):
     terms = max(1, min(e["suspect_terms"], e["source_terms"]))
     return [math.log1p(e["longest_run"]), e["cosine"], e["shared_terms"] / terms, e["order"],
-            math.log1p(e["rare_shared_terms"]), math.log(terms)]
+            math.log1p(e["rare_shared_terms"]), math.log(terms),
+            math.log1p(e["shared_terms"]) * e["order"], math.log(terms) * e["cosine"]]
 
 
 def load_cases(corpus):

@@ -227,7 +227,7 @@ impl Default for AlignConfig {
             summary_grow_share: 0.2,
             summary_grow_steps: 10,
             summary_edge_share: 1.0,
-            summary_min_confidence: 0.9,
+            summary_min_confidence: 0.85,
             summary_rare_beyond: 4,
             min_passage_chars: 100,
             min_passage_source_chars: 150,

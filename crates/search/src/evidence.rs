@@ -56,34 +56,40 @@ impl Evidence {
     /// shingles in a row, about ten words, are never chance). A block found through
     /// sentence pairs gets a logistic model of its evidence, fitted on the sentence
     /// passages of the PAN 2013 training corpus (pairwise; a passage is right when it
-    /// overlaps a listed case): the cosine, the share of the shorter side's terms that are
-    /// shared, the order of once-only shared terms, the number of rare shared terms, the
-    /// longest run and the length of the shorter side, each weighing in the direction one
-    /// expects (docs/quality.md, "Confidence" and "A passage's length is evidence too").
-    /// A block of exact runs whose terms were measured too gets the better of the two: a
-    /// light rewrite keeps only short runs, yet its evidence is that of a copy.
+    /// overlaps a listed case; `scripts/fit_confidence.py`): the number of rare shared
+    /// terms, the share of the shorter side's terms that are shared, the cosine weighed by
+    /// the length it is measured on, the order weighed by the number of shared terms that
+    /// keep it, and the longest run (docs/quality.md, "Confidence", "A passage's length
+    /// is evidence too" and "A long passage must be as alike as a short one"). A block of
+    /// exact runs whose terms were measured too gets the better of its run and the model
+    /// of its terms (the model without its run, which the run's own rule judges): a light
+    /// rewrite keeps only short runs, yet its evidence is that of a copy.
     pub fn confidence(&self) -> f64 {
         let run = f64::from(self.longest_run);
         let by_run = (0.5 + run / 16.0).min(1.0);
         if self.shared_terms == 0 {
             return by_run;
         }
-        let model = self.model();
-        if self.sentences { model } else { by_run.max(model) }
+        if self.sentences { self.model(run) } else { by_run.max(self.model(0.0)) }
     }
 
     /// The logistic model of [`Evidence::confidence`] (for a block with known terms).
-    fn model(&self) -> f64 {
-        let run = f64::from(self.longest_run);
+    ///
+    /// A sentence passage's run weighs *against* it once the cosine is weighed by length:
+    /// a long run in a passage the exact path did not find is a shared heading or phrase,
+    /// not a copy (a copy makes a block of exact runs).
+    fn model(&self, run: f64) -> f64 {
         let terms = f64::from(self.suspect_terms.min(self.source_terms).max(1));
-        let shared = f64::from(self.shared_terms) / terms;
-        let z = -6.39
-            + 0.23 * run.ln_1p()
-            + 1.87 * f64::from(self.cosine)
-            + 1.23 * shared
-            + 1.00 * f64::from(self.order)
-            + 2.00 * f64::from(self.rare_shared_terms).ln_1p()
-            + 0.68 * terms.ln();
+        let shared_terms = f64::from(self.shared_terms);
+        let (cosine, order) = (f64::from(self.cosine), f64::from(self.order));
+        let z = -5.491 - 0.727 * run.ln_1p()
+            + 0.508 * cosine
+            + 0.988 * shared_terms / terms
+            + 0.035 * order
+            + 1.852 * f64::from(self.rare_shared_terms).ln_1p()
+            - 0.347 * terms.ln()
+            + 1.178 * shared_terms.ln_1p() * order
+            + 1.636 * terms.ln() * cosine;
         1.0 / (1.0 + (-z).exp())
     }
 }
