@@ -136,7 +136,8 @@ pub struct AlignConfig {
     /// A cluster becomes a passage when the tf-idf cosine of its two sides reaches this
     /// (else it is clustered again with a smaller gap).
     pub validation_cosine: f64,
-    /// When set, a second extension with this sentence gap looks for summaries...
+    /// When set, a second extension with this sentence gap looks for summaries (a summary
+    /// of a long source skips tens of its sentences between two it condenses)...
     pub summary_sentence_gap: Option<usize>,
     /// ... and wins when its passages' source sides are this many times longer than
     /// their suspect sides.
@@ -221,7 +222,7 @@ impl Default for AlignConfig {
             grow_share: 0.5,
             grow_steps: 2,
             source_grow_share: 0.5,
-            summary_sentence_gap: Some(24),
+            summary_sentence_gap: Some(64),
             summary_ratio: 3.0,
             summary_validation_cosine: 0.25,
             summary_grow_share: 0.2,
