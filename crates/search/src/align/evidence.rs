@@ -70,6 +70,20 @@ impl SentenceAligner<'_> {
         }
     }
 
+    /// Whether a passage found through sentence seeds stands on its evidence (step 5):
+    /// confident enough, sharing enough words that are not names, and no ghost of a
+    /// borrowing (near copies are not asked for their contrast). Passages of exact runs
+    /// alone always stand.
+    pub(super) fn stands(&self, p: &Passage, evidence: &Evidence) -> bool {
+        let config = self.config;
+        let cosine = f64::from(evidence.cosine);
+        !p.sentences
+            || (evidence.confidence() >= config.min_confidence
+                && evidence.shared_words() >= config.min_shared_words
+                && (cosine >= config.contrast_under_cosine
+                    || self.contrast(p, cosine).is_none_or(|c| c >= config.min_contrast)))
+    }
+
     /// How much better a passage's suspect side matches its source side than any other
     /// stretch of the suspect as long does: its tf-idf cosine less the best cosine of its
     /// source side with a stretch of the suspect elsewhere (`AlignConfig::min_contrast`);
@@ -97,19 +111,19 @@ impl SentenceAligner<'_> {
         }
         let step = (len / 4).max(1);
         let fixed_weight: HashMap<u64, f64> = fixed.weights.iter().copied().collect();
-        let mut window = Window { counts: HashMap::with_capacity(len), dot: 0.0, norm2: 0.0 };
-        let change = |window: &mut Window, term: u64, by: f64| {
-            window.change(term, by, self.idf(term), fixed_weight.get(&term).copied().unwrap_or(0.0));
-        };
+        let mut window = Window { terms: HashMap::with_capacity(len), dot: 0.0, norm2: 0.0 };
+        // A term's idf and fixed weight are looked up when it enters the window, and kept
+        // while it stays: it leaves as often as it enters.
+        let weights = |term: u64| (self.idf(term), fixed_weight.get(&term).copied().unwrap_or(0.0));
         let mut best: Option<f64> = None;
         let (mut start, mut end) = (0, 0);
         for at in (0..=terms.len() - len).step_by(step) {
             while end < at + len {
-                change(&mut window, terms[end], 1.0);
+                window.add(terms[end], weights);
                 end += 1;
             }
             while start < at {
-                change(&mut window, terms[start], -1.0);
+                window.remove(terms[start]);
                 start += 1;
             }
             let overlap = (at + len).min(own.end).saturating_sub(at.max(own.start));
@@ -124,24 +138,37 @@ impl SentenceAligner<'_> {
     }
 }
 
-/// A sliding stretch of terms: each term's count, and the stretch's tf-idf dot product
-/// with a fixed bag and squared norm, kept up to date as terms come and go.
+/// A sliding stretch of terms: each term's count (with its idf and its weight in a fixed
+/// bag), and the stretch's tf-idf dot product with that bag and squared norm, kept up to
+/// date as terms come and go.
 struct Window {
-    counts: HashMap<u64, u32>,
+    terms: HashMap<u64, (u32, f64, f64)>,
     dot: f64,
     norm2: f64,
 }
 
 impl Window {
-    /// Adds (`by` 1) or removes (`by` -1) one occurrence of `term`, of inverse document
-    /// frequency `idf` and weight `fixed` in the fixed bag.
-    fn change(&mut self, term: u64, by: f64, idf: f64, fixed: f64) {
-        let count = self.counts.entry(term).or_insert(0);
-        let c = f64::from(*count);
-        // (c + by)² - c² = by (2c + by), since by² = 1.
-        self.norm2 += idf * idf * by * (2.0 * c + by);
-        *count = if by > 0.0 { *count + 1 } else { count.saturating_sub(1) };
-        self.dot += by * idf * fixed;
+    /// Adds one occurrence of `term`; `weights` gives its idf and fixed weight when it is
+    /// new to the window.
+    fn add(&mut self, term: u64, weights: impl Fn(u64) -> (f64, f64)) {
+        let (count, idf, fixed) = self.terms.entry(term).or_insert_with(|| {
+            let (idf, fixed) = weights(term);
+            (0, idf, fixed)
+        });
+        // (c + 1)² - c² = 2c + 1.
+        self.norm2 += *idf * *idf * (2.0 * f64::from(*count) + 1.0);
+        self.dot += *idf * *fixed;
+        *count += 1;
+    }
+
+    /// Removes one occurrence of `term`, which the window holds.
+    fn remove(&mut self, term: u64) {
+        if let Some((count, idf, fixed)) = self.terms.get_mut(&term).filter(|(count, ..)| *count > 0) {
+            // (c - 1)² - c² = -(2c - 1).
+            self.norm2 -= *idf * *idf * (2.0 * f64::from(*count) - 1.0);
+            self.dot -= *idf * *fixed;
+            *count -= 1;
+        }
     }
 }
 

@@ -143,13 +143,7 @@ pub fn align_prepared(
         .iter()
         .filter_map(|(p, measured)| {
             let evidence = measured.unwrap_or_else(|| aligner.evidence(p, &runs));
-            // Passages of exact runs alone always stand: their confidence is not asked.
-            let stands = !p.sentences
-                || (evidence.confidence() >= config.min_confidence
-                    && evidence.shared_words() >= config.min_shared_words
-                    && (f64::from(evidence.cosine) >= config.contrast_under_cosine
-                        || aligner.contrast(p, f64::from(evidence.cosine)).is_none_or(|c| c >= config.min_contrast)));
-            stands.then(|| to_block(suspect, source, p, evidence)).flatten()
+            aligner.stands(p, &evidence).then(|| to_block(suspect, source, p, evidence)).flatten()
         })
         .collect()
 }
