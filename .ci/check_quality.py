@@ -3,15 +3,17 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.919 (0.9195 when this gate was set, with summaries joined over a sentence
-  gap of 64; 0.9170 before, with a confidence model weighing a
+- entire >= 0.921 (0.9216 when this gate was set, with a summary's source side 2.5 times
+  its suspect side and no copy replaced by a summary; 0.9195 before, with summaries
+  joined over a sentence gap of 64; 0.9170 before that, with a confidence model weighing a
   passage's cosine by its length; 0.9156 before that, with ghosts of a borrowing dropped
   (a passage whose source region another stretch of the suspect matches better);
   0.9142 before that; 0.9127 with a summary
   replacing other passages only at confidence 0.9; 0.9100 with sources explaining only the
   shingles they hold; 0.9041 before it, with confidence per block; 0.8993 with WordNet
   neighbours before that; exact shingles alone gave 0.599).
-- 02-no-obfuscation >= 0.975 (0.9760 when set, with ghosts dropped; 0.9735 before it;
+- 02-no-obfuscation >= 0.9765 (0.9771 when set, with no copy replaced by a summary;
+  0.9753 before; 0.975 was the gate from 0.9760, with ghosts dropped; 0.9735 before it;
   0.9709 when the gate was first set; 0.9644 when a block's whole span counted
   as explained, hiding verbatim passages of later sources).
 - 01-no-plagiarism: at most 3 detections among its 1,000 listed pairs (3 when this gate
@@ -20,13 +22,15 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   4 words dropped; 5 before; at most 10 then).
 - 03-random-obfuscation >= 0.885 (0.8886 when set, with a summary replacing a single
   passage only when it names rare terms from beyond it; 0.8862 before).
-- 05-summary-obfuscation >= 0.75 in both modes (0.7705 collection-wide and 0.7657
-  pairwise when set, with summaries joined over a sentence gap of 64; 0.7133 / 0.7154
-  before; 0.70 was the gate from 0.7132 collection-wide and 0.7152 pairwise, with shared names told from shared words; 0.7028 / 0.7071 with
+- 05-summary-obfuscation >= 0.79 in both modes (0.8041 collection-wide and 0.7994
+  pairwise when set, with a summary's source side 2.5 times its suspect side; 0.75 was
+  the gate from 0.7705 / 0.7657, with summaries joined over a sentence gap of 64; 0.7133
+  / 0.7154 before that; 0.70 was the gate from 0.7132 collection-wide and 0.7152 pairwise, with shared names told from shared words; 0.7028 / 0.7071 with
   confidence per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.9245 (0.9252 when this gate was set, with
-  summaries joined over a sentence gap of 64; 0.9232 before it, with a
+- 02-no-obfuscation >= 0.95, entire >= 0.9265 (0.9274 when this gate was set, with a
+  summary's source side 2.5 times its suspect side and no copy replaced by a summary;
+  0.9252 before, with summaries joined over a sentence gap of 64; 0.9232 before that, with a
   confidence model weighing a passage's cosine by its length; 0.9220 before that, with
   ghosts of a borrowing dropped; 0.9201 before that,
   with a summary replacing a single passage only when it names rare terms from beyond
@@ -54,20 +58,20 @@ for s in scores["subsets"] + [{"subset": "entire", "scores": scores["entire"]}]:
 by = {s["subset"]: s["scores"] for s in scores["subsets"]}
 if by["02-no-obfuscation"]["plagdet"] < 0.95:
     fail.append("02-no-obfuscation plagdet below 0.95")
-if by["05-summary-obfuscation"]["plagdet"] < 0.75:
-    fail.append("05-summary-obfuscation plagdet below 0.75")
+if by["05-summary-obfuscation"]["plagdet"] < 0.79:
+    fail.append("05-summary-obfuscation plagdet below 0.79")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.9245:
-        fail.append("pairwise entire plagdet below 0.9245")
+    if scores["entire"]["plagdet"] < 0.9265:
+        fail.append("pairwise entire plagdet below 0.9265")
     if by["03-random-obfuscation"]["plagdet"] < 0.9:
         fail.append("pairwise 03-random-obfuscation plagdet below 0.9")
     if by["01-no-plagiarism"]["detections"] > 5:
         fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 5)")
 else:
-    if scores["entire"]["plagdet"] < 0.919:
-        fail.append("collection-wide entire plagdet below 0.919")
-    if by["02-no-obfuscation"]["plagdet"] < 0.975:
-        fail.append("collection-wide 02-no-obfuscation plagdet below 0.975")
+    if scores["entire"]["plagdet"] < 0.921:
+        fail.append("collection-wide entire plagdet below 0.921")
+    if by["02-no-obfuscation"]["plagdet"] < 0.9765:
+        fail.append("collection-wide 02-no-obfuscation plagdet below 0.9765")
     if by["03-random-obfuscation"]["plagdet"] < 0.885:
         fail.append("collection-wide 03-random-obfuscation plagdet below 0.885")
     if by["01-no-plagiarism"]["detections"] > 3:

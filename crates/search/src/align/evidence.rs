@@ -409,6 +409,36 @@ mod tests {
         }
     }
 
+    /// A copy is not a summary: a suspect that copies seven sentences of the lighthouse
+    /// text word for word between two sentences condensing its beginning and its end is
+    /// aligned with the copy (exact spans) and not taken whole for a summary of the source
+    /// (`summary_copy_run`); without the rule the summary swallows the copy.
+    #[test]
+    fn a_summary_does_not_replace_a_copy() {
+        let copy =
+            &LONG_SOURCE[find(LONG_SOURCE, "The keepers lived").start..find(LONG_SOURCE, "for over a century.").end];
+        let suspect = format!(
+            "{EN_SUSPECT_BEFORE}Carrow Point got its lighthouse in 1852, when ships kept sinking on the reef; the granite \
+             tower is forty metres high. {copy} The station was automated in 1987, the cottages became a museum, and \
+             visitors climb the stair to see seals on the reef.{EN_SUSPECT_AFTER}"
+        );
+        let (q, t) = (text_query(&suspect), text_query(LONG_SOURCE));
+        // Exact copies keep their spans to the word: from "keepers" (after the stop word
+        // "The") to "century" (before the full stop).
+        let words = &copy[4..copy.len() - 1];
+        let (in_suspect, in_source) = (find(&suspect, words), find(LONG_SOURCE, words));
+        let found = align_pair(&q, &t, &[], &AlignConfig::default());
+        let copied = found.iter().find(|b| b.suspect.bytes == in_suspect);
+        let copied = copied.unwrap_or_else(|| panic!("{in_suspect:?} {found:?}"));
+        assert!(copied.evidence.longest_run as usize >= AlignConfig::default().summary_copy_run, "{copied:?}");
+        assert_eq!(copied.source.bytes, in_source, "{found:?}");
+
+        let off = align_pair(&q, &t, &[], &AlignConfig { summary_copy_run: 0, ..AlignConfig::default() });
+        assert_eq!(off.len(), 1, "{off:?}");
+        assert!(off[0].suspect.bytes.start < in_suspect.start && off[0].source.bytes.start < 10, "{off:?}");
+        assert!(off[0].source.bytes.end + 10 > LONG_SOURCE.len(), "{off:?}");
+    }
+
     /// Two sentences of the lighthouse text reworded (the rescue of 1911).
     const RESCUE: &str = "Thomas Hale, one of the keepers, saved eleven sailors from a steamer on fire in 1911. \
         Three times he rowed out through the heavy waves, and the king gave him a medal.";

@@ -33,8 +33,9 @@
 //!    its passages whose source side is over `summary_ratio` times longer than their
 //!    suspect side replace the passages they overlap (a summary condenses a long source
 //!    passage into a few sentences) when their confidence (step 5) reaches
-//!    `summary_min_confidence`, and a single passage only when they name at least
-//!    `summary_rare_beyond` rare terms from beyond its source side.
+//!    `summary_min_confidence`, a single passage only when they name at least
+//!    `summary_rare_beyond` rare terms from beyond its source side, and never a passage
+//!    holding an exact run of `summary_copy_run` shingles (a copy, not a condensation).
 //! 4. *Filtering.* Passages overlapping on both sides merge; of passages overlapping on
 //!    the suspect side only, the better one stays; passages under `min_passage_chars`
 //!    suspect characters are dropped.
@@ -268,11 +269,22 @@ impl SentenceAligner<'_> {
                     })
                     // A summary claims a source span several times its own length: it
                     // replaces what the first extension found only on strong evidence:
-                    // terms from beyond the one passage it would replace...
+                    // no copy among the passages it would replace (a summary condenses;
+                    // it does not carry sentences after sentences word for word), terms
+                    // from beyond the one passage it would replace...
                     .filter(|p| {
-                        let mut replaced = passages.iter().filter(|(q, _)| overlaps(p.s, q.s));
-                        match (replaced.next(), replaced.next()) {
-                            (Some((q, _)), None) => self.rare_terms_beyond(p, q.t) >= self.config.summary_rare_beyond,
+                        let replaced: Vec<&Passage> =
+                            passages.iter().map(|(q, _)| q).filter(|q| overlaps(p.s, q.s)).collect();
+                        let copy_run = self.config.summary_copy_run;
+                        if copy_run > 0
+                            && replaced
+                                .iter()
+                                .any(|q| longest_within(runs, q.s, q.t, self.suspect.shingle_size) >= copy_run)
+                        {
+                            return false;
+                        }
+                        match replaced.as_slice() {
+                            [q] => self.rare_terms_beyond(p, q.t) >= self.config.summary_rare_beyond,
                             _ => true,
                         }
                     })
