@@ -25,8 +25,9 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
 - 05-summary-obfuscation >= 0.79 in both modes (0.8041 collection-wide and 0.7994
   pairwise when set, with a summary's source side 2.5 times its suspect side; 0.75 was
   the gate from 0.7705 / 0.7657, with summaries joined over a sentence gap of 64; 0.7133
-  / 0.7154 before that; 0.70 was the gate from 0.7132 collection-wide and 0.7152 pairwise, with shared names told from shared words; 0.7028 / 0.7071 with
-  confidence per block and summaries reaching their source's edges; 0.64 before).
+  / 0.7154 before that; 0.70 was the gate from 0.7132 collection-wide and 0.7152
+  pairwise, with shared names told from shared words; 0.7028 / 0.7071 with confidence
+  per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
 - 02-no-obfuscation >= 0.95, entire >= 0.9265 (0.9274 when this gate was set, with a
   summary's source side 2.5 times its suspect side and no copy replaced by a summary;
