@@ -45,10 +45,11 @@ retreat with stakes drilled into the ice and with photographs taken from the sam
 every year.
 ";
 
-/// The copied passage: it starts and ends with a word that is neither a stop word nor
-/// shared with the surrounding text, so a perfect detection is exactly this span.
+/// The copied passage: whole sentences, from a word that is neither a stop word nor
+/// shared with the surrounding text to a full stop, so a perfect detection is exactly
+/// this span.
 const PASSAGE_START: &str = "Keepers climbed";
-const PASSAGE_END: &str = "could not land";
+const PASSAGE_END: &str = "could not land.";
 
 const SUSPECT_2: &str = "\
 Notes on opening theory in chess
@@ -63,7 +64,7 @@ fn suspect_1(passage: &str) -> String {
         "Coastal life in the old days — an essay\n\n\
          My grandmother's village lay on a windy bay where everyone depended on the sea. She often \
          told me about the lighthouse on the point and the people who tended it.\n\n\
-         {passage}.\n\n\
+         {passage}\n\n\
          Those stories taught me how much a small community relied on a few dedicated people, \
          and how quickly such work disappears once machines take over.\n"
     )

@@ -46,7 +46,8 @@ impl std::ops::DerefMut for Fingerprinter {
 }
 
 /// The digital snapshot the index stores for a fingerprinted text: hashes, spans, the low
-/// 32 bits of each term hash and where sentences start (no words, no text).
+/// 32 bits of each term hash, where sentences start and how far their texts reach
+/// beyond their tokens (no words, no text).
 pub(crate) fn snapshot(fingerprint: &Fingerprint) -> Snapshot {
     let spans = |v: &[tessera_normalize::Span]| v.iter().map(|s| (s.start as u64, s.end as u64)).collect();
     Snapshot {
@@ -55,6 +56,7 @@ pub(crate) fn snapshot(fingerprint: &Fingerprint) -> Snapshot {
         token_chars: spans(&fingerprint.token_chars),
         terms: fingerprint.terms.iter().map(|&t| t as u32).collect(),
         sentence_starts: fingerprint.sentences.iter().map(|s| s.start as u64).collect(),
+        sentence_edges: fingerprint.sentence_edges.clone(),
     }
 }
 

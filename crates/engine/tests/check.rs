@@ -76,11 +76,15 @@ fn three_sources_found_with_exact_spans() {
     let blocks = json["blocks"].as_array().unwrap();
     assert_eq!(blocks.len(), 3, "{json:#}");
 
-    for (block, (passage, source_text, source_passage)) in
-        blocks.iter().zip([(&p1, &press, p1_src), (&p2, &bees, p2_src), (&p3, &rivers, p3_src)])
-    {
-        let (sb, se) = find(&suspect, passage);
-        let (tb, te) = find(source_text, source_passage);
+    // Each passage ends a sentence of the suspect, whose full stop the block takes in;
+    // in the sources, the bees' sentence goes on (", wagging").
+    for (block, (passage, source_text, source_passage)) in blocks.iter().zip([
+        (&p1, &press, format!("{p1_src}.")),
+        (&p2, &bees, p2_src.to_owned()),
+        (&p3, &rivers, format!("{p3_src}.")),
+    ]) {
+        let (sb, se) = find(&suspect, &format!("{passage}."));
+        let (tb, te) = find(source_text, &source_passage);
         assert_eq!(block["suspect_span"]["bytes"]["start"], sb, "{block:#}");
         assert_eq!(block["suspect_span"]["bytes"]["end"], se, "{block:#}");
         assert_eq!(block["suspect_span"]["chars"]["start"], chars(&suspect, sb));

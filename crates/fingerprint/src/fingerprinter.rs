@@ -4,7 +4,10 @@ use std::sync::Arc;
 
 use tessera_normalize::{Normalizer, NormalizerConfig, Span};
 
-use crate::{MAX_SENTENCE_TERMS, Result, ShingleConfig, Shingler, Synonyms, names, sentences, shingles_for_sketch};
+use crate::{
+    MAX_SENTENCE_TERMS, Result, SentenceEdge, ShingleConfig, Shingler, Synonyms, names, sentence_edges, sentences,
+    shingles_for_sketch,
+};
 
 /// Normalizes and shingles texts the way an index was built. Holds the normalizer's word
 /// cache: clone one per thread (or use [`crate::Fingerprinters`]).
@@ -32,6 +35,9 @@ pub struct Fingerprint {
     pub terms: Vec<u64>,
     /// Sentences as token ranges, in order, covering every token ([`sentences`]).
     pub sentences: Vec<Span>,
+    /// How far each sentence's text reaches beyond its first and last tokens
+    /// ([`sentence_edges`]).
+    pub sentence_edges: Vec<SentenceEdge>,
     /// Words whose look-alike letters were folded to the word's script.
     pub folded_words: usize,
 }
@@ -85,12 +91,14 @@ impl Fingerprinter {
         let token_bytes: Vec<Span> = normalized.tokens.iter().map(|t| t.span).collect();
         let token_chars = char_spans(text, &token_bytes);
         let sentences = sentences(text, &token_bytes, MAX_SENTENCE_TERMS);
+        let sentence_edges = sentence_edges(text, &token_bytes, &sentences);
         let fingerprint = Fingerprint {
             hashes: self.shingler.hashes(&terms),
             token_bytes,
             token_chars,
             terms,
             sentences,
+            sentence_edges,
             folded_words: normalized.folded_words,
         };
         (fingerprint, normalized.language)

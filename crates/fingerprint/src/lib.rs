@@ -59,6 +59,6 @@ pub use error::{Error, Result};
 pub use fingerprinter::{Fingerprint, Fingerprinter, MIN_LATIN_WORDS, SketchInput, SuspectFingerprint};
 pub use fingerprinters::Fingerprinters;
 pub use names::{MAX_NAME_SHARE, names};
-pub use sentence::{MAX_SENTENCE_TERMS, sentences};
+pub use sentence::{MAX_SENTENCE_LEAD, MAX_SENTENCE_TERMS, SentenceEdge, sentence_edges, sentences};
 pub use shingle::{MAX_SHINGLE_SIZE, ShingleConfig, Shingler, shingles_for_sketch, term_hash};
 pub use synonyms::Synonyms;

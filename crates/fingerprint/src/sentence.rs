@@ -6,6 +6,84 @@ use tessera_normalize::Span;
 /// (lists, texts without punctuation) are cut.
 pub const MAX_SENTENCE_TERMS: usize = 40;
 
+/// The longest stretch of text before a sentence's first token that [`sentence_edges`]
+/// counts as the sentence's lead, in bytes (a longer one is not a sentence's opening
+/// words but something else: a table of numbers, a run of symbols).
+pub const MAX_SENTENCE_LEAD: usize = 64;
+
+/// How far a sentence's text reaches beyond its first and last tokens. Tokens are the
+/// words that are not stop words: a sentence's text starts at its first word ("The",
+/// "In", "It will also", an opening quote) and ends after its closing punctuation.
+/// Blocks that start or end with a whole sentence take these in ([`sentence_edges`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct SentenceEdge {
+    /// Bytes from where the sentence's text starts to its first token.
+    pub lead_bytes: u32,
+    /// ... the same in chars.
+    pub lead_chars: u32,
+    /// Bytes from its last token's end to where its text ends (`.`, `?"`, `).`).
+    pub tail_bytes: u32,
+    /// ... the same in chars.
+    pub tail_chars: u32,
+}
+
+/// The [`SentenceEdge`] of every sentence of [`sentences`]. A sentence's text starts after
+/// the last sentence end or line break before its first token, past closing quotes and
+/// spaces; when no sentence end separates it from the previous sentence (a long one cut
+/// into pieces) or that lead is longer than [`MAX_SENTENCE_LEAD`], it has none. It ends
+/// after the run of sentence ends and closing quotes or brackets right after its last
+/// token, if that run holds a sentence end.
+pub fn sentence_edges(text: &str, token_bytes: &[Span], sentences: &[Span]) -> Vec<SentenceEdge> {
+    let chars = |s: &str| u32::try_from(s.chars().count()).unwrap_or(u32::MAX);
+    let len = |s: &str| u32::try_from(s.len()).unwrap_or(u32::MAX);
+    sentences
+        .iter()
+        .map(|sentence| {
+            let mut edge = SentenceEdge::default();
+            if sentence.start >= sentence.end || sentence.end > token_bytes.len() {
+                return edge;
+            }
+            let first = token_bytes[sentence.start].start;
+            let prev_end = if sentence.start == 0 { 0 } else { token_bytes[sentence.start - 1].end };
+            if let Some(gap) = text.get(prev_end.min(first)..first) {
+                let after_end = gap.char_indices().rev().find(|&(_, c)| is_sentence_end(c) || c == '\n');
+                let lead = match after_end {
+                    Some((at, c)) => {
+                        let rest = &gap[at + c.len_utf8()..];
+                        Some(rest.trim_start_matches(is_closing).trim_start())
+                    }
+                    None if sentence.start == 0 => Some(gap.trim_start()),
+                    None => None,
+                };
+                if let Some(lead) = lead.filter(|l| l.len() <= MAX_SENTENCE_LEAD) {
+                    edge.lead_bytes = len(lead);
+                    edge.lead_chars = chars(lead);
+                }
+            }
+            let last = token_bytes[sentence.end - 1].end;
+            let next = token_bytes.get(sentence.end).map_or(text.len(), |t| t.start);
+            if let Some(gap) = text.get(last..next.max(last)) {
+                let run = gap.find(|c: char| !is_sentence_end(c) && !is_closing(c)).map_or(gap, |at| &gap[..at]);
+                if run.chars().any(is_sentence_end) {
+                    edge.tail_bytes = len(run);
+                    edge.tail_chars = chars(run);
+                }
+            }
+            edge
+        })
+        .collect()
+}
+
+/// A mark that may end a sentence (as [`sentences`] reads them).
+fn is_sentence_end(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '…' | ';' | '。' | '！' | '？')
+}
+
+/// A closing quote or bracket.
+fn is_closing(c: char) -> bool {
+    "\"'»“”’)]".contains(c)
+}
+
 /// Splits a text's tokens into sentences: token ranges `[start, end)` in order, covering
 /// every token. A sentence ends between two tokens when the text between them holds a
 /// sentence end (`.`, `!`, `?`, `…`, `;`, CJK `。！？`) followed by a space, a line break,
@@ -106,6 +184,39 @@ mod tests {
         // tokens: One two three | Four five six | Seven pi 3 14 eight | Девять десять | Eleven
         // | Twelve U S | e g x
         assert_eq!(s, vec![(0, 3), (3, 6), (6, 11), (11, 13), (13, 14), (14, 17), (17, 20)]);
+    }
+
+    #[test]
+    fn sentence_edges_take_in_opening_words_and_closing_marks() {
+        // Tokens are the words that are not stop words (as the normalizer keeps them).
+        let text = "The cat sat. \"In the garden,\" she said (twice). It rained…\n\nIn Москве снег.";
+        let words = ["cat", "sat", "garden", "said", "twice", "rained", "Москве", "снег"];
+        let mut t = Vec::new();
+        let mut from = 0;
+        for w in words {
+            let at = text[from..].find(w).unwrap() + from;
+            t.push(Span { start: at, end: at + w.len() });
+            from = at + w.len();
+        }
+        let s = sentences(text, &t, 100);
+        let e = sentence_edges(text, &t, &s);
+        let lead = |i: usize| &text[t[s[i].start].start - e[i].lead_bytes as usize..t[s[i].start].start];
+        let tail = |i: usize| &text[t[s[i].end - 1].end..t[s[i].end - 1].end + e[i].tail_bytes as usize];
+        assert_eq!(s.len(), 4);
+        assert_eq!((lead(0), tail(0)), ("The ", "."));
+        assert_eq!((lead(1), tail(1)), ("\"In the ", ")."));
+        assert_eq!((lead(2), tail(2)), ("It ", "…"));
+        assert_eq!((lead(3), tail(3)), ("In ", "."));
+        assert_eq!((e[2].tail_bytes, e[2].tail_chars), (3, 1), "… is three bytes, one char");
+        // A sentence cut from a long one has no lead; a clause ends with no tail.
+        let s = sentences("one two three four, five", &spans("one two three four, five"), 2);
+        let e = sentence_edges("one two three four, five", &spans("one two three four, five"), &s);
+        assert_eq!(e.iter().map(|e| (e.lead_bytes, e.tail_bytes)).collect::<Vec<_>>(), [(0, 0), (0, 0), (0, 0)]);
+        // A lead longer than MAX_SENTENCE_LEAD is not taken.
+        let long = format!("Done. {}word.", "1 ".repeat(MAX_SENTENCE_LEAD));
+        let t = [Span { start: 0, end: 4 }, Span { start: long.len() - 5, end: long.len() - 1 }];
+        let e = sentence_edges(&long, &t, &sentences(&long, &t, 100));
+        assert_eq!((e[1].lead_bytes, e[1].tail_bytes), (0, 1));
     }
 
     #[test]

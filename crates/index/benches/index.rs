@@ -27,7 +27,7 @@ fn snapshot(d: u64, len: u64) -> Snapshot {
     // Real snapshots carry a term per token and a sentence start every ~20 tokens.
     let terms = (0..len + 4).map(|t| (mix(d << 32 | t) >> 40) as u32).collect();
     let sentence_starts = (0..len + 4).step_by(20).collect();
-    Snapshot { hashes, token_bytes: spans.clone(), token_chars: spans, terms, sentence_starts }
+    Snapshot { hashes, token_bytes: spans.clone(), token_chars: spans, terms, sentence_starts, ..Snapshot::default() }
 }
 
 fn build(dir: &std::path::Path, docs: u64, len: u64) -> Index {

@@ -38,7 +38,14 @@ fn main() -> tessera_index::Result<()> {
     // Real snapshots carry a term per token and a sentence start every ~20 tokens.
     let terms = (0..len + 4).map(|t| (t % 5_000) as u32).collect();
     let sentence_starts = (0..len + 4).step_by(20).collect();
-    let mut s = Snapshot { hashes: Vec::new(), token_bytes: spans.clone(), token_chars: spans, terms, sentence_starts };
+    let mut s = Snapshot {
+        hashes: Vec::new(),
+        token_bytes: spans.clone(),
+        token_chars: spans,
+        terms,
+        sentence_starts,
+        ..Snapshot::default()
+    };
     for d in 0..docs {
         s.hashes.clear();
         s.hashes.extend((0..len).map(|i| hash(d, i)));

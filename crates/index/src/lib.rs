@@ -38,6 +38,7 @@
 //!     token_chars: vec![(0, 3), (4, 7), (8, 13)],
 //!     terms: vec![11, 22, 33],
 //!     sentence_starts: vec![0],
+//!     sentence_edges: Vec::new(),
 //! };
 //! let meta = DocMeta {
 //!     title: "Numbers".into(),
@@ -108,7 +109,7 @@ pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]
 pub use segment::check_segment_bytes_ignoring_checksums;
-pub use tessera_fingerprint::ShingleConfig;
+pub use tessera_fingerprint::{SentenceEdge, ShingleConfig};
 pub use writer::{CommitStats, IndexWriter, NewDocument, WriterOptions};
 
 use serde::{Deserialize, Serialize};
@@ -185,4 +186,9 @@ pub struct Snapshot {
     /// Token index where each sentence starts, increasing, the first 0; a sentence ends
     /// where the next starts (the last at the token count). Empty when unknown.
     pub sentence_starts: Vec<u64>,
+    /// How far each sentence's text reaches beyond its first and last tokens, one per
+    /// sentence start; empty when unknown (segments of format 3 and earlier). Blocks
+    /// that start or end with a whole sentence take in its opening words and closing
+    /// punctuation.
+    pub sentence_edges: Vec<SentenceEdge>,
 }

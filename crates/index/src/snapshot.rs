@@ -27,7 +27,7 @@
 
 use crate::termdict::{DictBuilder, TermDict};
 use crate::varint::{ByteReader, put_varint, unzigzag, zigzag};
-use crate::{FullTerms, Snapshot};
+use crate::{FullTerms, SentenceEdge, Snapshot};
 
 /// Appends the format-2 record of `s` to `out` (tests only: this build writes format 3).
 /// Terms are stored only when there is one per token (else none: unknown).
@@ -103,7 +103,7 @@ pub(crate) fn decode_snapshot(bytes: &[u8], version: u32) -> Result<Snapshot, St
     if r.remaining() != 0 {
         return Err(format!("snapshot record has {} trailing bytes", r.remaining()));
     }
-    Ok(Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts })
+    Ok(Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts, sentence_edges: Vec::new() })
 }
 
 fn decode_spans(r: &mut ByteReader<'_>, count: u64) -> Result<Vec<(u64, u64)>, String> {
@@ -132,23 +132,37 @@ const CHARS_CODED: u8 = 1;
 /// Char spans as exceptions to "char = byte - running offset" (mostly-ASCII text).
 const CHARS_EXCEPTIONS: u8 = 2;
 const V3_KNOWN_FLAGS: u8 = V3_DERIVED | V3_TERMS | (3 << V3_CHARS_SHIFT);
+/// Record flag (format 4): one [`SentenceEdge`] per sentence is stored.
+const V4_EDGES: u8 = 16;
+/// Record flag (format 4): the edges' char counts are stored (else they equal the byte
+/// counts: ASCII edges).
+const V4_EDGE_CHARS: u8 = 32;
+const V4_KNOWN_FLAGS: u8 = V3_KNOWN_FLAGS | V4_EDGES | V4_EDGE_CHARS;
 
 /// A span code byte: `gap * 63 + len` for `gap < 4`, `len < 63`; [`SPAN_ESCAPE`] is
 /// followed by the zigzag varint gap and the varint length.
 const SPAN_ESCAPE: u8 = 0xFF;
 
-/// Appends the format-3 record of `s`, adding its terms to the segment's dictionary.
+/// Appends the format-4 record of `s` (format 3's, and its sentence edges), adding its
+/// terms to the segment's dictionary.
 ///
 /// ```text
 /// varint  token_count
-/// u8      flags   bit 0: hashes derived; bit 1: terms stored; bits 2-3: char spans mode
+/// u8      flags   bit 0: hashes derived; bit 1: terms stored; bits 2-3: char spans mode;
+///                 bit 4: sentence edges stored (format 4); bit 5: edge chars stored
+///                 (format 4)
 /// -- unless derived:
 /// varint  hash_count, u64 LE hashes[hash_count]
 /// token_count x span code                                     byte spans
 /// -- char spans mode 1: token_count x span code; mode 2: exceptions (see below)
 /// -- if terms stored: token_count x varint term id            (ids into the dictionary)
 /// varint  sentence_count, sentence_count x varint (start - prev_start)
+/// -- if sentence edges stored: sentence_count x (varint lead_bytes, varint tail_bytes)
+/// -- if edge chars stored: sentence_count x (varint lead_chars, varint tail_chars)
 /// ```
+///
+/// Edges are stored when there is one per sentence start; their chars when any differs
+/// from its bytes. A format-3 record is the same without bits 4 and 5.
 ///
 /// A span code is one byte `gap * 63 + len` when `gap = start - prev_end < 4` and
 /// `len = end - start < 63` (almost every word), else `0xFF`, zigzag varint gap, varint
@@ -183,8 +197,14 @@ pub(crate) fn encode_snapshot_v3(s: &Snapshot, full: Option<FullTerms<'_>>, dict
             CHARS_EXCEPTIONS
         }
     };
-    let flags =
-        if derived { V3_DERIVED } else { 0 } | if has_terms { V3_TERMS } else { 0 } | chars_mode << V3_CHARS_SHIFT;
+    let edges = !s.sentence_edges.is_empty() && s.sentence_edges.len() == s.sentence_starts.len();
+    let edge_chars =
+        edges && s.sentence_edges.iter().any(|e| e.lead_chars != e.lead_bytes || e.tail_chars != e.tail_bytes);
+    let flags = if derived { V3_DERIVED } else { 0 }
+        | if has_terms { V3_TERMS } else { 0 }
+        | chars_mode << V3_CHARS_SHIFT
+        | if edges { V4_EDGES } else { 0 }
+        | if edge_chars { V4_EDGE_CHARS } else { 0 };
     out.push(flags);
     if !derived {
         put_varint(out, s.hashes.len() as u64);
@@ -206,6 +226,18 @@ pub(crate) fn encode_snapshot_v3(s: &Snapshot, full: Option<FullTerms<'_>>, dict
     for &start in &s.sentence_starts {
         put_varint(out, start.wrapping_sub(prev));
         prev = start;
+    }
+    if edges {
+        for e in &s.sentence_edges {
+            put_varint(out, u64::from(e.lead_bytes));
+            put_varint(out, u64::from(e.tail_bytes));
+        }
+    }
+    if edge_chars {
+        for e in &s.sentence_edges {
+            put_varint(out, u64::from(e.lead_chars));
+            put_varint(out, u64::from(e.tail_chars));
+        }
     }
 }
 
@@ -293,20 +325,22 @@ fn decode_char_exceptions(r: &mut ByteReader<'_>, bytes: &[(u64, u64)]) -> Resul
     Ok(out)
 }
 
-/// A format-3 record decoded: the snapshot, and the full term hashes when its hashes
+/// A format-3 or format-4 record decoded: the snapshot, and the full term hashes when its hashes
 /// were derived from them (what a merge needs to derive them again).
 pub(crate) struct DecodedV3 {
     pub snapshot: Snapshot,
     pub full_terms: Option<Vec<u64>>,
 }
 
-/// Decodes a format-3 record with its segment's dictionary; `Err` holds the reason.
-pub(crate) fn decode_snapshot_v3(bytes: &[u8], dict: &TermDict<'_>) -> Result<DecodedV3, String> {
+/// Decodes a record of a segment of format `version` (3 or later) with its segment's
+/// dictionary; `Err` holds the reason.
+pub(crate) fn decode_snapshot_v3(bytes: &[u8], dict: &TermDict<'_>, version: u32) -> Result<DecodedV3, String> {
     let mut r = ByteReader::new(bytes);
     let eof = || "snapshot record truncated".to_string();
     let n = r.varint().ok_or_else(eof)?;
     let flags = r.u8().ok_or_else(eof)?;
-    if flags & !V3_KNOWN_FLAGS != 0 {
+    let known = if version >= 4 { V4_KNOWN_FLAGS } else { V3_KNOWN_FLAGS };
+    if flags & !known != 0 {
         return Err(format!("unknown snapshot flags {flags:#x}"));
     }
     // Every token takes at least one byte (its byte span code).
@@ -359,10 +393,40 @@ pub(crate) fn decode_snapshot_v3(bytes: &[u8], dict: &TermDict<'_>) -> Result<De
         prev = prev.wrapping_add(r.varint().ok_or_else(eof)?);
         sentence_starts.push(prev);
     }
+    let mut sentence_edges = Vec::new();
+    if flags & V4_EDGES != 0 {
+        let eof = || "snapshot record truncated in sentence edges".to_string();
+        // Two bytes at least per edge.
+        if sentence_count.saturating_mul(2) > r.remaining() as u64 {
+            return Err(format!("snapshot record claims {sentence_count} sentence edges in {} bytes", r.remaining()));
+        }
+        let mut count = || -> Result<u32, String> {
+            let v = r.varint().ok_or_else(eof)?;
+            u32::try_from(v).map_err(|_| format!("sentence edge of {v} bytes"))
+        };
+        sentence_edges.reserve(sentence_count as usize);
+        for _ in 0..sentence_count {
+            let (lead_bytes, tail_bytes) = (count()?, count()?);
+            sentence_edges.push(SentenceEdge {
+                lead_bytes,
+                lead_chars: lead_bytes,
+                tail_bytes,
+                tail_chars: tail_bytes,
+            });
+        }
+        if flags & V4_EDGE_CHARS != 0 {
+            for e in &mut sentence_edges {
+                (e.lead_chars, e.tail_chars) = (count()?, count()?);
+            }
+        }
+    } else if flags & V4_EDGE_CHARS != 0 {
+        return Err("snapshot edge chars without edges".into());
+    }
     if r.remaining() != 0 {
         return Err(format!("snapshot record has {} trailing bytes", r.remaining()));
     }
-    Ok(DecodedV3 { snapshot: Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts }, full_terms })
+    let snapshot = Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts, sentence_edges };
+    Ok(DecodedV3 { snapshot, full_terms })
 }
 
 #[cfg(test)]
@@ -378,6 +442,7 @@ mod tests {
             token_chars: vec![(0, 3), (4, 8), (8, 8), (100, u64::MAX)],
             terms: vec![7, u32::MAX, 0, 9],
             sentence_starts: vec![0, 2, 1, u64::MAX],
+            sentence_edges: Vec::new(),
         };
         let mut buf = Vec::new();
         encode_snapshot(&s, &mut buf);
@@ -396,7 +461,7 @@ mod tests {
             token_bytes: vec![(0, 1), (2, 3)],
             token_chars: vec![(0, 1), (2, 3)],
             terms: vec![5],
-            sentence_starts: vec![],
+            ..Snapshot::default()
         };
         let mut buf = Vec::new();
         encode_snapshot(&s, &mut buf);
@@ -434,10 +499,13 @@ mod tests {
         encode_snapshot_v3(s, full, &mut dict, &mut buf);
         let mut block = Vec::new();
         dict.write(&mut block).unwrap();
-        let d = decode_snapshot_v3(&buf, &TermDict::parse(&block).unwrap()).unwrap();
+        let d = decode_snapshot_v3(&buf, &TermDict::parse(&block).unwrap(), 4).unwrap();
         for cut in 0..buf.len() {
-            assert!(decode_snapshot_v3(&buf[..cut], &TermDict::parse(&block).unwrap()).is_err(), "cut {cut}");
+            assert!(decode_snapshot_v3(&buf[..cut], &TermDict::parse(&block).unwrap(), 4).is_err(), "cut {cut}");
         }
+        // A format-3 reader knows no sentence edges.
+        let v3 = decode_snapshot_v3(&buf, &TermDict::parse(&block).unwrap(), 3);
+        assert_eq!(v3.is_ok(), s.sentence_edges.is_empty() || s.sentence_edges.len() != s.sentence_starts.len());
         (buf, d, block)
     }
 
@@ -469,7 +537,7 @@ mod tests {
         let hashes = Shingler::new(ShingleConfig { size, seed }).unwrap().hashes(&full);
         let terms = full.iter().map(|&t| t as u32).collect();
         let sentence_starts = (0..token_bytes.len() as u64).step_by(7).collect();
-        (Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts }, full)
+        (Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts, sentence_edges: Vec::new() }, full)
     }
 
     #[test]
@@ -536,6 +604,7 @@ mod tests {
             hashes in proptest::collection::vec(any::<u64>(), 0..10),
             derive in any::<bool>(),
             sentences in proptest::collection::vec(any::<u64>(), 0..5),
+            edges in proptest::collection::vec((0u32..70, 0u32..4, any::<bool>()), 0..5),
             size in 1usize..5,
         ) {
             let n = bytes.len();
@@ -558,6 +627,19 @@ mod tests {
                 token_bytes: bytes,
                 token_chars: chars,
                 terms: full.iter().map(|&t| t as u32).collect(),
+                sentence_edges: if edges.len() == sentences.len() {
+                    edges
+                        .iter()
+                        .map(|&(lead, tail, wide)| SentenceEdge {
+                            lead_bytes: lead,
+                            lead_chars: if wide { lead / 2 } else { lead },
+                            tail_bytes: tail,
+                            tail_chars: tail,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                },
                 sentence_starts: sentences,
             };
             let (_, d, _) = v3_round_trip(&s, Some(FullTerms { terms: &full, shingles: config }));

@@ -7,7 +7,9 @@
 //! `index-v1`: segment format 1 (snapshots without terms and sentences), made by the
 //! writer of 2026-11-21. `index-v2`: segment format 2. `index-v3`: segment format 3
 //! (term dictionary, compact records; the even documents are added with their full terms,
-//! so their hashes are derived, the odd ones store theirs).
+//! so their hashes are derived, the odd ones store theirs). `index-v4`: segment format 4
+//! (sentence edges in the records: ASCII ones on the even documents, wider ones on the
+//! odd).
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
@@ -25,10 +27,14 @@ fn fixture_dir(version: u32) -> PathBuf {
 /// What the fixture of segment format `version` holds for document `n`: version 1
 /// snapshots have no terms or sentences.
 fn expected_snapshot(n: u64, version: u32) -> tessera_index::Snapshot {
-    if version >= 3 && n.is_multiple_of(2) {
-        return derived_snapshot(n, 12 + n as usize * 3).0;
+    let mut s = if version >= 3 && n.is_multiple_of(2) {
+        derived_snapshot(n, 12 + n as usize * 3).0
+    } else {
+        doc_snapshot(n, 12 + n as usize * 3)
+    };
+    if version < 4 {
+        s.sentence_edges.clear();
     }
-    let mut s = doc_snapshot(n, 12 + n as usize * 3);
     if version < 2 {
         s.terms.clear();
         s.sentence_starts.clear();
@@ -87,13 +93,18 @@ fn index_v2_fixture_still_opens() {
 }
 
 #[test]
-fn index_v3_fixture() {
-    let fixture = fixture_dir(3);
+fn index_v3_fixture_still_opens() {
+    check_content(&fixture_dir(3), 3);
+}
+
+#[test]
+fn index_v4_fixture() {
+    let fixture = fixture_dir(4);
     if std::env::var_os("TESSERA_BLESS").is_some_and(|v| v == "1") {
         let _ = std::fs::remove_dir_all(&fixture);
         build(&fixture);
     }
-    check_content(&fixture, 3);
+    check_content(&fixture, 4);
 
     // Today's writer produces the same bytes.
     let tmp = tempfile::tempdir().unwrap();
@@ -148,7 +159,7 @@ fn check_content(fixture: &Path, version: u32) {
 /// An index made by an older build grows with segments of today's format: both are
 /// read, each with what its format holds.
 #[test]
-fn version_1_index_takes_version_3_segments() {
+fn version_1_index_takes_version_4_segments() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     std::fs::create_dir_all(dir.join("segments")).unwrap();
@@ -163,7 +174,7 @@ fn version_1_index_takes_version_3_segments() {
     drop(w);
     let reader = index.reader().unwrap();
     assert_eq!(reader.snapshot(id).unwrap(), added);
-    assert!(!added.terms.is_empty());
+    assert!(!added.terms.is_empty() && !added.sentence_edges.is_empty());
     for &(_, n) in &DOCS {
         assert_eq!(reader.snapshot(DocId(n)).unwrap(), expected_snapshot(n, 1));
     }

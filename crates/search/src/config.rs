@@ -170,8 +170,9 @@ pub struct AlignConfig {
     /// sentences, not a condensation (PAN 2013 training: the summaries replaced passages
     /// with runs of at most 29, the wrong ones in verbatim pairs runs of 30 to 101).
     pub summary_copy_run: usize,
-    /// Passages of the sentence path shorter than this many suspect characters are
-    /// dropped (not in collections of kind `citation`, whose expressions are short).
+    /// Passages of the sentence path shorter than this many suspect characters (from
+    /// their first word to their last, not their sentences' edges) are dropped (not in
+    /// collections of kind `citation`, whose expressions are short).
     pub min_passage_chars: usize,
     /// ... and so are those shorter than this many source characters.
     pub min_passage_source_chars: usize,

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use tessera_fingerprint::{Fingerprint, SuspectFingerprint, Synonyms};
+use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, Synonyms};
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
@@ -24,6 +24,9 @@ pub struct Query {
     /// Sentences as token ranges `[start, end)`, in order, covering every token; empty
     /// when unknown.
     pub sentences: Vec<Span>,
+    /// How far each sentence's text reaches beyond its first and last tokens, one per
+    /// sentence; empty when unknown (then blocks end at their tokens).
+    pub sentence_edges: Vec<SentenceEdge>,
     /// Word neighbours of this text's terms (made with the normalizer that made the
     /// terms); `None` aligns exact terms only.
     pub synonyms: Option<Arc<Synonyms>>,
@@ -48,6 +51,11 @@ impl Query {
             token_chars: fingerprint.token_chars,
             shingle_size,
             terms: fingerprint.terms,
+            sentence_edges: if fingerprint.sentence_edges.len() == fingerprint.sentences.len() {
+                fingerprint.sentence_edges
+            } else {
+                Vec::new()
+            },
             sentences: fingerprint.sentences,
             synonyms,
             names: Vec::new(),
@@ -74,6 +82,11 @@ impl Query {
                 .map(|(i, &s)| Span { start: s as usize, end: starts.get(i + 1).map_or(token_count, |&e| e as usize) })
                 .collect();
         }
+        let sentence_edges = if !sentences.is_empty() && snapshot.sentence_edges.len() == sentences.len() {
+            snapshot.sentence_edges.clone()
+        } else {
+            Vec::new()
+        };
         Self {
             hashes: snapshot.hashes.clone(),
             token_bytes: snapshot.token_bytes.iter().map(span).collect(),
@@ -85,6 +98,7 @@ impl Query {
                 snapshot.terms.iter().map(|&t| u64::from(t)).collect()
             },
             sentences,
+            sentence_edges,
             synonyms: None,
             names: Vec::new(),
         }
@@ -99,6 +113,33 @@ impl Query {
         q.names.sort_unstable();
         q.names.dedup();
         q
+    }
+
+    /// The byte and char spans of tokens `r`, taking in the opening words of its first
+    /// sentence when `r` starts that sentence and the closing punctuation of its last when
+    /// `r` ends it (a borrowed sentence is the whole sentence: "The", "In", the final
+    /// "."; its tokens are the words that are not stop words). `r` must be a non-empty
+    /// range of tokens.
+    pub(crate) fn text_span(&self, r: Span) -> (Span, Span) {
+        let mut bytes = Span { start: self.token_bytes[r.start].start, end: self.token_bytes[r.end - 1].end };
+        let mut chars = Span { start: self.token_chars[r.start].start, end: self.token_chars[r.end - 1].end };
+        if self.sentence_edges.len() == self.sentences.len() && !self.sentences.is_empty() {
+            let first = self.sentences.partition_point(|s| s.start <= r.start).saturating_sub(1);
+            if let (Some(s), Some(e)) = (self.sentences.get(first), self.sentence_edges.get(first))
+                && s.start == r.start
+            {
+                bytes.start = bytes.start.saturating_sub(e.lead_bytes as usize);
+                chars.start = chars.start.saturating_sub(e.lead_chars as usize);
+            }
+            let last = self.sentences.partition_point(|s| s.start < r.end).saturating_sub(1);
+            if let (Some(s), Some(e)) = (self.sentences.get(last), self.sentence_edges.get(last))
+                && s.end == r.end
+            {
+                bytes.end += e.tail_bytes as usize;
+                chars.end += e.tail_chars as usize;
+            }
+        }
+        (bytes, chars)
     }
 
     /// Whether sentence seeding can use this text (terms and sentences known).

@@ -16,10 +16,11 @@
 //! 204  u32 flags                bit 0: the text sections are present;
 //!                               bit 1: directory offsets are u64 (else u32)
 //! 208  u32 crc32 of bytes 0..208 of the footer
-//! 212  u32 segment format version (3; versions 1 and 2 are read too: version 1
+//! 212  u32 segment format version (4; versions 1 to 3 are read too: version 1
 //!          snapshot records have no terms or sentences, version 2 records store
 //!          hashes and 32-bit terms; version 3 adds a term dictionary after the
-//!          snapshot offset table and compact records, see `snapshot.rs`)
+//!          snapshot offset table and compact records, version 4 the records'
+//!          sentence edges, see `snapshot.rs`)
 //! 216  8 bytes magic "TSRSEGM1"
 //! ```
 //!
@@ -37,7 +38,7 @@ use crate::{Error, Result};
 /// Last 8 bytes of every segment file.
 pub(crate) const SEGMENT_MAGIC: &[u8; 8] = b"TSRSEGM1";
 /// The segment format this build writes.
-pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 3;
+pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 4;
 /// The oldest segment format this build reads (the same footer; snapshot records without
 /// terms and sentences).
 pub(crate) const SEGMENT_FORMAT_OLDEST: u32 = 1;

@@ -62,6 +62,7 @@ mod tests {
                 token_chars: (0..n).map(|i| (i * 4, i * 4 + 3)).collect(),
                 terms: (0..n).map(|i| (mix(d ^ i) >> 32) as u32).collect(),
                 sentence_starts: (0..n).step_by(4).collect(),
+                sentence_edges: Vec::new(),
             };
             let meta = DocMeta { title: format!("t{d}"), origin: "o".into(), added_at: d, byte_len: 1, char_len: 1 };
             b.add(&meta, &s, (d % 3 != 0).then_some("some text some text"), None);

@@ -185,7 +185,7 @@ impl<'a> SegmentView<'a> {
         if self.footer.version < 3 {
             return decode_snapshot(record, self.footer.version).map(|s| (s, None)).map_err(corrupt);
         }
-        let d = decode_snapshot_v3(record, &self.dict).map_err(corrupt)?;
+        let d = decode_snapshot_v3(record, &self.dict, self.footer.version).map_err(corrupt)?;
         let config = self.dict.shingler().map(|s| s.config());
         Ok((d.snapshot, d.full_terms.zip(config)))
     }

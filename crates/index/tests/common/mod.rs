@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use tessera_index::{CollectionConfig, CollectionKind, DocMeta, Snapshot};
+use tessera_index::{CollectionConfig, CollectionKind, DocMeta, SentenceEdge, Snapshot};
 
 /// splitmix64: a cheap, well-mixed deterministic "random" u64 from a counter.
 pub fn mix(mut x: u64) -> u64 {
@@ -18,8 +18,20 @@ pub fn snapshot_from(hashes: Vec<u64>) -> Snapshot {
     let token_bytes: Vec<(u64, u64)> = (0..tokens).map(|t| (t * 7, t * 7 + 5)).collect();
     let token_chars: Vec<(u64, u64)> = (0..tokens).map(|t| (t * 6, t * 6 + 5)).collect();
     let terms = (0..tokens).map(|t| (mix(hashes.first().copied().unwrap_or(0) ^ t) >> 32) as u32).collect();
-    let sentence_starts = (0..tokens).step_by(10).collect();
-    Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts }
+    let sentence_starts: Vec<u64> = (0..tokens).step_by(10).collect();
+    // Wide edges (chars fewer than bytes) on odd sentences.
+    let sentence_edges = (0..sentence_starts.len() as u32)
+        .map(|i| SentenceEdge { lead_bytes: 4 + i % 3, lead_chars: 4 + i % 3 - i % 2, tail_bytes: 1, tail_chars: 1 })
+        .collect();
+    Snapshot { hashes, token_bytes, token_chars, terms, sentence_starts, sentence_edges }
+}
+
+/// How far each of `sentences` sentences reaches beyond its tokens in [`derived_snapshot`]
+/// (ASCII: chars as bytes).
+pub fn ascii_edges(sentences: usize) -> Vec<SentenceEdge> {
+    (0..sentences as u32)
+        .map(|i| SentenceEdge { lead_bytes: i % 5, lead_chars: i % 5, tail_bytes: 1, tail_chars: 1 })
+        .collect()
 }
 
 /// The deterministic snapshot of document number `n`: `len` hashes, a few of them
@@ -72,6 +84,7 @@ pub fn derived_snapshot(n: u64, len: usize) -> (Snapshot, Vec<u64>) {
     s.token_chars = s.token_bytes.clone();
     s.terms = full.iter().map(|&t| t as u32).collect();
     s.sentence_starts = (0..len as u64).step_by(10).collect();
+    s.sentence_edges = ascii_edges(s.sentence_starts.len());
     s.hashes = hashes;
     (s, full)
 }

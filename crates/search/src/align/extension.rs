@@ -489,7 +489,10 @@ mod tests {
         let suspect = format!("{EN_SUSPECT_BEFORE}{copied}.{EN_SUSPECT_AFTER}");
         let blocks = align_pair(&text_query(&suspect), &text_query(&source), &[], &AlignConfig::default());
         assert_eq!(blocks.len(), 1, "{blocks:?}");
-        assert_eq!(blocks[0].suspect.bytes, find(&suspect, copied));
+        // The suspect's sentence ends with the copy: its full stop is taken in; the
+        // source's goes on.
+        let in_suspect = find(&suspect, copied);
+        assert_eq!(blocks[0].suspect.bytes, Span { end: in_suspect.end + 1, ..in_suspect });
         assert_eq!(blocks[0].source.bytes, find(&source, copied));
     }
 }

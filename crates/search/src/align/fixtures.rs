@@ -15,9 +15,11 @@ pub(super) fn text_query(text: &str) -> Query {
     let chars = |b: usize| text[..b].chars().count();
     let token_chars = token_bytes.iter().map(|s| Span { start: chars(s.start), end: chars(s.end) }).collect();
     let names = tessera_fingerprint::names(text, &token_bytes, &terms, Some("en"));
+    let sentences = tessera_fingerprint::sentences(text, &token_bytes, tessera_fingerprint::MAX_SENTENCE_TERMS);
     Query {
         hashes: shingler.hashes(&terms),
-        sentences: tessera_fingerprint::sentences(text, &token_bytes, tessera_fingerprint::MAX_SENTENCE_TERMS),
+        sentence_edges: tessera_fingerprint::sentence_edges(text, &token_bytes, &sentences),
+        sentences,
         token_bytes,
         token_chars,
         shingle_size: 3,

@@ -171,9 +171,9 @@ fn to_block(suspect: &Query, source: &Query, p: &Passage, evidence: Evidence) ->
     if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
         return None;
     }
-    let span = |q: &Query, r: Span| TextSpan {
-        bytes: Span { start: q.token_bytes[r.start].start, end: q.token_bytes[r.end - 1].end },
-        chars: Span { start: q.token_chars[r.start].start, end: q.token_chars[r.end - 1].end },
+    let span = |q: &Query, r: Span| {
+        let (bytes, chars) = q.text_span(r);
+        TextSpan { bytes, chars }
     };
     Some(Block {
         suspect: span(suspect, s),
@@ -329,6 +329,15 @@ mod tests {
                     terms: terms.to_vec(),
                     // Arbitrary, even out of order or out of bounds.
                     sentences: ends.iter().map(|&e| Span { start: e / 2, end: e }).collect(),
+                    sentence_edges: ends
+                        .iter()
+                        .map(|&e| tessera_fingerprint::SentenceEdge {
+                            lead_bytes: (e % 7) as u32,
+                            lead_chars: (e % 5) as u32,
+                            tail_bytes: (e % 3) as u32,
+                            tail_chars: (e % 2) as u32,
+                        })
+                        .collect(),
                     synonyms: None,
                     names: Vec::new(),
                 }

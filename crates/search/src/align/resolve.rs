@@ -81,7 +81,10 @@ mod tests {
         let (q, t) = (text_query(&suspect), text_query(&source));
         let blocks = align_pair(&q, &t, &[], &AlignConfig::default());
         assert_eq!(blocks.len(), 1);
-        let source_chars = blocks[0].source.chars.end - blocks[0].source.chars.start;
+        // Measured from the first word to the last (a block also takes in its sentences'
+        // edges).
+        let words = blocks[0].source_tokens;
+        let source_chars = t.token_chars[words.end - 1].end - t.token_chars[words.start].start;
         let strict = AlignConfig { min_passage_source_chars: source_chars + 1, ..AlignConfig::default() };
         assert!(align_pair(&q, &t, &[], &strict).is_empty());
         let enough = AlignConfig { min_passage_source_chars: source_chars, ..AlignConfig::default() };

@@ -493,6 +493,7 @@ mod tests {
                 token_chars: s.token_chars.iter().map(|x| (x.start as u64, x.end as u64)).collect(),
                 terms: s.terms.iter().map(|&t| t as u32).collect(),
                 sentence_starts: s.sentences.iter().map(|x| x.start as u64).collect(),
+                sentence_edges: s.sentence_edges.clone(),
             };
             assert_eq!(align(&q, &snapshot, &[], &config), fresh);
         }
@@ -533,9 +534,10 @@ mod tests {
         );
         let blocks = align_pair(&q, &s, &[], &AlignConfig::default());
         assert_eq!(blocks.len(), 1, "{blocks:?}");
-        // From the first to the last word of the passage on both sides.
-        let want_s = find(&suspect, &EN_OBFUSCATED[3..EN_OBFUSCATED.len() - 1]);
-        let want_t = find(&source, &EN_SOURCE_PASSAGE[4..EN_SOURCE_PASSAGE.len() - 1]);
+        // The whole passage on both sides, from its opening stop word ("In", "The") to
+        // its full stop.
+        let want_s = find(&suspect, EN_OBFUSCATED);
+        let want_t = find(&source, EN_SOURCE_PASSAGE);
         let b = &blocks[0];
         assert_eq!(b.suspect.bytes, want_s, "{:?}", &suspect[b.suspect.bytes.start..b.suspect.bytes.end]);
         assert_eq!(b.source.bytes, want_t, "{:?}", &source[b.source.bytes.start..b.source.bytes.end]);
