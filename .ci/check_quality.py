@@ -3,8 +3,10 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.921 (0.9216 when this gate was set, with a summary's source side 2.5 times
-  its suspect side and no copy replaced by a summary; 0.9195 before, with summaries
+- entire >= 0.924 (0.9248 when this gate was set, with blocks of whole sentences taking
+  in their opening stop words and closing punctuation; 0.921 was the gate from 0.9216,
+  with a summary's source side 2.5 times its suspect side and no copy replaced by a
+  summary; 0.9195 before, with summaries
   joined over a sentence gap of 64; 0.9170 before that, with a confidence model weighing a
   passage's cosine by its length; 0.9156 before that, with ghosts of a borrowing dropped
   (a passage whose source region another stretch of the suspect matches better);
@@ -12,16 +14,18 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   replacing other passages only at confidence 0.9; 0.9100 with sources explaining only the
   shingles they hold; 0.9041 before it, with confidence per block; 0.8993 with WordNet
   neighbours before that; exact shingles alone gave 0.599).
-- 02-no-obfuscation >= 0.9765 (0.9771 when set, with no copy replaced by a summary;
-  0.9753 before; 0.975 was the gate from 0.9760, with ghosts dropped; 0.9735 before it;
+- 02-no-obfuscation >= 0.98 (0.9807 when set, with blocks taking in their sentences'
+  edges; 0.9765 was the gate from 0.9771, with no copy replaced by a summary; 0.9753
+  before; 0.975 was the gate from 0.9760, with ghosts dropped; 0.9735 before it;
   0.9709 when the gate was first set; 0.9644 when a block's whole span counted
   as explained, hiding verbatim passages of later sources).
 - 01-no-plagiarism: at most 3 detections among its 1,000 listed pairs (3 when this gate
-  was set, and when it allowed 4, with the passage's length an input of the confidence model: a paraphrased
-  kiwifruit article and a water-heater page; 4 with passages sharing names and fewer than
-  4 words dropped; 5 before; at most 10 then).
-- 03-random-obfuscation >= 0.885 (0.8886 when set, with a summary replacing a single
-  passage only when it names rare terms from beyond it; 0.8862 before).
+  was set, and when it allowed 4, with the passage's length an input of the confidence
+  model: a paraphrased kiwifruit article and a water-heater page; 4 with passages sharing
+  names and fewer than 4 words dropped; 5 before; at most 10 then).
+- 03-random-obfuscation >= 0.89 (0.8931 when set, with blocks taking in their sentences'
+  edges; 0.885 was the gate from 0.8886, with a summary replacing a single passage only
+  when it names rare terms from beyond it; 0.8862 before).
 - 05-summary-obfuscation >= 0.79 in both modes (0.8041 collection-wide and 0.7994
   pairwise when set, with a summary's source side 2.5 times its suspect side; 0.75 was
   the gate from 0.7705 / 0.7657, with summaries joined over a sentence gap of 64; 0.7133
@@ -29,19 +33,24 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   pairwise, with shared names told from shared words; 0.7028 / 0.7071 with confidence
   per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.9265 (0.9274 when this gate was set, with a
+- 02-no-obfuscation >= 0.95, entire >= 0.9295 (0.9306 when this gate was set, with
+  blocks taking in their sentences' edges; 0.9265 was the gate from 0.9274, with a
   summary's source side 2.5 times its suspect side and no copy replaced by a summary;
   0.9252 before, with summaries joined over a sentence gap of 64; 0.9232 before that, with a
   confidence model weighing a passage's cosine by its length; 0.9220 before that, with
   ghosts of a borrowing dropped; 0.9201 before that,
   with a summary replacing a single passage only when it names rare terms from beyond
   it; 0.9187 before that; 0.9155 before summaries needed confidence 0.9; 0.9071 before
-  confidence per block) and 03-random-obfuscation >= 0.9 (0.9022 when set, 0.8998 before
-  it; 0.9014 with WordNet neighbours before summaries reached their source's edges;
+  confidence per block) and 03-random-obfuscation >= 0.905 (0.9072 when set, with blocks
+  taking in their sentences' edges; 0.9 was the gate from 0.9022, 0.8998 before it;
+  0.9014 with WordNet neighbours before summaries reached their source's edges;
   0.8847 without them); 01-no-plagiarism at most 5 detections (5 since the summary gap
   of 64: the OCD page 01032, already detected against source 03165, is found as a
   summary of source 01057 too; 4 before, and when the gate allowed 5 first, with the
-  passage's length an input of the confidence model; 6 before that).
+  passage's length an input of the confidence model; 6 before that); recall of
+  03-random-obfuscation >= 0.8718 and of 04-translation-obfuscation >= 0.9206 (issue 19's
+  "recall not lower than now": its filing figures; 0.8741 / 0.9240 when set, with blocks
+  taking in their sentences' edges; 0.8670 / 0.9176 before, after the confidence filters).
 Prints the table either way; exits 1 when a gate fails.
 """
 import json
@@ -62,19 +71,23 @@ if by["02-no-obfuscation"]["plagdet"] < 0.95:
 if by["05-summary-obfuscation"]["plagdet"] < 0.79:
     fail.append("05-summary-obfuscation plagdet below 0.79")
 if pairwise:
-    if scores["entire"]["plagdet"] < 0.9265:
-        fail.append("pairwise entire plagdet below 0.9265")
-    if by["03-random-obfuscation"]["plagdet"] < 0.9:
-        fail.append("pairwise 03-random-obfuscation plagdet below 0.9")
+    if scores["entire"]["plagdet"] < 0.9295:
+        fail.append("pairwise entire plagdet below 0.9295")
+    if by["03-random-obfuscation"]["plagdet"] < 0.905:
+        fail.append("pairwise 03-random-obfuscation plagdet below 0.905")
+    if by["03-random-obfuscation"]["recall"] < 0.8718:
+        fail.append("pairwise 03-random-obfuscation recall below 0.8718")
+    if by["04-translation-obfuscation"]["recall"] < 0.9206:
+        fail.append("pairwise 04-translation-obfuscation recall below 0.9206")
     if by["01-no-plagiarism"]["detections"] > 5:
         fail.append(f"pairwise 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> 5)")
 else:
-    if scores["entire"]["plagdet"] < 0.921:
-        fail.append("collection-wide entire plagdet below 0.921")
-    if by["02-no-obfuscation"]["plagdet"] < 0.9765:
-        fail.append("collection-wide 02-no-obfuscation plagdet below 0.9765")
-    if by["03-random-obfuscation"]["plagdet"] < 0.885:
-        fail.append("collection-wide 03-random-obfuscation plagdet below 0.885")
+    if scores["entire"]["plagdet"] < 0.924:
+        fail.append("collection-wide entire plagdet below 0.924")
+    if by["02-no-obfuscation"]["plagdet"] < 0.98:
+        fail.append("collection-wide 02-no-obfuscation plagdet below 0.98")
+    if by["03-random-obfuscation"]["plagdet"] < 0.89:
+        fail.append("collection-wide 03-random-obfuscation plagdet below 0.89")
     if by["01-no-plagiarism"]["detections"] > 3:
         fail.append(f"01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections from listed sources (> 3)")
 print("timings:", json.dumps(data.get("timings", {})))

@@ -1,7 +1,7 @@
 //! Parses and fully decodes arbitrary bytes as a segment file.
 //!
 //! `cargo +nightly fuzz run open_segment` (from `fuzz/`). Seed the corpus with real
-//! segments, e.g. `cp ../crates/index/testdata/index-v{1,2,3}/segments/*.seg corpus/open_segment/`.
+//! segments, e.g. `cp ../crates/index/testdata/index-v{1,2,3,4}/segments/*.seg corpus/open_segment/`.
 //! Crash inputs go to `crates/index/tests/` as regression tests.
 #![no_main]
 

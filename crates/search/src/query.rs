@@ -135,8 +135,9 @@ impl Query {
             if let (Some(s), Some(e)) = (self.sentences.get(last), self.sentence_edges.get(last))
                 && s.end == r.end
             {
-                bytes.end += e.tail_bytes as usize;
-                chars.end += e.tail_chars as usize;
+                // Saturating: a snapshot's spans and edges are only as sound as its file.
+                bytes.end = bytes.end.saturating_add(e.tail_bytes as usize);
+                chars.end = chars.end.saturating_add(e.tail_chars as usize);
             }
         }
         (bytes, chars)
