@@ -32,9 +32,9 @@
 //! let source = Query::from_fingerprint(fp.fingerprint(&source_text), fp.shingle_size(), None);
 //! let blocks = align_pair(&suspect, &source, &[], &AlignConfig::default());
 //! assert_eq!(blocks.len(), 1);
-//! // From the first word that is not a stop word ("river") to the end of the passage.
+//! // The whole passage: from its opening stop word ("The") to its full stop.
 //! let bytes = blocks[0].source.bytes;
-//! assert_eq!(&source_text[bytes.start..bytes.end], &passage[4..passage.len() - 1]);
+//! assert_eq!(&source_text[bytes.start..bytes.end], passage);
 //! # Ok::<(), tessera_fingerprint::Error>(())
 //! ```
 //!
