@@ -74,7 +74,8 @@ pub fn sentence_edges(text: &str, token_bytes: &[Span], sentences: &[Span]) -> V
         .collect()
 }
 
-/// A mark that may end a sentence (as [`sentences`] reads them).
+/// A mark that may end a sentence (as [`sentences`] reads them: the CJK ones always do,
+/// the others when a space, a line break or a closing quote or bracket follows).
 fn is_sentence_end(c: char) -> bool {
     matches!(c, '.' | '!' | '?' | '…' | ';' | '。' | '！' | '？')
 }
@@ -139,13 +140,13 @@ fn ends_sentence(gap: &str) -> bool {
                     return true;
                 }
             }
-            '.' | '!' | '?' | '…' | ';' => {
+            '。' | '！' | '？' => return true,
+            c if is_sentence_end(c) => {
                 let next = chars.peek().copied();
-                if next.is_some_and(|n| n.is_whitespace() || "\"'»“”’)]".contains(n)) {
+                if next.is_some_and(|n| n.is_whitespace() || is_closing(n)) {
                     return true;
                 }
             }
-            '。' | '！' | '？' => return true,
             c if c.is_whitespace() => {}
             _ => newlines = 0,
         }
