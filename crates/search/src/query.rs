@@ -6,6 +6,8 @@ use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, Synonym
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
+use crate::TextSpan;
+
 /// A fingerprinted text: its shingle hashes, where its tokens are and, when the text was
 /// at hand, its terms and sentences.
 #[derive(Debug, Clone, Default)]
@@ -25,7 +27,8 @@ pub struct Query {
     /// when unknown.
     pub sentences: Vec<Span>,
     /// How far each sentence's text reaches beyond its first and last tokens, one per
-    /// sentence; empty when unknown (then blocks end at their tokens).
+    /// sentence; empty when unknown (then blocks end at their tokens, as they do when
+    /// the count is not one per sentence: [`Query::text_span`] checks).
     pub sentence_edges: Vec<SentenceEdge>,
     /// Word neighbours of this text's terms (made with the normalizer that made the
     /// terms); `None` aligns exact terms only.
@@ -51,11 +54,7 @@ impl Query {
             token_chars: fingerprint.token_chars,
             shingle_size,
             terms: fingerprint.terms,
-            sentence_edges: if fingerprint.sentence_edges.len() == fingerprint.sentences.len() {
-                fingerprint.sentence_edges
-            } else {
-                Vec::new()
-            },
+            sentence_edges: fingerprint.sentence_edges,
             sentences: fingerprint.sentences,
             synonyms,
             names: Vec::new(),
@@ -82,11 +81,6 @@ impl Query {
                 .map(|(i, &s)| Span { start: s as usize, end: starts.get(i + 1).map_or(token_count, |&e| e as usize) })
                 .collect();
         }
-        let sentence_edges = if !sentences.is_empty() && snapshot.sentence_edges.len() == sentences.len() {
-            snapshot.sentence_edges.clone()
-        } else {
-            Vec::new()
-        };
         Self {
             hashes: snapshot.hashes.clone(),
             token_bytes: snapshot.token_bytes.iter().map(span).collect(),
@@ -98,7 +92,7 @@ impl Query {
                 snapshot.terms.iter().map(|&t| u64::from(t)).collect()
             },
             sentences,
-            sentence_edges,
+            sentence_edges: snapshot.sentence_edges.clone(),
             synonyms: None,
             names: Vec::new(),
         }
@@ -115,12 +109,12 @@ impl Query {
         q
     }
 
-    /// The byte and char spans of tokens `r`, taking in the opening words of its first
+    /// The text span of tokens `r`, taking in the opening words of its first
     /// sentence when `r` starts that sentence and the closing punctuation of its last when
     /// `r` ends it (a borrowed sentence is the whole sentence: "The", "In", the final
     /// "."; its tokens are the words that are not stop words). `r` must be a non-empty
     /// range of tokens.
-    pub(crate) fn text_span(&self, r: Span) -> (Span, Span) {
+    pub(crate) fn text_span(&self, r: Span) -> TextSpan {
         let mut bytes = Span { start: self.token_bytes[r.start].start, end: self.token_bytes[r.end - 1].end };
         let mut chars = Span { start: self.token_chars[r.start].start, end: self.token_chars[r.end - 1].end };
         if self.sentence_edges.len() == self.sentences.len() && !self.sentences.is_empty() {
@@ -140,7 +134,7 @@ impl Query {
                 chars.end = chars.end.saturating_add(e.tail_chars as usize);
             }
         }
-        (bytes, chars)
+        TextSpan { bytes, chars }
     }
 
     /// Whether sentence seeding can use this text (terms and sentences known).

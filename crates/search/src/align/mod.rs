@@ -67,7 +67,7 @@ use foldhash::HashMap;
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-use crate::{AlignConfig, Block, Evidence, Query, TextSpan};
+use crate::{AlignConfig, Block, Evidence, Query};
 use exact_runs::{Run, choose_runs, exact_runs, longest_within, merge_runs};
 use resolve::{overlaps, resolve};
 pub use sentence_seeds::PreparedSuspect;
@@ -171,13 +171,9 @@ fn to_block(suspect: &Query, source: &Query, p: &Passage, evidence: Evidence) ->
     if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
         return None;
     }
-    let span = |q: &Query, r: Span| {
-        let (bytes, chars) = q.text_span(r);
-        TextSpan { bytes, chars }
-    };
     Some(Block {
-        suspect: span(suspect, s),
-        source: span(source, t),
+        suspect: suspect.text_span(s),
+        source: source.text_span(t),
         suspect_tokens: s,
         source_tokens: t,
         matched_shingles: to_u32(p.matched),
