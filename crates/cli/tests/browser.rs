@@ -246,17 +246,21 @@ fn word_differences(d: &Driver, shots: Option<&Path>) {
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
 }
 
-/// The passages list shows every block with its confidence; sorted least sure first it
-/// puts the lowest confidence on top; a row opens the comparison.
+/// The passages list shows every block with its confidence and how it was found; sorted
+/// least sure first it puts the lowest confidence on top; a row opens the comparison.
 fn passages_listed_with_confidence(d: &Driver) {
     let listed = d.script(
         "const rows = [...document.querySelectorAll('#passages .psg-row[data-block]')];
+         const words = { copy: ' · copied · ', rewording: ' · reworded · ', summary: ' · summary of a longer passage · ' };
          return [rows.length, state.report.blocks.length,
            rows.every(r => r.querySelector('.conf').textContent ===
-             state.report.blocks[Number(r.dataset.block)].confidence + '% sure')];",
+             state.report.blocks[Number(r.dataset.block)].confidence + '% sure'),
+           rows.every(r => r.querySelector('.psg-where').textContent.includes(
+             words[state.report.blocks[Number(r.dataset.block)].found_by]))];",
     );
     assert!(listed[0].as_u64().unwrap() > 0 && listed[0] == listed[1], "{listed}");
     assert_eq!(listed[2], json!(true), "{listed}");
+    assert_eq!(listed[3], json!(true), "{listed}");
     d.script("const s = document.getElementById('passage-sort'); s.value = 'confidence'; s.dispatchEvent(new Event('change'));");
     let order = d.script(
         "return [...document.querySelectorAll('#passages .psg-row[data-block]')].map(r => Number(r.dataset.confidence));",

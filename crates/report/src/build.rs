@@ -10,7 +10,8 @@ use tessera_search::{Revision, TextSpan};
 use crate::citations::{self, Detect};
 use crate::diff::WordDiffer;
 use crate::model::{
-    Block, BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect, SuspectInfo, Totals,
+    Block, BlockId, BlockKind, FoundBy, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect,
+    SuspectInfo, Totals,
 };
 
 impl Report {
@@ -93,6 +94,7 @@ impl Report {
                         source_span,
                         matched_shingles: block.matched_shingles,
                         confidence: percent(block.evidence.confidence()),
+                        found_by: Some(FoundBy::of(&block.evidence)),
                         suspect_excerpt,
                         source_excerpt,
                         diff,

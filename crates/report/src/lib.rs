@@ -102,8 +102,8 @@ pub use citations::{
     INSIDE_PERCENT, MAX_QUOTE_CHARS, Quotation, Reference, ReferenceKind, find_bibliography, find_quotations,
 };
 pub use model::{
-    Block, BlockId, BlockKind, ChangeKind, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION, Source,
-    SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
+    Block, BlockId, BlockKind, ChangeKind, FoundBy, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION,
+    Source, SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
 };
 pub use render::{HtmlRenderer, JsonRenderer, PdfRenderer, Render, TextRenderer};
 pub use shares::Segment;

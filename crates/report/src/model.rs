@@ -269,6 +269,10 @@ pub struct Block {
     /// `tessera_search::Evidence::confidence`. Reports stored before it existed read as 100.
     #[serde(default = "full_confidence")]
     pub confidence: u8,
+    /// How Tessera found the block, which says what it claims: a copy, a rewording or a
+    /// summary. `None` in reports stored before this field existed.
+    #[serde(default)]
+    pub found_by: Option<FoundBy>,
     /// The suspect's text of the block.
     pub suspect_excerpt: String,
     /// The source's text of the block, when known.
@@ -282,6 +286,44 @@ pub struct Block {
 
 fn full_confidence() -> u8 {
     100
+}
+
+/// How a block was found ([`Block::found_by`]): what the aligner's evidence says the
+/// suspect did with the source passage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FoundBy {
+    /// Runs of the same words: the passage was copied (perhaps with a few words changed
+    /// between the runs).
+    Copy,
+    /// Sentences sharing most of their words, reordered or replaced: a rewording.
+    Rewording,
+    /// A passage condensing a source passage several times longer: a summary. Its
+    /// evidence is the source's key terms in their order, which a text on the same
+    /// subject may share too: a reviewer reads these before accusing anyone.
+    Summary,
+}
+
+impl FoundBy {
+    /// How the aligner found a block, from its evidence.
+    #[must_use]
+    pub fn of(evidence: &tessera_search::Evidence) -> Self {
+        match (evidence.sentences, evidence.summary) {
+            (false, _) => Self::Copy,
+            (true, false) => Self::Rewording,
+            (true, true) => Self::Summary,
+        }
+    }
+
+    /// Lower-case name, as in the JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Copy => "copy",
+            Self::Rewording => "rewording",
+            Self::Summary => "summary",
+        }
+    }
 }
 
 /// What happened to words between a source passage and the suspect's passage.

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use tessera_index::{CollectionKind, DocId};
 use tessera_report::{
-    BlockId, BlockKind, HtmlRenderer, JsonRenderer, Render, Report, ReportOptions, SuspectInfo, TextRenderer,
+    BlockId, BlockKind, FoundBy, HtmlRenderer, JsonRenderer, Render, Report, ReportOptions, SuspectInfo, TextRenderer,
 };
 
 /// The English case edited by a reviewer and marked partial: every feature shows.
@@ -175,6 +175,7 @@ fn confidence_follows_the_evidence_and_is_shown() {
         order: 0.5,
         cosine: 0.42,
         sentences: true,
+        summary: false,
     };
     let expected = (weak.evidence.confidence() * 100.0).round() as u8;
     assert!(expected < 50, "{expected}");
@@ -195,4 +196,55 @@ fn confidence_follows_the_evidence_and_is_shown() {
     json["blocks"][1].as_object_mut().unwrap().remove("confidence");
     let back: Report = serde_json::from_value(json).unwrap();
     assert_eq!(back.blocks[1].confidence, 100);
+}
+
+/// Each block says how it was found (a copy, a rewording, a summary), from its evidence,
+/// in every rendering; a report stored before the field existed reads as unknown.
+#[test]
+fn found_by_follows_the_evidence_and_is_shown() {
+    let copy = same(RU, 0, 41);
+    let mut reworded = same(RU, 92, 122);
+    reworded.evidence = tessera_search::Evidence {
+        longest_run: 1,
+        suspect_terms: 20,
+        source_terms: 20,
+        shared_terms: 14,
+        rare_shared_terms: 6,
+        order: 0.9,
+        cosine: 0.7,
+        sentences: true,
+        ..tessera_search::Evidence::default()
+    };
+    let mut summary = same(RU, 41, 92);
+    summary.evidence = tessera_search::Evidence { summary: true, ..reworded.evidence };
+    let report = Report::build(
+        SuspectInfo::new("essay.txt", "Эссе", RU),
+        &[revision("web", CollectionKind::Source, vec![source_match(1, vec![copy, summary, reworded])])],
+        &[info(1, "web", CollectionKind::Source, "Анна Каренина", "https://example.org/anna")],
+        &ReportOptions::default(),
+    );
+    let found: Vec<Option<FoundBy>> = report.blocks.iter().map(|b| b.found_by).collect();
+    assert_eq!(found, vec![Some(FoundBy::Copy), Some(FoundBy::Summary), Some(FoundBy::Rewording)]);
+    let plain = text(&report, TextRenderer::default());
+    for word in ["% sure, copy", "% sure, summary", "% sure, rewording"] {
+        assert!(plain.contains(word), "{word}: {plain}");
+    }
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    for word in ["% sure · copied", "% sure · summary of a longer passage", "% sure · reworded"] {
+        assert!(html.contains(word), "{word}: {html}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&JsonRenderer::default().render_to_string(&report).unwrap()).unwrap();
+    let listed: Vec<&str> =
+        json["blocks"].as_array().unwrap().iter().map(|b| b["found_by"].as_str().unwrap()).collect();
+    assert_eq!(listed, vec!["copy", "summary", "rewording"]);
+    // Stored before the field existed: unknown, and nothing is shown.
+    let mut old: serde_json::Value = serde_json::to_value(&report).unwrap();
+    for b in old["blocks"].as_array_mut().unwrap() {
+        b.as_object_mut().unwrap().remove("found_by");
+    }
+    let back: Report = serde_json::from_value(old).unwrap();
+    assert!(back.blocks.iter().all(|b| b.found_by.is_none()));
+    let plain = text(&back, TextRenderer::default());
+    assert!(!plain.contains("% sure, "), "{plain}");
 }

@@ -37,6 +37,13 @@ pub struct Evidence {
     /// Whether the block was found through sentence pairs (else of exact runs alone,
     /// whose spans and evidence are exact).
     pub sentences: bool,
+    /// Whether the block is a *summary*: its suspect side condenses a source passage
+    /// several times longer (`AlignConfig::summary_ratio`), found by the aligner's
+    /// summary extension. A reviewer weighs such a claim differently from a copy or a
+    /// rewording: the words shared are the source's key terms, which a text on the same
+    /// subject may share as well.
+    #[serde(default)]
+    pub summary: bool,
 }
 
 impl Evidence {

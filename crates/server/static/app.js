@@ -302,7 +302,7 @@ function renderDocument(report) {
     const first = !last || last.source !== src.id || last.end !== seg.start;
     last = { source: src.id, end: seg.end };
     const cls = (seg.decider ? b.kind : "off") + (first ? " first" : "");
-    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted") + " · " + confidenceOf(b) + "% sure";
+    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted") + " · " + confidenceOf(b) + "% sure" + foundBySuffix(b);
     frag.append(el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content));
   }
   for (const t of all) if (!placed.has(t.id)) frag.append(gapMark(t));
@@ -369,6 +369,13 @@ function confidenceOf(b) {
   return Number.isInteger(b.confidence) ? b.confidence : 100;
 }
 
+// How a block was found (the report's found_by), as the static HTML report words it;
+// empty for reports made before the field existed.
+const FOUND_BY = { copy: "copied", rewording: "reworded", summary: "summary of a longer passage" };
+function foundBySuffix(b) {
+  return FOUND_BY[b.found_by] ? " · " + FOUND_BY[b.found_by] : "";
+}
+
 function confidencePill(b) {
   const c = confidenceOf(b);
   const level = c >= 80 ? "high" : c >= 50 ? "mid" : "low";
@@ -394,7 +401,7 @@ function renderPassages(report) {
     const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), tabindex: "0", "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) },
       el("span", { class: "num-badge", text: String(number) }),
       el("div", {},
-        el("div", { class: "psg-where", text: b.kind + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
+        el("div", { class: "psg-where", text: b.kind + foundBySuffix(b) + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
         el("div", { class: "psg-text", text: b.suspect_excerpt })),
       confidencePill(b));
     li.addEventListener("click", () => openCompare(b.id));
@@ -595,7 +602,7 @@ function openCompare(blockId) {
   dialog.setAttribute("style", sourceStyle(src.number));
   $("compare-kind").textContent = (b.kind === "citation" ? "Citation" : "Borrowing") + " · source " + src.number;
   $("compare-title").textContent = src.title || src.origin || "Document " + src.id;
-  $("compare-meta").textContent = [src.title ? src.origin : "", src.collection, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document", confidenceOf(b) + "% sure"].filter(Boolean).join(" · ");
+  $("compare-meta").textContent = [src.title ? src.origin : "", src.collection, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document", confidenceOf(b) + "% sure" + foundBySuffix(b)].filter(Boolean).join(" · ");
   const diff = b.diff || [];
   const suspect = $("compare-suspect");
   suspect.textContent = "";

@@ -7,7 +7,7 @@ use tessera_index::DocId;
 
 use tessera_search::TextSpan;
 
-use crate::model::{Block, BlockKind, ChangeKind, Report, Source};
+use crate::model::{Block, BlockKind, ChangeKind, FoundBy, Report, Source};
 use crate::render::{PALETTE, Render, fmt_percent, shorten, source_label};
 
 /// Renders the report as one self-contained HTML page.
@@ -373,6 +373,9 @@ impl Page<'_> {
             "\nsource characters {}–{} · {}% sure",
             block.source_span.chars.start, block.source_span.chars.end, block.confidence
         );
+        if let Some(found_by) = block.found_by {
+            let _ = write!(tip, " · {}", found_by_label(found_by));
+        }
         if let Some(excerpt) = &block.source_excerpt {
             let _ = write!(tip, "\n\n{}", shorten(excerpt, TOOLTIP_CHARS));
         }
@@ -509,6 +512,9 @@ impl Page<'_> {
                 |s| format!("source {}: {}", s.number, source_label(&s.title, &s.origin, s.id.0)),
             );
             let mut flags = String::new();
+            if let Some(found_by) = block.found_by {
+                let _ = write!(flags, " · <span class=\"found-by\">{}</span>", found_by_label(found_by));
+            }
             if let Some(reason) = &block.reason {
                 let _ = write!(flags, " · <span class=\"reason\">{}</span>", escape(reason));
             }
@@ -634,6 +640,15 @@ fn isolation_css(report: &Report) -> String {
         );
     }
     css
+}
+
+/// How a block was found, as the page says it next to the confidence.
+fn found_by_label(found_by: FoundBy) -> &'static str {
+    match found_by {
+        FoundBy::Copy => "copied",
+        FoundBy::Rewording => "reworded",
+        FoundBy::Summary => "summary of a longer passage",
+    }
 }
 
 fn capitalised(kind: BlockKind) -> &'static str {

@@ -166,9 +166,10 @@ impl TextRenderer {
                 notes.push_str(" (source disabled)");
             }
             let number = source.map_or_else(|| "?".to_owned(), |s| s.number.to_string());
+            let found_by = block.found_by.map_or_else(String::new, |f| format!(", {}", f.as_str()));
             writeln!(
                 out,
-                "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}, {}% sure{notes}",
+                "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}, {}% sure{found_by}{notes}",
                 block.id.0,
                 block.suspect_span.chars.start,
                 block.suspect_span.chars.end,

@@ -67,6 +67,7 @@ impl SentenceAligner<'_> {
             order,
             cosine,
             sentences: p.sentences,
+            summary: false,
         }
     }
 
@@ -277,6 +278,7 @@ mod tests {
             order: 0.6,
             cosine: 0.45,
             sentences: true,
+            summary: false,
         };
         let c = base.confidence();
         assert!(c > 0.0 && c < 1.0, "{c}");
@@ -397,6 +399,7 @@ mod tests {
         assert!(b.suspect.bytes.start <= summary.start + 10 && b.suspect.bytes.end + 10 >= summary.end, "{b:?}");
         assert!(b.source.bytes.start < 10 && b.source.bytes.end + 10 > LONG_SOURCE.len(), "{b:?}");
         assert!(b.evidence.confidence() >= AlignConfig::default().summary_min_confidence, "{b:?}");
+        assert!(b.evidence.summary && b.evidence.sentences, "{b:?}");
 
         let strict = AlignConfig { summary_min_confidence: 1.01, ..AlignConfig::default() };
         let first = AlignConfig { summary_sentence_gap: None, ..AlignConfig::default() };
@@ -405,7 +408,7 @@ mod tests {
         assert_eq!(kept, align_pair(&q, &t, &[], &first));
         for b in &kept {
             let (s, t) = (b.suspect.chars.end - b.suspect.chars.start, b.source.chars.end - b.source.chars.start);
-            assert!(t < 3 * s, "{b:?}");
+            assert!(t < 3 * s && !b.evidence.summary, "{b:?}");
         }
     }
 
@@ -430,10 +433,12 @@ mod tests {
         let copied = found.iter().find(|b| b.suspect.bytes == in_suspect);
         let copied = copied.unwrap_or_else(|| panic!("{in_suspect:?} {found:?}"));
         assert!(copied.evidence.longest_run as usize >= AlignConfig::default().summary_copy_run, "{copied:?}");
+        assert!(found.iter().all(|b| !b.evidence.summary), "{found:?}");
         assert_eq!(copied.source.bytes, in_source, "{found:?}");
 
         let off = align_pair(&q, &t, &[], &AlignConfig { summary_copy_run: 0, ..AlignConfig::default() });
         assert_eq!(off.len(), 1, "{off:?}");
+        assert!(off[0].evidence.summary, "{off:?}");
         assert!(off[0].suspect.bytes.start < in_suspect.start && off[0].source.bytes.start < 10, "{off:?}");
         assert!(off[0].source.bytes.end + 10 > LONG_SOURCE.len(), "{off:?}");
     }

@@ -285,7 +285,7 @@ impl SentenceAligner<'_> {
                         }
                     })
                     // ... and a confidence of its own.
-                    .map(|p| (p, self.evidence(&p, runs)))
+                    .map(|p| (p, Evidence { summary: true, ..self.evidence(&p, runs) }))
                     .filter(|(_, e)| e.confidence() >= self.config.summary_min_confidence)
                     .map(|(p, e)| (p, Some(e)))
                     .collect();
