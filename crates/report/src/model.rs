@@ -305,13 +305,15 @@ pub enum FoundBy {
 }
 
 impl FoundBy {
-    /// How the aligner found a block, from its evidence.
+    /// How the aligner found a block, from its evidence: a summary whatever its seeds (its
+    /// claim is the condensation), else a rewording when sentence pairs found it, else a
+    /// copy.
     #[must_use]
     pub fn of(evidence: &tessera_search::Evidence) -> Self {
-        match (evidence.sentences, evidence.summary) {
-            (false, _) => Self::Copy,
-            (true, false) => Self::Rewording,
-            (true, true) => Self::Summary,
+        match (evidence.summary, evidence.sentences) {
+            (true, _) => Self::Summary,
+            (false, true) => Self::Rewording,
+            (false, false) => Self::Copy,
         }
     }
 

@@ -225,6 +225,9 @@ fn found_by_follows_the_evidence_and_is_shown() {
     );
     let found: Vec<Option<FoundBy>> = report.blocks.iter().map(|b| b.found_by).collect();
     assert_eq!(found, vec![Some(FoundBy::Copy), Some(FoundBy::Summary), Some(FoundBy::Rewording)]);
+    // A summary is a summary whatever its seeds were.
+    let of_runs = tessera_search::Evidence { summary: true, sentences: false, ..tessera_search::Evidence::default() };
+    assert_eq!(FoundBy::of(&of_runs), FoundBy::Summary);
     let plain = text(&report, TextRenderer::default());
     for word in ["% sure, copy", "% sure, summary", "% sure, rewording"] {
         assert!(plain.contains(word), "{word}: {plain}");

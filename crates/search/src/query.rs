@@ -28,7 +28,7 @@ pub struct Query {
     pub sentences: Vec<Span>,
     /// How far each sentence's text reaches beyond its first and last tokens, one per
     /// sentence; empty when unknown (then blocks end at their tokens, as they do when
-    /// the count is not one per sentence: [`Query::text_span`] checks).
+    /// the count is not one per sentence: block spans check it).
     pub sentence_edges: Vec<SentenceEdge>,
     /// Word neighbours of this text's terms (made with the normalizer that made the
     /// terms); `None` aligns exact terms only.
