@@ -159,24 +159,28 @@ fn seen_at_is_listed_by_every_renderer() {
     assert!(html.contains("/srv/&lt;copy&gt;.txt") && !html.contains("/srv/<copy>"));
 }
 
+/// The evidence of a reworded passage of 20 terms on each side, without an exact run,
+/// found through sentence pairs.
+fn reworded_evidence(shared_terms: u32, rare_shared_terms: u32, order: f32, cosine: f32) -> tessera_search::Evidence {
+    tessera_search::Evidence {
+        suspect_terms: 20,
+        source_terms: 20,
+        shared_terms,
+        rare_shared_terms,
+        order,
+        cosine,
+        sentences: true,
+        ..tessera_search::Evidence::default()
+    }
+}
+
 /// Each block's confidence is its evidence's, in percent, shown in every rendering; a
 /// report stored before the field existed reads as sure.
 #[test]
 fn confidence_follows_the_evidence_and_is_shown() {
     let sure = same(RU, 0, 41);
     let mut weak = same(RU, 92, 122);
-    weak.evidence = tessera_search::Evidence {
-        longest_run: 0,
-        suspect_terms: 20,
-        source_terms: 20,
-        shared_terms: 6,
-        rare_shared_terms: 1,
-        shared_names: 0,
-        order: 0.5,
-        cosine: 0.42,
-        sentences: true,
-        summary: false,
-    };
+    weak.evidence = reworded_evidence(6, 1, 0.5, 0.42);
     let expected = (weak.evidence.confidence() * 100.0).round() as u8;
     assert!(expected < 50, "{expected}");
     let report = Report::build(
@@ -204,17 +208,7 @@ fn confidence_follows_the_evidence_and_is_shown() {
 fn found_by_follows_the_evidence_and_is_shown() {
     let copy = same(RU, 0, 41);
     let mut reworded = same(RU, 92, 122);
-    reworded.evidence = tessera_search::Evidence {
-        longest_run: 1,
-        suspect_terms: 20,
-        source_terms: 20,
-        shared_terms: 14,
-        rare_shared_terms: 6,
-        order: 0.9,
-        cosine: 0.7,
-        sentences: true,
-        ..tessera_search::Evidence::default()
-    };
+    reworded.evidence = reworded_evidence(14, 6, 0.9, 0.7);
     let mut summary = same(RU, 41, 92);
     summary.evidence = tessera_search::Evidence { summary: true, ..reworded.evidence };
     let report = Report::build(

@@ -41,7 +41,8 @@
 //!    suspect characters are dropped.
 //! 5. *Evidence.* Each passage's [`crate::Evidence`] is measured on its final spans
 //!    (longest exact run, shared terms and the rare ones among them, their order, the
-//!    cosine; a summary passage is marked [`crate::Evidence::summary`]); a passage found through sentence seeds whose confidence is under
+//!    cosine; a summary passage is marked [`crate::Evidence::summary`]); a passage
+//!    found through sentence seeds whose confidence is under
 //!    `min_confidence`, or which shares fewer than `min_shared_words` terms that are not
 //!    names of the suspect, or whose source side another stretch of the suspect matches
 //!    better (`min_contrast`; not asked of near copies, `contrast_under_cosine`), is
