@@ -28,7 +28,7 @@ pub struct SentenceEdge {
 }
 
 /// The [`SentenceEdge`] of every sentence of [`sentences`]. A sentence's text starts after
-/// the last sentence end or line break before its first token, past closing quotes and
+/// the last sentence end or blank line before its first token, past closing quotes and
 /// spaces; when no sentence end separates it from the previous sentence (a long one cut
 /// into pieces) or that lead is longer than [`MAX_SENTENCE_LEAD`], it has none. It ends
 /// after the run of sentence ends and closing quotes or brackets right after its last
@@ -46,12 +46,8 @@ pub fn sentence_edges(text: &str, token_bytes: &[Span], sentences: &[Span]) -> V
             let first = token_bytes[sentence.start].start;
             let prev_end = if sentence.start == 0 { 0 } else { token_bytes[sentence.start - 1].end };
             if let Some(gap) = text.get(prev_end.min(first)..first) {
-                let after_end = gap.char_indices().rev().find(|&(_, c)| is_sentence_end(c) || c == '\n');
-                let lead = match after_end {
-                    Some((at, c)) => {
-                        let rest = &gap[at + c.len_utf8()..];
-                        Some(rest.trim_start_matches(is_closing).trim_start())
-                    }
+                let lead = match opening(gap) {
+                    Some(at) => Some(gap[at..].trim_start_matches(is_closing).trim_start()),
                     None if sentence.start == 0 => Some(gap.trim_start()),
                     None => None,
                 };
@@ -72,6 +68,29 @@ pub fn sentence_edges(text: &str, token_bytes: &[Span], sentences: &[Span]) -> V
             edge
         })
         .collect()
+}
+
+/// Where a sentence's text may start in the gap before its first token: after the gap's
+/// last sentence end or blank line, as [`sentences`] splits (`None` without either). A
+/// single line break wraps a line inside a sentence: the words before it ("Each" in
+/// "summer. Each\ncolony") open the sentence.
+fn opening(gap: &str) -> Option<usize> {
+    let mut at = None;
+    let mut newlines = 0;
+    for (i, c) in gap.char_indices() {
+        if is_sentence_end(c) {
+            at = Some(i + c.len_utf8());
+            newlines = 0;
+        } else if c == '\n' {
+            newlines += 1;
+            if newlines >= 2 {
+                at = Some(i + 1);
+            }
+        } else if !c.is_whitespace() {
+            newlines = 0;
+        }
+    }
+    at
 }
 
 /// A mark that may end a sentence (as [`sentences`] reads them: the CJK ones always do,
@@ -190,8 +209,8 @@ mod tests {
     #[test]
     fn sentence_edges_take_in_opening_words_and_closing_marks() {
         // Tokens are the words that are not stop words (as the normalizer keeps them).
-        let text = "The cat sat. \"In the garden,\" she said (twice). It rained…\n\nIn Москве снег.";
-        let words = ["cat", "sat", "garden", "said", "twice", "rained", "Москве", "снег"];
+        let text = "The cat sat. \"In the garden,\" she said (twice). It rained…\n\nIn Москве снег. Each\nday.";
+        let words = ["cat", "sat", "garden", "said", "twice", "rained", "Москве", "снег", "day"];
         let mut t = Vec::new();
         let mut from = 0;
         for w in words {
@@ -203,12 +222,19 @@ mod tests {
         let e = sentence_edges(text, &t, &s);
         let lead = |i: usize| &text[t[s[i].start].start - e[i].lead_bytes as usize..t[s[i].start].start];
         let tail = |i: usize| &text[t[s[i].end - 1].end..t[s[i].end - 1].end + e[i].tail_bytes as usize];
-        assert_eq!(s.len(), 4);
+        assert_eq!(s.len(), 5);
         assert_eq!((lead(0), tail(0)), ("The ", "."));
         assert_eq!((lead(1), tail(1)), ("\"In the ", ")."));
         assert_eq!((lead(2), tail(2)), ("It ", "…"));
         assert_eq!((lead(3), tail(3)), ("In ", "."));
+        // A line wrapped inside a sentence: its opening word is before the line break.
+        assert_eq!((lead(4), tail(4)), ("Each\n", "."));
         assert_eq!((e[2].tail_bytes, e[2].tail_chars), (3, 1), "… is three bytes, one char");
+        // A blank line opens a sentence as a sentence end does.
+        let text = "Heading the\n\nthe cat sat.";
+        let t = [Span { start: 0, end: 7 }, Span { start: 17, end: 20 }, Span { start: 21, end: 24 }];
+        let e = sentence_edges(text, &t, &sentences(text, &t, 100));
+        assert_eq!(e[1].lead_bytes, 4, "{e:?}");
         // A sentence cut from a long one has no lead; a clause ends with no tail.
         let s = sentences("one two three four, five", &spans("one two three four, five"), 2);
         let e = sentence_edges("one two three four, five", &spans("one two three four, five"), &s);
