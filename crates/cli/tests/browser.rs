@@ -121,10 +121,11 @@ fn base64_decode(s: &str) -> Vec<u8> {
     out
 }
 
-/// The demo thesis with two things the page must show: Cyrillic look-alike letters in
-/// an English word (a bypass notice, marked at its place) and a Russian passage of the
+/// The demo thesis with three things the page must show: Cyrillic look-alike letters in
+/// an English word (a bypass notice, marked at its place), a Russian passage of the
 /// library rewritten in a few words, just before the paragraph the thesis already took
-/// from the same page (word differences in the comparison).
+/// from the same page (word differences in the comparison), and the bee page's opening
+/// paragraph reworded sentence by sentence (a rewording, read in sentence pairs).
 fn thesis_with_tricks() -> String {
     let thesis = THESIS.replacen("remarkable speed", "r\u{435}m\u{430}rk\u{430}bl\u{435} speed", 1);
     assert_ne!(thesis, THESIS, "the demo thesis changed: pick another word");
@@ -132,7 +133,55 @@ fn thesis_with_tricks() -> String {
          болотистый, правый поднимается к Среднесибирскому плоскогорью. На Енисее построены крупные \
          гидроэлектростанции, которые снабжают энергией заводы и города края.\n\n";
     let at = thesis.find("Реки всегда").expect("the demo thesis has the Russian paragraph");
-    format!("{}{rewritten}{}", &thesis[..at], &thesis[at..])
+    let thesis = format!("{}{rewritten}{}", &thesis[..at], &thesis[at..]);
+    let reworded = "A colony of honey bees is really one family, and in the summer it may hold as many as fifty \
+         thousand workers. There is a single queen in every colony; laying eggs is her only job, and on some days \
+         she lays over a thousand of them. All of the workers are females, while the males, a few hundred drones, \
+         gather no food at all and live only to mate with the young queens of other colonies.\n\n";
+    let at = thesis.find("Nature offers").expect("the demo thesis has the bee paragraph");
+    format!("{}{reworded}{}", &thesis[..at], &thesis[at..])
+}
+
+/// A reworded passage's comparison lists its sentences beside the source sentences they
+/// draw on (closed for a rewording, a click opens it); a copy's has no such list.
+fn sentence_pairs_side_by_side(d: &Driver, shots: Option<&Path>) {
+    let id = d.script(
+        "const b = state.report.blocks.find(b => b.found_by === 'rewording' && /colony of honey bees/.test(b.suspect_excerpt));
+         return b ? [b.id, b.pairs.length] : null;",
+    );
+    let (id, n) = (id[0].as_u64().unwrap_or_else(|| panic!("no rewording of the bee page: {id}")), id[1].clone());
+    d.script(&format!(
+        "document.querySelector('#document mark[data-block=\"{id}\"]').scrollIntoView({{block: 'center'}});"
+    ));
+    d.call("POST", &format!("/element/{}/click", d.find(&format!("#document mark[data-block='{id}']"))), json!({}));
+    let shown = d.wait_for(
+        "if (document.getElementById('compare').hidden) return false;
+         const s = document.getElementById('compare-sentences');
+         const rows = [...s.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent));
+         return [s.hidden, s.open, document.getElementById('compare-sentences-head').textContent, rows];",
+    );
+    assert_eq!(shown[0], json!(false), "{shown}");
+    assert_eq!(shown[1], json!(false), "a rewording's list starts closed: {shown}");
+    assert!(shown[2].as_str().unwrap().starts_with(&format!("Sentence by sentence: {n} sentences")), "{shown}");
+    let rows = shown[3].as_array().unwrap();
+    assert_eq!(json!(rows.len()), n, "{shown}");
+    assert!(
+        rows.iter().any(|r| r[0].as_str().unwrap().starts_with("A colony of honey bees is really one family")
+            && r[1].as_str().unwrap().starts_with("A honey bee colony is a single family")),
+        "{shown}"
+    );
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-sentences-head")), json!({}));
+    d.wait_for("return document.getElementById('compare-sentences').open;");
+    d.screenshot(shots, "page-sentences.png");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+    // A copy's comparison has no sentence list.
+    let copy = d.script("return state.report.blocks.find(b => b.found_by === 'copy' && b.kind === 'borrowing').id;");
+    d.script(&format!("openCompare({copy});"));
+    let hidden = d.wait_for(
+        "return !document.getElementById('compare').hidden && [document.getElementById('compare-sentences').hidden];",
+    );
+    assert_eq!(hidden, json!([true]), "{hidden}");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
 }
 
 /// Sources carry numbers 1..n in order with distinct colours, largest share first; the
@@ -376,6 +425,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     numbered_sorted_and_isolated(&d);
     notice_at_its_place(&d, shots.as_deref());
     word_differences(&d, shots.as_deref());
+    sentence_pairs_side_by_side(&d, shots.as_deref());
     passages_listed_with_confidence(&d);
     print_layout(&d, shots.as_deref());
     past_checks(&d, &server.base);

@@ -10,8 +10,8 @@ use tessera_search::{Revision, TextSpan};
 use crate::citations::{self, Detect};
 use crate::diff::WordDiffer;
 use crate::model::{
-    Block, BlockId, BlockKind, FoundBy, Report, ReportOptions, SCHEMA_VERSION, Source, SourceInfo, Suspect,
-    SuspectInfo, Totals,
+    Block, BlockId, BlockKind, FoundBy, Report, ReportOptions, SCHEMA_VERSION, SentencePair, Source, SourceInfo,
+    Suspect, SuspectInfo, Totals,
 };
 
 impl Report {
@@ -84,6 +84,20 @@ impl Report {
                     let diff = source_excerpt.as_deref().map_or_else(Vec::new, |excerpt| {
                         differ.diff(excerpt, source_span, &suspect_excerpt, suspect_span)
                     });
+                    // Sentence pairs are read side by side: only with the source's text.
+                    let pairs = match source_text.filter(|_| source_excerpt.is_some()) {
+                        Some(st) => block
+                            .pairs
+                            .iter()
+                            .filter_map(|pair| {
+                                Some(SentencePair {
+                                    suspect: suspect_index.fit(within(pair.suspect, suspect_span))?,
+                                    source: st.fit(within(pair.source, source_span))?,
+                                })
+                            })
+                            .collect(),
+                        None => Vec::new(),
+                    };
                     blocks.push(Block {
                         id: BlockId(0),
                         source: found.doc,
@@ -98,6 +112,7 @@ impl Report {
                         suspect_excerpt,
                         source_excerpt,
                         diff,
+                        pairs,
                     });
                 }
             }
@@ -230,6 +245,12 @@ impl<'a> CharIndex<'a> {
     fn slice(&self, span: &TextSpan) -> String {
         self.text.get(span.bytes.start..span.bytes.end).unwrap_or_default().to_owned()
     }
+}
+
+/// `span`'s characters cut to those of `outer` (bytes are set again by `fit`).
+fn within(span: TextSpan, outer: TextSpan) -> TextSpan {
+    let start = span.chars.start.max(outer.chars.start);
+    TextSpan { bytes: span.bytes, chars: Span { start, end: span.chars.end.min(outer.chars.end).max(start) } }
 }
 
 /// A confidence from 0 to 1 in whole percent.

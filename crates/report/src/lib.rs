@@ -53,6 +53,7 @@
 //!             source_tokens: Span { start: 0, end: 4 },
 //!             matched_shingles: 2,
 //!             evidence: Evidence { longest_run: 2, ..Evidence::default() },
+//!             pairs: vec![],
 //!         }],
 //!     }],
 //! };
@@ -103,7 +104,7 @@ pub use citations::{
 };
 pub use model::{
     Block, BlockId, BlockKind, ChangeKind, FoundBy, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION,
-    Source, SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
+    SentencePair, Source, SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
 };
 pub use render::{HtmlRenderer, JsonRenderer, PdfRenderer, Render, TextRenderer};
 pub use shares::Segment;

@@ -282,6 +282,41 @@ pub struct Block {
     /// punctuation) or the source's text is not known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diff: Vec<WordChange>,
+    /// For a rewording or a summary whose source's text is known: each sentence of the
+    /// block that has a partner in the source, with the source sentence (or two adjacent
+    /// ones) it matches best, in text order (`tessera_search::Block::pairs`). What a
+    /// reviewer reads to judge a reworded or condensed passage sentence by sentence;
+    /// empty for a copy (`diff` shows it word by word) and in reports stored before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<SentencePair>,
+}
+
+/// One sentence of a block and the source text it draws on ([`Block::pairs`]); both spans
+/// lie inside the block's spans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentencePair {
+    /// The sentence in the suspect's text.
+    pub suspect: TextSpan,
+    /// The source sentence, or two adjacent ones, in the source's text.
+    pub source: TextSpan,
+}
+
+impl Block {
+    /// The texts of one of this block's sentence pairs, cut from its excerpts: the
+    /// suspect's sentence and the source's (`None` without the source's text, or for a
+    /// pair outside the block's spans).
+    #[must_use]
+    pub fn pair_texts(&self, pair: &SentencePair) -> Option<(&str, &str)> {
+        let source = cut(self.source_excerpt.as_deref()?, self.source_span, pair.source)?;
+        Some((cut(&self.suspect_excerpt, self.suspect_span, pair.suspect)?, source))
+    }
+}
+
+/// The part of `excerpt` (the text of `outer`) that `inner` spans, by bytes.
+fn cut(excerpt: &str, outer: TextSpan, inner: TextSpan) -> Option<&str> {
+    let start = inner.bytes.start.checked_sub(outer.bytes.start)?;
+    let end = inner.bytes.end.checked_sub(outer.bytes.start)?;
+    excerpt.get(start..end)
 }
 
 fn full_confidence() -> u8 {

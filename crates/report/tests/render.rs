@@ -245,3 +245,63 @@ fn found_by_follows_the_evidence_and_is_shown() {
     let plain = text(&back, TextRenderer::default());
     assert!(!plain.contains("% sure, "), "{plain}");
 }
+
+/// A rewording's sentence pairs are cut to the block, fitted to the texts and shown
+/// beside each other (open for a summary); without the source's text there are none.
+#[test]
+fn sentence_pairs_are_cut_to_the_block_and_shown() {
+    let p = RU_SOURCE_PREFIX.chars().count();
+    let source_text = format!("{RU_SOURCE_PREFIX}{RU}");
+    let mut reworded = block(RU, 0, 122, span(&source_text, p, p + 122));
+    reworded.evidence = reworded_evidence(14, 6, 0.9, 0.7);
+    // The second source sentence runs past the block: it is cut to the block's end.
+    let pair = |s: (usize, usize), t: (usize, usize)| tessera_search::SentencePair {
+        suspect: span(RU, s.0, s.1),
+        source: span(&source_text, t.0, t.1),
+        cosine: 0.8,
+    };
+    reworded.pairs = vec![pair((0, 90), (p, p + 90)), pair((92, 122), (p + 92, p + 201))];
+    let build = |b: tessera_search::Block, text: Option<&str>| {
+        Report::build(
+            SuspectInfo::new("essay.txt", "Эссе", RU),
+            &[revision("web", CollectionKind::Source, vec![source_match(1, vec![b])])],
+            &[tessera_report::SourceInfo {
+                text: text.map(str::to_owned),
+                ..info(1, "web", CollectionKind::Source, "Анна Каренина", "https://example.org/anna")
+            }],
+            &ReportOptions::default(),
+        )
+    };
+    let report = build(reworded.clone(), Some(&source_text));
+    let b = &report.blocks[0];
+    let texts: Vec<(&str, &str)> = b.pairs.iter().map(|pair| b.pair_texts(pair).unwrap()).collect();
+    let first = "Все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему";
+    let second = "Всё смешалось в доме Облонских";
+    assert_eq!(texts, vec![(first, first), (second, second)]);
+    assert_eq!(b.pairs[1].source.chars.end, b.source_span.chars.end);
+
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    assert!(html.contains("<details class=\"sentences\"><summary>Sentence by sentence: 2 sentences"), "{html}");
+    assert!(html.contains(&format!("<tr><td>{second}</td><td>{second}</td></tr>")), "{html}");
+    let json: serde_json::Value =
+        serde_json::from_str(&JsonRenderer::default().render_to_string(&report).unwrap()).unwrap();
+    assert_eq!(json["blocks"][0]["pairs"][1]["source"]["chars"]["end"], p + 122);
+
+    // A summary's pairs are open: they read better than its long source excerpt.
+    let mut summary = reworded.clone();
+    summary.evidence.summary = true;
+    let html = HtmlRenderer.render_to_string(&build(summary, Some(&source_text))).unwrap();
+    assert!(html.contains("<details class=\"sentences\" open>"), "{html}");
+
+    // Without the source's text, nothing to read side by side.
+    let report = build(reworded, None);
+    assert!(report.blocks[0].pairs.is_empty());
+    assert!(!HtmlRenderer.render_to_string(&report).unwrap().contains("Sentence by sentence"));
+
+    // Stored before the field existed: none.
+    let mut old =
+        serde_json::to_value(build(block(RU, 0, 122, span(&source_text, p, p + 122)), Some(&source_text))).unwrap();
+    old["blocks"][0].as_object_mut().unwrap().remove("pairs");
+    let back: Report = serde_json::from_value(old).unwrap();
+    assert!(back.blocks[0].pairs.is_empty());
+}

@@ -58,6 +58,6 @@ pub use config::{AlignConfig, SearchConfig};
 pub use error::Error;
 pub use evidence::Evidence;
 pub use query::Query;
-pub use revision::{Block, Revision, SourceMatch, TextSpan};
+pub use revision::{Block, Revision, SentencePair, SourceMatch, TextSpan};
 pub use searcher::{SearchProgress, Searcher, covered_chars};
 pub use tessera_index::{CollectionKind, DocId};

@@ -30,6 +30,23 @@ pub struct Block {
     pub matched_shingles: u32,
     /// What the block rests on; [`Evidence::confidence`] says how sure it is.
     pub evidence: Evidence,
+    /// For a block found through sentence pairs (a rewording or a summary): each of its
+    /// suspect sentences that has a partner, with the source sentence (or two adjacent
+    /// ones) it matches best inside the block, in suspect order. Empty for a copy, whose
+    /// runs say where each word comes from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<SentencePair>,
+}
+
+/// One suspect sentence of a block and the source text it draws on ([`Block::pairs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SentencePair {
+    /// The suspect sentence (cut to the block).
+    pub suspect: TextSpan,
+    /// The source sentence, or two adjacent ones (cut to the block).
+    pub source: TextSpan,
+    /// The tf-idf cosine of the two (at least `AlignConfig::seed_cosine`).
+    pub cosine: f32,
 }
 
 /// One source document of a revision, with its blocks in suspect order.

@@ -592,6 +592,29 @@ function markedExcerpt(excerpt, offset, diff, side) {
   return frag;
 }
 
+// A rewording's or a summary's sentence pairs (the report's block.pairs): each sentence
+// of the document beside the source sentence it draws on, as the HTML report shows them;
+// open for a summary, whose source passage is several times longer than the summary.
+function renderSentencePairs(b) {
+  const details = $("compare-sentences");
+  const rows = $("compare-sentence-rows");
+  rows.textContent = "";
+  const pairs = b.source_excerpt != null ? b.pairs || [] : [];
+  const suspect = Array.from(b.suspect_excerpt), source = Array.from(b.source_excerpt || "");
+  const cut = (chars, offset, span) => chars.slice(span.chars.start - offset, span.chars.end - offset).join("").trim();
+  for (const p of pairs) {
+    rows.append(el("tr", {},
+      el("td", { text: cut(suspect, b.suspect_span.chars.start, p.suspect) }),
+      el("td", { text: cut(source, b.source_span.chars.start, p.source) })));
+  }
+  const n = pairs.length;
+  $("compare-sentences-head").textContent = "Sentence by sentence: " + n + (n === 1
+    ? " sentence of the document and the source sentence it draws on"
+    : " sentences of the document and the source sentences they draw on");
+  details.hidden = !n;
+  details.open = b.found_by === "summary";
+}
+
 function openCompare(blockId) {
   const report = state.report;
   const b = report.blocks[blockId];
@@ -627,6 +650,7 @@ function openCompare(blockId) {
     $("compare-diff").textContent = "";
     $("compare-legend").hidden = true;
   }
+  renderSentencePairs(b);
   $("compare-reason").textContent = b.reason ? "Detected as citation: " + b.reason : (b.kind !== b.detected_kind ? "Reclassified by a reviewer" : "");
   const other = b.kind === "borrowing" ? "citation" : "borrowing";
   const btn = $("compare-reclassify");

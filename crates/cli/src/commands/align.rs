@@ -115,6 +115,7 @@ pub fn evidence_line(a: &Annotation, b: &Block) -> String {
         "source_length": a.source_length,
         "evidence": b.evidence,
         "confidence": b.evidence.confidence(),
+        "sentence_pairs": b.pairs.len(),
     })
     .to_string()
 }

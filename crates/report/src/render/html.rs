@@ -112,6 +112,12 @@ ins{background:#d3f9d8;box-shadow:inset 0 -2px #2f9e44;text-decoration:none;bord
 del{background:#ffe3e3;color:#a61e1e;text-decoration:line-through;border-radius:2px}
 .caret{display:inline-block;width:0;border-left:2px solid #e03131;height:1.1em;vertical-align:-.2em;margin:0 1px}
 .loc{color:var(--muted);font-size:.9rem;margin:.25rem 0}
+details.sentences{margin:0 0 .5rem;max-width:62rem}
+details.sentences summary{cursor:pointer;color:var(--muted);font-size:.9rem}
+table.sentences{border-collapse:collapse;width:100%;margin-top:.35rem;table-layout:fixed}
+table.sentences th{text-align:left;font-size:.8rem;color:var(--muted);font-weight:600;padding:.2rem .5rem}
+table.sentences td{vertical-align:top;padding:.35rem .5rem;border-top:1px solid #e9ecef;overflow-wrap:anywhere}
+table.sentences td+td{color:#343a40}
 footer{color:var(--muted);font-size:.8rem;text-align:center}
 @media (max-width:48rem){.pair{grid-template-columns:1fr}}
 @media print{
@@ -528,14 +534,19 @@ impl Page<'_> {
             let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
             let _ = writeln!(
                 notes,
-                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document · {confidence}% sure{flags}</div>\n<div class=\"pair\"><div><p class=\"loc\">Document:</p><blockquote class=\"suspect\">{excerpt}</blockquote></div>",
+                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document · {confidence}% sure{flags}</div>",
                 id = block.id.0,
                 kind = capitalised(block.kind),
                 source = escape(&source_name),
                 s0 = block.suspect_span.chars.start,
                 s1 = block.suspect_span.chars.end,
                 confidence = block.confidence,
-                excerpt = marked(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect),
+            );
+            sentence_pairs(&mut notes, block);
+            let _ = writeln!(
+                notes,
+                "<div class=\"pair\"><div><p class=\"loc\">Document:</p><blockquote class=\"suspect\">{}</blockquote></div>",
+                marked(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect),
             );
             let range =
                 format!("characters {}–{} of the source", block.source_span.chars.start, block.source_span.chars.end);
@@ -640,6 +651,30 @@ fn isolation_css(report: &Report) -> String {
         );
     }
     css
+}
+
+/// A rewording's or a summary's sentence pairs as a table a reviewer opens above the
+/// excerpts: each sentence of the document beside the source sentence it draws on. Open
+/// for a summary, whose source excerpt is several times longer than the summary and reads
+/// better this way; nothing when the block has no pairs.
+fn sentence_pairs(out: &mut String, block: &Block) {
+    let rows: Vec<(&str, &str)> = block.pairs.iter().filter_map(|pair| block.pair_texts(pair)).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let open = if block.found_by == Some(FoundBy::Summary) { " open" } else { "" };
+    let n = rows.len();
+    let _ = writeln!(
+        out,
+        "<details class=\"sentences\"{open}><summary>Sentence by sentence: {n} {} of the document and the source {} {} on</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",
+        if n == 1 { "sentence" } else { "sentences" },
+        if n == 1 { "sentence it" } else { "sentences they" },
+        if n == 1 { "draws" } else { "draw" },
+    );
+    for (suspect, source) in rows {
+        let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", escape(suspect.trim()), escape(source.trim()));
+    }
+    out.push_str("</tbody></table>\n</details>\n");
 }
 
 /// How a block was found, as the page says it next to the confidence.

@@ -30,6 +30,7 @@ pub fn block(suspect: &str, start: usize, end: usize, source: TextSpan) -> Block
         source_tokens: Span { start: 0, end: 0 },
         matched_shingles: 1,
         evidence: Evidence { longest_run: 8, ..Evidence::default() },
+        pairs: Vec::new(),
     }
 }
 

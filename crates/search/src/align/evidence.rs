@@ -71,6 +71,48 @@ impl SentenceAligner<'_> {
         }
     }
 
+    /// The sentences of a passage found through sentence seeds, each with what it draws
+    /// on: every suspect sentence of `p` (cut to `p`) paired with the source sentence, or
+    /// pair of adjacent ones (`pair_seeds`), of `p`'s source side (cut to it) that it
+    /// matches best, when the two would make a seed (`seed_cosine`, `seed_dice`); the
+    /// first of equal ones. Token spans and the pair's cosine, in suspect order. A
+    /// reviewer reads a rewording or a summary sentence by sentence with these: the
+    /// passage's spans say where it lies, not which words answer which.
+    pub(super) fn sentence_pairs(&self, p: &Passage) -> Vec<(Span, Span, f64)> {
+        let clip = |u: Span, r: Span| Span { start: u.start.max(r.start), end: u.end.min(r.end) };
+        let (first, last) = self.t_sent.range(p.t);
+        let units: Vec<Span> =
+            (first..=last).map(|j| clip(self.t_sent.units[j], p.t)).filter(|u| u.start < u.end).collect();
+        let mut candidates: Vec<Span> = units.clone();
+        if self.config.pair_seeds {
+            candidates.extend(units.windows(2).map(|w| Span { start: w[0].start, end: w[1].end }));
+        }
+        let bags: Vec<(Span, Bag)> =
+            candidates.into_iter().map(|t| (t, self.bag(&self.t_terms[t.start..t.end]))).collect();
+        let (first, last) = self.s_sent.range(p.s);
+        let mut pairs = Vec::new();
+        for i in first..=last {
+            let s = clip(self.s_sent.units[i], p.s);
+            if s.start >= s.end {
+                continue;
+            }
+            let a = self.bag(&self.suspect.terms[s.start..s.end]);
+            let mut best: Option<(f64, Span)> = None;
+            for (t, b) in &bags {
+                let (dot, shared) = Self::dot_and_shared(&a, b);
+                let cosine = a.cosine_with(b, dot);
+                let better = best.is_none_or(|(c, at)| cosine > c || (cosine == c && t.start < at.start));
+                if better && self.seeds(cosine, a.dice_with(b, shared)) {
+                    best = Some((cosine, *t));
+                }
+            }
+            if let Some((cosine, t)) = best {
+                pairs.push((s, t, cosine));
+            }
+        }
+        pairs
+    }
+
     /// Whether a passage found through sentence seeds stands on its evidence (step 5):
     /// confident enough, sharing enough words that are not names, and no ghost of a
     /// borrowing (near copies are not asked for their contrast). Passages of exact runs
@@ -410,6 +452,45 @@ mod tests {
             let (s, t) = (b.suspect.chars.end - b.suspect.chars.start, b.source.chars.end - b.source.chars.start);
             assert!(t < 3 * s && !b.evidence.summary, "{b:?}");
         }
+    }
+
+    /// A summary's and a rewording's sentences come paired with what each draws on: inside
+    /// the block, in suspect order, each pair a seed; a copy has none.
+    #[test]
+    fn sentence_pairs_say_what_each_sentence_draws_on() {
+        let suspect = format!("{EN_SUSPECT_BEFORE}{SUMMARY}{EN_SUSPECT_AFTER}");
+        let found = align_pair(&text_query(&suspect), &text_query(LONG_SOURCE), &[], &AlignConfig::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let b = &found[0];
+        assert!(b.evidence.summary, "{b:?}");
+        let text = |t: &str, span: crate::TextSpan| t[span.bytes.start..span.bytes.end].to_owned();
+        let pairs: Vec<(String, String)> =
+            b.pairs.iter().map(|p| (text(&suspect, p.suspect), text(LONG_SOURCE, p.source))).collect();
+        for (want, from) in [
+            ("Thomas Hale, a keeper, rescued eleven sailors", "In 1911 a keeper named Thomas Hale rescued"),
+            ("Keepers and their families lived in cottages", "The keepers lived with their families"),
+        ] {
+            assert!(pairs.iter().any(|(s, t)| s.starts_with(want) && t.contains(from)), "{want}: {pairs:#?}");
+        }
+        assert!(b.pairs.len() >= 3, "{pairs:#?}");
+        let seed = AlignConfig::default().seed_cosine as f32;
+        for w in b.pairs.windows(2) {
+            assert!(w[0].suspect.chars.end <= w[1].suspect.chars.start, "{:?}", b.pairs);
+        }
+        for p in &b.pairs {
+            assert!(p.cosine >= seed, "{p:?}");
+            assert!(p.suspect.chars.start >= b.suspect.chars.start && p.suspect.chars.end <= b.suspect.chars.end);
+            assert!(p.source.chars.start >= b.source.chars.start && p.source.chars.end <= b.source.chars.end);
+        }
+
+        let source = format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}{EN_SOURCE_AFTER}");
+        let t = text_query(&source);
+        let reworded = format!("{EN_SUSPECT_BEFORE}{EN_OBFUSCATED}{EN_SUSPECT_AFTER}");
+        let found = align_pair(&text_query(&reworded), &t, &[], &AlignConfig::default());
+        assert!(found.len() == 1 && found[0].evidence.sentences && !found[0].pairs.is_empty(), "{found:?}");
+        let verbatim = format!("{EN_SUSPECT_BEFORE}{EN_SOURCE_PASSAGE}{EN_SUSPECT_AFTER}");
+        let found = align_pair(&text_query(&verbatim), &t, &[], &AlignConfig::default());
+        assert!(found.len() == 1 && !found[0].evidence.sentences && found[0].pairs.is_empty(), "{found:?}");
     }
 
     /// A copy is not a summary: a suspect that copies seven sentences of the lighthouse

@@ -47,7 +47,9 @@
 //!    names of the suspect, or whose source side another stretch of the suspect matches
 //!    better (`min_contrast`; not asked of near copies, `contrast_under_cosine`), is
 //!    dropped (two texts on one topic share its words and names; a topical neighbour of a
-//!    borrowing, paired with the borrowed region, is its ghost).
+//!    borrowing, paired with the borrowed region, is its ghost). A rewording or summary
+//!    that stands carries its sentence pairs ([`crate::Block::pairs`]): each suspect
+//!    sentence with the source sentence it matches best, when the two pass the seed test.
 //!
 //! Blocks come sorted by suspect position; exact copies keep their spans to the word.
 //!
@@ -68,7 +70,7 @@ use foldhash::HashMap;
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-use crate::{AlignConfig, Block, Evidence, Query};
+use crate::{AlignConfig, Block, Evidence, Query, SentencePair};
 use exact_runs::{Run, choose_runs, exact_runs, longest_within, merge_runs};
 use resolve::{overlaps, resolve};
 pub use sentence_seeds::PreparedSuspect;
@@ -125,7 +127,7 @@ pub fn align_prepared(
                     source_terms: to_u32(p.t.end - p.t.start),
                     ..Evidence::default()
                 };
-                to_block(suspect, source, p, evidence)
+                to_block(suspect, source, p, evidence, &[])
             })
             .collect();
     }
@@ -145,7 +147,13 @@ pub fn align_prepared(
         .iter()
         .filter_map(|(p, measured)| {
             let evidence = measured.unwrap_or_else(|| aligner.evidence(p, &runs));
-            aligner.stands(p, &evidence).then(|| to_block(suspect, source, p, evidence)).flatten()
+            if !aligner.stands(p, &evidence) {
+                return None;
+            }
+            // A copy's runs say where each word comes from; a rewording or a summary
+            // (even one of exact runs) is read sentence by sentence.
+            let pairs = if p.sentences || evidence.summary { aligner.sentence_pairs(p) } else { Vec::new() };
+            to_block(suspect, source, p, evidence, &pairs)
         })
         .collect()
 }
@@ -167,7 +175,15 @@ struct Passage {
     sentences: bool,
 }
 
-fn to_block(suspect: &Query, source: &Query, p: &Passage, evidence: Evidence) -> Option<Block> {
+/// A passage as a block, with its sentence pairs (token spans inside the passage, and
+/// their cosine) as text spans; `None` for a passage out of the texts' bounds.
+fn to_block(
+    suspect: &Query,
+    source: &Query,
+    p: &Passage,
+    evidence: Evidence,
+    pairs: &[(Span, Span, f64)],
+) -> Option<Block> {
     let (s, t) = (p.s, p.t);
     if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
         return None;
@@ -179,6 +195,14 @@ fn to_block(suspect: &Query, source: &Query, p: &Passage, evidence: Evidence) ->
         source_tokens: t,
         matched_shingles: to_u32(p.matched),
         evidence,
+        pairs: pairs
+            .iter()
+            .map(|&(s, t, cosine)| SentencePair {
+                suspect: suspect.text_span(s),
+                source: source.text_span(t),
+                cosine: cosine as f32,
+            })
+            .collect(),
     })
 }
 

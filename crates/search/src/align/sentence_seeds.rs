@@ -255,12 +255,12 @@ pub(super) struct Bag {
 
 impl Bag {
     /// Cosine of this bag and `other` given their dot product.
-    fn cosine_with(&self, other: &Bag, dot: f64) -> f64 {
+    pub(super) fn cosine_with(&self, other: &Bag, dot: f64) -> f64 {
         if self.norm > 0.0 && other.norm > 0.0 { dot / (self.norm * other.norm) } else { 0.0 }
     }
 
     /// Dice coefficient of this bag's terms and `other`'s given how many they share.
-    fn dice_with(&self, other: &Bag, shared: usize) -> f64 {
+    pub(super) fn dice_with(&self, other: &Bag, shared: usize) -> f64 {
         2.0 * shared as f64 / (self.weights.len() + other.weights.len()) as f64
     }
 }
@@ -306,19 +306,31 @@ impl<'a> SentenceAligner<'a> {
     }
 
     pub(super) fn cosine(a: &Bag, b: &Bag) -> f64 {
-        let (mut i, mut j, mut dot) = (0, 0, 0.0);
+        a.cosine_with(b, Self::dot_and_shared(a, b).0)
+    }
+
+    /// The dot product of two bags and the number of terms they share.
+    pub(super) fn dot_and_shared(a: &Bag, b: &Bag) -> (f64, usize) {
+        let (mut i, mut j, mut dot, mut shared) = (0, 0, 0.0, 0);
         while i < a.weights.len() && j < b.weights.len() {
             match a.weights[i].0.cmp(&b.weights[j].0) {
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
                     dot += a.weights[i].1 * b.weights[j].1;
+                    shared += 1;
                     i += 1;
                     j += 1;
                 }
             }
         }
-        a.cosine_with(b, dot)
+        (dot, shared)
+    }
+
+    /// Whether a sentence pair of this tf-idf cosine and Dice coefficient is a seed
+    /// (`seed_cosine`, `seed_dice`).
+    pub(super) fn seeds(&self, cosine: f64, dice: f64) -> bool {
+        cosine >= self.config.seed_cosine && dice >= self.config.seed_dice
     }
 
     /// Whether most of a suspect token range is explained by an earlier source.
@@ -384,7 +396,7 @@ impl<'a> SentenceAligner<'a> {
                 let b = &t_bags[j];
                 let cos = a.cosine_with(b, dot[j]);
                 let dice = a.dice_with(b, shared[j] as usize);
-                if cos >= self.config.seed_cosine && dice >= self.config.seed_dice {
+                if self.seeds(cos, dice) {
                     best.push((cos, j, j));
                 }
                 if self.config.pair_seeds && j + 1 < t_bags.len() && shared[j + 1] > 0 {
@@ -399,8 +411,7 @@ impl<'a> SentenceAligner<'a> {
                             .iter()
                             .filter(|(t, _)| pair.weights.binary_search_by(|p| p.0.cmp(t)).is_ok())
                             .count();
-                        let dice = a.dice_with(pair, hits);
-                        if dice >= self.config.seed_dice {
+                        if self.seeds(cos, a.dice_with(pair, hits)) {
                             best.push((cos, j, j + 1));
                         }
                     }
