@@ -306,25 +306,19 @@ impl<'a> SentenceAligner<'a> {
     }
 
     pub(super) fn cosine(a: &Bag, b: &Bag) -> f64 {
-        a.cosine_with(b, Self::dot_and_shared(a, b).0)
-    }
-
-    /// The dot product of two bags and the number of terms they share.
-    pub(super) fn dot_and_shared(a: &Bag, b: &Bag) -> (f64, usize) {
-        let (mut i, mut j, mut dot, mut shared) = (0, 0, 0.0, 0);
+        let (mut i, mut j, mut dot) = (0, 0, 0.0);
         while i < a.weights.len() && j < b.weights.len() {
             match a.weights[i].0.cmp(&b.weights[j].0) {
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
                     dot += a.weights[i].1 * b.weights[j].1;
-                    shared += 1;
                     i += 1;
                     j += 1;
                 }
             }
         }
-        (dot, shared)
+        a.cosine_with(b, dot)
     }
 
     /// Whether a sentence pair of this tf-idf cosine and Dice coefficient is a seed
