@@ -74,8 +74,8 @@ impl SentenceAligner<'_> {
     /// The sentences of a passage found through sentence seeds, each with what it draws
     /// on: every suspect sentence of `p` (cut to `p`) paired with the source sentence, or
     /// pair of adjacent ones (`pair_seeds`), of `p`'s source side (cut to it) that it
-    /// matches best, when the two would make a seed (`seed_cosine`, `seed_dice`); the
-    /// first of equal ones. Token spans and the pair's cosine, in suspect order. A
+    /// matches best, when the two would make a seed (`seed_cosine`, `seed_dice`); of
+    /// equally good ones, the one starting first. Token spans and the pair's cosine, in suspect order. A
     /// reviewer reads a rewording or a summary sentence by sentence with these: the
     /// passage's spans say where it lies, not which words answer which.
     pub(super) fn sentence_pairs(&self, p: &Passage) -> Vec<(Span, Span, f64)> {
@@ -121,7 +121,7 @@ impl SentenceAligner<'_> {
             for c in touched.drain(..) {
                 let (t, b) = &bags[c as usize];
                 let cosine = a.cosine_with(b, dot[c as usize]);
-                let better = best.is_none_or(|(c, at)| cosine > c || (cosine == c && t.start < at.start));
+                let better = best.is_none_or(|(top, at)| cosine > top || (cosine == top && t.start < at.start));
                 if better && self.seeds(cosine, a.dice_with(b, shared[c as usize])) {
                     best = Some((cosine, *t));
                 }
