@@ -11,26 +11,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use tessera_eval::rng::SplitMix64;
 use tessera_fingerprint::{Fingerprinter, ShingleConfig};
 use tessera_normalize::NormalizerConfig;
 use tessera_search::{AlignConfig, Query, align_pair};
-
-/// splitmix64: a fixed, seeded stream (the same texts every run).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut x = self.0;
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^ (x >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// A made-up word for rank `r`: letters only, so the normalizer keeps it whole.
 fn word(r: usize) -> String {
@@ -46,17 +30,18 @@ fn word(r: usize) -> String {
 /// A source of `sentences` sentences of 8 to 20 words (frequent words more often: the
 /// smaller of two uniform ranks) and its rewording, sentence by sentence.
 fn texts(sentences: usize) -> (String, String) {
-    let mut rng = Rng(42);
+    // The seeded generator of every generated corpus: the same texts every run.
+    let mut rng = SplitMix64(42);
     let (mut source, mut suspect) = (String::new(), String::new());
     for _ in 0..sentences {
-        let n = 8 + rng.below(13);
-        let mut words: Vec<String> = (0..n).map(|_| word(rng.below(6000).min(rng.below(6000)))).collect();
+        let n = 8 + rng.index(13);
+        let mut words: Vec<String> = (0..n).map(|_| word(rng.index(6000).min(rng.index(6000)))).collect();
         source.push_str(&words.join(" "));
         source.push_str(". ");
         for pair in words.chunks_exact_mut(2) {
             pair.swap(0, 1);
         }
-        words.remove(rng.below(n));
+        words.remove(rng.index(n));
         suspect.push_str(&words.join(" "));
         suspect.push_str(". ");
     }

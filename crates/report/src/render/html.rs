@@ -664,12 +664,14 @@ fn sentence_pairs(out: &mut String, block: &Block) {
     }
     let open = if block.found_by == Some(FoundBy::Summary) { " open" } else { "" };
     let n = rows.len();
+    let what = if n == 1 {
+        "sentence of the document and the source sentence it draws on"
+    } else {
+        "sentences of the document and the source sentences they draw on"
+    };
     let _ = writeln!(
         out,
-        "<details class=\"sentences\"{open}><summary>Sentence by sentence: {n} {} of the document and the source {} {} on</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",
-        if n == 1 { "sentence" } else { "sentences" },
-        if n == 1 { "sentence it" } else { "sentences they" },
-        if n == 1 { "draws" } else { "draw" },
+        "<details class=\"sentences\"{open}><summary>Sentence by sentence: {n} {what}</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",
     );
     for (suspect, source) in rows {
         let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", escape(suspect.trim()), escape(source.trim()));
