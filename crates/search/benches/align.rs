@@ -1,10 +1,11 @@
 //! Alignment speed on a reworded text: every sentence of a synthetic source with its
 //! words swapped two by two and one word dropped (no three words in a row left, so no
-//! exact shingle), so the aligner finds one rewording that spans the whole text (sentence seeds, extension, evidence and the
-//! sentence pairs of the block). The book case is the one that catches work quadratic in
-//! a passage's sentences: with each sentence of the passage paired by comparing it with
-//! every sentence of its source, the book's alignment took 1.75 s (the article's 2.8 ms);
-//! through postings, 0.12 s (1.4 ms). docs/performance.md has the figures.
+//! exact shingle), so the aligner finds one rewording that spans the whole text (sentence
+//! seeds, extension, evidence and the sentence pairs of the block). The book case is the
+//! one that catches work quadratic in a passage's sentences: with each sentence of the
+//! passage paired by comparing it with every sentence of its source, the book's alignment
+//! took 1.24 s (the article's 1.8 ms); through postings, 38-49 ms (0.8-1.0 ms), quiet
+//! machine. docs/performance.md has the figures.
 //!
 //! `cargo bench -p tessera-search --bench align`.
 
