@@ -159,3 +159,116 @@ fn empty_and_english_reports_render() {
     assert!(text.contains("A Tale of Two Cities") && text.contains("https://www.gutenberg.org/ebooks/98"), "{text}");
     assert!(text.contains("The rest of this essay is my own."), "{text}");
 }
+
+/// The fill colours ("r g b rg") set in a page's content stream.
+fn fills(doc: &Document, page: lopdf::ObjectId) -> Vec<[f32; 3]> {
+    let content = lopdf::content::Content::decode(&doc.get_page_content(page)).unwrap();
+    content
+        .operations
+        .iter()
+        .filter(|op| op.operator == "rg")
+        .map(|op| {
+            let v: Vec<f32> = op.operands.iter().map(|o| o.as_float().unwrap()).collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect()
+}
+
+/// How many times `rgb` is set as the fill colour.
+fn count_fill(fills: &[[f32; 3]], rgb: (u8, u8, u8)) -> usize {
+    let want = [f32::from(rgb.0) / 255.0, f32::from(rgb.1) / 255.0, f32::from(rgb.2) / 255.0];
+    fills.iter().filter(|f| f.iter().zip(want).all(|(a, b)| (a - b).abs() < 0.01)).count()
+}
+
+/// After the document's text, the PDF lists the blocks as the HTML report does: heading
+/// (kind, source, place, confidence, how found), a rewording's sentence pairs side by
+/// side, both excerpts with the differing words coloured; without the source's text it
+/// says so.
+#[test]
+fn pdf_lists_blocks_with_their_sentences_and_word_changes() {
+    let intro = "My own opening words about bees and their habits. ";
+    let reworded = "A colony of honey bees has a single queen. Worker bees gather nectar from many flowers.";
+    let suspect = format!("{intro}{reworded} My own closing words.");
+    let source = "Each colony has one queen. The worker bees collect nectar from the flowers around.";
+    let s0 = intro.chars().count();
+    let s1 = s0 + reworded.chars().count();
+    let mut b = block(&suspect, s0, s1, span(source, 0, source.chars().count()));
+    b.evidence = tessera_search::Evidence {
+        suspect_terms: 12,
+        source_terms: 10,
+        shared_terms: 6,
+        rare_shared_terms: 4,
+        order: 1.0,
+        cosine: 0.6,
+        sentences: true,
+        ..tessera_search::Evidence::default()
+    };
+    let first = "A colony of honey bees has a single queen.".chars().count();
+    let second = "Each colony has one queen.".chars().count();
+    b.pairs = vec![
+        tessera_search::SentencePair {
+            suspect: span(&suspect, s0, s0 + first),
+            source: span(source, 0, second),
+            cosine: 0.5,
+        },
+        tessera_search::SentencePair {
+            suspect: span(&suspect, s0 + first + 1, s1),
+            source: span(source, second + 1, source.chars().count()),
+            cosine: 0.6,
+        },
+    ];
+    let build = |text: Option<&str>| {
+        Report::build(
+            SuspectInfo::new("bees.txt", "Bees", suspect.clone()),
+            &[revision("web", CollectionKind::Source, vec![source_match(7, vec![b.clone()])])],
+            &[tessera_report::SourceInfo {
+                text: text.map(str::to_owned),
+                ..info(7, "web", CollectionKind::Source, "The honey bee", "https://example.org/bees")
+            }],
+            &ReportOptions::default(),
+        )
+    };
+    let report = build(Some(source));
+    assert!(!report.blocks[0].diff.is_empty() && report.blocks[0].pairs.len() == 2);
+    let doc = Document::load_mem(&render(&report)).unwrap();
+    let all = page_texts(&doc).join(" ");
+    let blocks = all.find("Blocks").expect(&all);
+    assert!(all.find("My own closing words.").unwrap() < blocks, "{all}");
+    let listed = &all[blocks..];
+    for needle in [
+        "Borrowing · source 1: The honey bee",
+        &format!("characters {s0}–{s1} of the document"),
+        &format!("{}% sure · reworded", report.blocks[0].confidence),
+        "Sentence by sentence: 2 sentences of the document and the source sentences they draw on",
+        "DOCUMENT SOURCE",
+        "A colony of honey bees has a single queen. Each colony has one queen.",
+        "Worker bees gather nectar from many flowers. The worker bees collect nectar from the flowers around.",
+        "Document: A colony of honey bees",
+        &format!("Source, characters 0–{} of the source: Each colony", source.chars().count()),
+    ] {
+        assert!(listed.contains(needle), "{needle:?} not in {listed}");
+    }
+    // The word changes are filled as the HTML report colours them: changed, added in the
+    // document (its side), left out of the source (the source's side); the legend above
+    // the blocks shows each colour once, so the same report without its diff has fewer.
+    let colours = |doc: &Document| -> Vec<[f32; 3]> { doc.get_pages().values().flat_map(|&p| fills(doc, p)).collect() };
+    let mut unmarked = report.clone();
+    unmarked.blocks[0].diff.clear();
+    let (marked, plain) = (colours(&doc), colours(&Document::load_mem(&render(&unmarked)).unwrap()));
+    for rgb in [(0xff, 0xf3, 0xbf), (0xd3, 0xf9, 0xd8), (0xff, 0xe3, 0xe3)] {
+        assert!(count_fill(&marked, rgb) > count_fill(&plain, rgb), "no fill {rgb:?} in the excerpts");
+        assert!(count_fill(&plain, rgb) >= 1, "no fill {rgb:?} in the legend");
+    }
+
+    // Without the source's text: no pairs, no source excerpt, and the PDF says why.
+    let doc = Document::load_mem(&render(&build(None))).unwrap();
+    let all = page_texts(&doc).join(" ");
+    assert!(!all.contains("Sentence by sentence"), "{all}");
+    assert!(
+        all.contains(&format!(
+            "Source text not kept: The honey bee, https://example.org/bees, characters 0–{} of the source.",
+            source.chars().count()
+        )),
+        "{all}"
+    );
+}

@@ -8,7 +8,10 @@ use tessera_index::DocId;
 use tessera_search::TextSpan;
 
 use crate::model::{Block, BlockKind, ChangeKind, FoundBy, Report, Source};
-use crate::render::{PALETTE, Render, fmt_percent, shorten, source_label};
+use crate::render::{
+    BlockFlag, BlockHeading, Mark, PALETTE, Piece, Render, Side, capitalised, excerpt_pieces, fmt_percent,
+    found_by_label, sentence_pairs_heading, shorten, source_label, source_not_kept,
+};
 
 /// Renders the report as one self-contained HTML page.
 ///
@@ -510,37 +513,33 @@ impl Page<'_> {
         let mut notes = String::new();
         for block in &report.blocks {
             let found = self.source(block.source);
-            let enabled = found.is_none_or(|s| s.enabled);
-            let border = if enabled { source_colours(found.map_or(0, |s| s.number)).0 } else { "#dee2e6" };
-            let class = if enabled { "note" } else { "note disabled" };
-            let source_name = found.map_or_else(
-                || format!("document {}", block.source.0),
-                |s| format!("source {}: {}", s.number, source_label(&s.title, &s.origin, s.id.0)),
-            );
+            let heading = BlockHeading::of(report, block);
+            let border = if heading.disabled { "#dee2e6" } else { source_colours(found.map_or(0, |s| s.number)).0 };
+            let class = if heading.disabled { "note disabled" } else { "note" };
             let mut flags = String::new();
-            if let Some(found_by) = block.found_by {
-                let _ = write!(flags, " · <span class=\"found-by\">{}</span>", found_by_label(found_by));
-            }
-            if let Some(reason) = &block.reason {
-                let _ = write!(flags, " · <span class=\"reason\">{}</span>", escape(reason));
-            }
-            if block.kind != block.detected_kind {
-                let _ = write!(flags, " · reclassified from {}", block.detected_kind.as_str());
-            }
-            if !enabled {
-                flags.push_str(" · source disabled");
+            for flag in &heading.flags {
+                match flag {
+                    BlockFlag::FoundBy(label) => {
+                        let _ = write!(flags, " · <span class=\"found-by\">{label}</span>");
+                    }
+                    BlockFlag::Reason(reason) => {
+                        let _ = write!(flags, " · <span class=\"reason\">{}</span>", escape(reason));
+                    }
+                    _ => {
+                        let _ = write!(flags, " · {}", flag.text());
+                    }
+                }
             }
             let suspect_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.suspect, c.kind)).collect();
             let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
             let _ = writeln!(
                 notes,
-                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · characters {s0}–{s1} of the document · {confidence}% sure{flags}</div>",
+                "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · {place} · {sure}{flags}</div>",
                 id = block.id.0,
-                kind = capitalised(block.kind),
-                source = escape(&source_name),
-                s0 = block.suspect_span.chars.start,
-                s1 = block.suspect_span.chars.end,
-                confidence = block.confidence,
+                kind = heading.kind,
+                source = escape(&heading.source),
+                place = heading.place,
+                sure = heading.sure,
             );
             sentence_pairs(&mut notes, block);
             let _ = writeln!(
@@ -559,16 +558,11 @@ impl Page<'_> {
                     );
                 }
                 None => {
-                    let place = found.map_or_else(String::new, |s| {
-                        let mut p = escape(&source_label(&s.title, &s.origin, s.id.0));
-                        if !s.title.trim().is_empty() && !s.origin.trim().is_empty() {
-                            p.push_str(", ");
-                            p.push_str(&escape(s.origin.trim()));
-                        }
-                        p.push_str(", ");
-                        p
-                    });
-                    let _ = writeln!(notes, "<div><p class=\"loc\">Source text not kept: {place}{range}.</p></div>");
+                    let _ = writeln!(
+                        notes,
+                        "<div><p class=\"loc\">{}</p></div>",
+                        escape(&source_not_kept(report, block, &range))
+                    );
                 }
             }
             notes.push_str("</div>\n</li>\n");
@@ -596,46 +590,24 @@ impl Page<'_> {
 /// Most notice locations linked from a warning (all are marked in the text).
 const MAX_PLACES: usize = 8;
 
-/// Which passage of a block [`marked`] draws.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Suspect,
-    Source,
-}
-
 /// `excerpt` (which starts at char `offset` of its text), escaped, with the word
-/// changes marked: changed words on both sides, inserted words on the suspect's side,
-/// deleted words on the source's side, and a caret where the other side has words this
-/// one lacks.
+/// changes marked ([`excerpt_pieces`]).
 fn marked(excerpt: &str, offset: usize, marks: &[(TextSpan, ChangeKind)], side: Side) -> String {
     let mut out = String::with_capacity(excerpt.len() + marks.len() * 24);
-    let mut chars = excerpt.chars();
-    let mut at = offset;
-    for &(span, kind) in marks {
-        let (start, end) = (span.chars.start.max(at), span.chars.end);
-        if start > at {
-            let piece: String = chars.by_ref().take(start - at).collect();
-            out.push_str(&escape(&piece));
-            at = start;
-        }
-        if end <= start {
-            if span.chars.start >= at {
-                out.push_str("<span class=\"caret\"></span>");
+    for piece in excerpt_pieces(excerpt, offset, marks, side) {
+        match piece {
+            Piece::Caret => out.push_str("<span class=\"caret\"></span>"),
+            Piece::Text(text, mark) => {
+                let (open, close) = match mark {
+                    Some(Mark::Changed) => ("<span class=\"chg\">", "</span>"),
+                    Some(Mark::Added) => ("<ins>", "</ins>"),
+                    Some(Mark::LeftOut) => ("<del>", "</del>"),
+                    None => ("", ""),
+                };
+                let _ = write!(out, "{open}{}{close}", escape(&text));
             }
-            continue;
         }
-        let piece: String = chars.by_ref().take(end - start).collect();
-        at = end;
-        let (open, close) = match (kind, side) {
-            (ChangeKind::Changed, _) => ("<span class=\"chg\">", "</span>"),
-            (ChangeKind::Inserted, Side::Suspect) => ("<ins>", "</ins>"),
-            (ChangeKind::Deleted, Side::Source) => ("<del>", "</del>"),
-            _ => ("", ""),
-        };
-        let _ = write!(out, "{open}{}{close}", escape(&piece));
     }
-    let rest: String = chars.collect();
-    out.push_str(&escape(&rest));
     out
 }
 
@@ -663,36 +635,15 @@ fn sentence_pairs(out: &mut String, block: &Block) {
         return;
     }
     let open = if block.found_by == Some(FoundBy::Summary) { " open" } else { "" };
-    let n = rows.len();
-    let what = if n == 1 {
-        "sentence of the document and the source sentence it draws on"
-    } else {
-        "sentences of the document and the source sentences they draw on"
-    };
     let _ = writeln!(
         out,
-        "<details class=\"sentences\"{open}><summary>Sentence by sentence: {n} {what}</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",
+        "<details class=\"sentences\"{open}><summary>{}</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",
+        sentence_pairs_heading(rows.len())
     );
     for (suspect, source) in rows {
         let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", escape(suspect.trim()), escape(source.trim()));
     }
     out.push_str("</tbody></table>\n</details>\n");
-}
-
-/// How a block was found, as the page says it next to the confidence.
-fn found_by_label(found_by: FoundBy) -> &'static str {
-    match found_by {
-        FoundBy::Copy => "copied",
-        FoundBy::Rewording => "reworded",
-        FoundBy::Summary => "summary of a longer passage",
-    }
-}
-
-fn capitalised(kind: BlockKind) -> &'static str {
-    match kind {
-        BlockKind::Borrowing => "Borrowing",
-        BlockKind::Citation => "Citation",
-    }
 }
 
 impl Render for HtmlRenderer {

@@ -10,7 +10,9 @@ pub use json::JsonRenderer;
 pub use pdf::PdfRenderer;
 pub use text::TextRenderer;
 
-use crate::model::Report;
+use tessera_search::TextSpan;
+
+use crate::model::{Block, BlockKind, ChangeKind, FoundBy, Report};
 
 /// Draws a report in one format.
 ///
@@ -87,6 +89,187 @@ fn source_label(title: &str, origin: &str, id: u64) -> String {
     }
 }
 
+/// What the heading of a block in the list of blocks says (the HTML report and the PDF
+/// word it alike; the HTML marks some phrases up): its kind, its source, where it is in the
+/// document, how sure Tessera is, then what else is known of it.
+pub(crate) struct BlockHeading<'a> {
+    /// "Borrowing" or "Citation".
+    pub kind: &'static str,
+    /// "source 3: TITLE", or "document ID" for a source the report does not list.
+    pub source: String,
+    /// "characters A–B of the document".
+    pub place: String,
+    /// "87% sure".
+    pub sure: String,
+    pub flags: Vec<BlockFlag<'a>>,
+    /// The block's source is disabled in the report (its blocks count for nothing).
+    pub disabled: bool,
+}
+
+/// A phrase of a [`BlockHeading`] after the confidence, in this order.
+pub(crate) enum BlockFlag<'a> {
+    /// How the block was found ([`found_by_label`]).
+    FoundBy(&'static str),
+    /// Why the block is a citation.
+    Reason(&'a str),
+    /// "reclassified from borrowing": a reviewer changed the kind Tessera detected.
+    Reclassified(&'static str),
+    /// "source disabled".
+    SourceDisabled,
+}
+
+impl BlockHeading<'_> {
+    pub(crate) fn of<'a>(report: &Report, block: &'a Block) -> BlockHeading<'a> {
+        let found = report.source(block.source);
+        let disabled = !found.is_none_or(|s| s.enabled);
+        let mut flags = Vec::new();
+        if let Some(found_by) = block.found_by {
+            flags.push(BlockFlag::FoundBy(found_by_label(found_by)));
+        }
+        if let Some(reason) = &block.reason {
+            flags.push(BlockFlag::Reason(reason));
+        }
+        if block.kind != block.detected_kind {
+            flags.push(BlockFlag::Reclassified(block.detected_kind.as_str()));
+        }
+        if disabled {
+            flags.push(BlockFlag::SourceDisabled);
+        }
+        BlockHeading {
+            kind: capitalised(block.kind),
+            source: found.map_or_else(
+                || format!("document {}", block.source.0),
+                |s| format!("source {}: {}", s.number, source_label(&s.title, &s.origin, s.id.0)),
+            ),
+            place: format!(
+                "characters {}–{} of the document",
+                block.suspect_span.chars.start, block.suspect_span.chars.end
+            ),
+            sure: format!("{}% sure", block.confidence),
+            flags,
+            disabled,
+        }
+    }
+}
+
+impl BlockFlag<'_> {
+    /// The phrase as plain text.
+    pub(crate) fn text(&self) -> String {
+        match self {
+            BlockFlag::FoundBy(label) => (*label).to_owned(),
+            BlockFlag::Reason(reason) => (*reason).to_owned(),
+            BlockFlag::Reclassified(kind) => format!("reclassified from {kind}"),
+            BlockFlag::SourceDisabled => "source disabled".to_owned(),
+        }
+    }
+}
+
+/// How a block was found, as the reports and the page say it next to the confidence.
+pub(crate) fn found_by_label(found_by: FoundBy) -> &'static str {
+    match found_by {
+        FoundBy::Copy => "copied",
+        FoundBy::Rewording => "reworded",
+        FoundBy::Summary => "summary of a longer passage",
+    }
+}
+
+pub(crate) fn capitalised(kind: BlockKind) -> &'static str {
+    match kind {
+        BlockKind::Borrowing => "Borrowing",
+        BlockKind::Citation => "Citation",
+    }
+}
+
+/// The heading above a block's sentence pairs (the page's app.js words it the same).
+pub(crate) fn sentence_pairs_heading(n: usize) -> String {
+    let what = if n == 1 {
+        "sentence of the document and the source sentence it draws on"
+    } else {
+        "sentences of the document and the source sentences they draw on"
+    };
+    format!("Sentence by sentence: {n} {what}")
+}
+
+/// What a report says in place of a block's source excerpt when the source's text was
+/// not kept: "Source text not kept: TITLE, ORIGIN, RANGE." (`range` says where in the
+/// source the block lies).
+pub(crate) fn source_not_kept(report: &Report, block: &Block, range: &str) -> String {
+    let place = report.source(block.source).map_or_else(String::new, |s| {
+        let mut p = source_label(&s.title, &s.origin, s.id.0);
+        if !s.title.trim().is_empty() && !s.origin.trim().is_empty() {
+            p.push_str(", ");
+            p.push_str(s.origin.trim());
+        }
+        p.push_str(", ");
+        p
+    });
+    format!("Source text not kept: {place}{range}.")
+}
+
+/// Which excerpt of a block [`excerpt_pieces`] cuts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Suspect,
+    Source,
+}
+
+/// How a piece of an excerpt is marked: the word changes of [`Block::diff`] as each side
+/// shows them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mark {
+    /// Words changed (both sides).
+    Changed,
+    /// Words added in the document (the suspect's side).
+    Added,
+    /// Words left out of the source (the source's side).
+    LeftOut,
+}
+
+/// A piece of an excerpt: text with its mark, or a caret where the other side has words
+/// this one lacks.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Piece {
+    Text(String, Option<Mark>),
+    Caret,
+}
+
+/// `excerpt` (which starts at char `offset` of its text) cut at the word changes `marks`
+/// (spans on this side, in text order): changed words on both sides, added words on the
+/// suspect's side, left-out words on the source's side, a caret where the other side has
+/// words this one lacks. The HTML report and the PDF draw these pieces.
+pub(crate) fn excerpt_pieces(excerpt: &str, offset: usize, marks: &[(TextSpan, ChangeKind)], side: Side) -> Vec<Piece> {
+    let mut pieces = Vec::with_capacity(marks.len() * 2 + 1);
+    let mut chars = excerpt.chars();
+    let mut at = offset;
+    for &(span, kind) in marks {
+        let (start, end) = (span.chars.start.max(at), span.chars.end);
+        if start > at {
+            pieces.push(Piece::Text(chars.by_ref().take(start - at).collect(), None));
+            at = start;
+        }
+        if end <= start {
+            if span.chars.start >= at {
+                pieces.push(Piece::Caret);
+            }
+            continue;
+        }
+        let text: String = chars.by_ref().take(end - start).collect();
+        at = end;
+        let mark = match (kind, side) {
+            (ChangeKind::Changed, _) => Some(Mark::Changed),
+            (ChangeKind::Inserted, Side::Suspect) => Some(Mark::Added),
+            (ChangeKind::Deleted, Side::Source) => Some(Mark::LeftOut),
+            _ => None,
+        };
+        pieces.push(Piece::Text(text, mark));
+    }
+    let rest: String = chars.collect();
+    if !rest.is_empty() {
+        pieces.push(Piece::Text(rest, None));
+    }
+    pieces
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +285,35 @@ mod tests {
     fn percent_rounds_at_render_time() {
         assert_eq!(fmt_percent(100.0 / 3.0), "33.33%");
         assert_eq!(fmt_percent(0.0), "0.00%");
+    }
+
+    /// Pieces follow char offsets (Cyrillic: two bytes a letter), each side shows its own
+    /// kinds, and an empty span on this side is a caret.
+    #[test]
+    fn excerpt_pieces_mark_each_side() {
+        let at = |start: usize, end: usize| TextSpan {
+            bytes: tessera_normalize::Span { start: 0, end: 0 },
+            chars: tessera_normalize::Span { start, end },
+        };
+        // "мой дом стоит тут", starting at char 10 of its text.
+        let marks =
+            [(at(14, 17), ChangeKind::Changed), (at(18, 18), ChangeKind::Deleted), (at(24, 27), ChangeKind::Inserted)];
+        let text = |s: &str, m| Piece::Text(s.to_owned(), m);
+        assert_eq!(
+            excerpt_pieces("мой дом стоит тут", 10, &marks, Side::Suspect),
+            vec![
+                text("мой ", None),
+                text("дом", Some(Mark::Changed)),
+                text(" ", None),
+                Piece::Caret,
+                text("стоит ", None),
+                text("тут", Some(Mark::Added)),
+            ]
+        );
+        // On the source's side an insertion is not this side's words: left plain.
+        let pieces = excerpt_pieces("мой дом стоит тут", 10, &marks, Side::Source);
+        assert_eq!(pieces.last(), Some(&text("тут", None)));
+        let deleted = [(at(10, 13), ChangeKind::Deleted)];
+        assert_eq!(excerpt_pieces("мой", 10, &deleted, Side::Source), vec![text("мой", Some(Mark::LeftOut))]);
     }
 }

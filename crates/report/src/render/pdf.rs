@@ -6,9 +6,13 @@ use std::io::Write;
 
 use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
 use pdf_writer::{Content, Date, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
+use tessera_search::TextSpan;
 
-use crate::model::{BlockKind, Report};
-use crate::render::{PALETTE, Render, fmt_percent, source_label};
+use crate::model::{Block, BlockKind, ChangeKind, Report};
+use crate::render::{
+    BlockHeading, Mark, PALETTE, Piece, Render, Side, excerpt_pieces, fmt_percent, sentence_pairs_heading,
+    source_label, source_not_kept,
+};
 
 /// Renders the report as a PDF to file: A4 pages, page numbers, text wrapped.
 ///
@@ -20,8 +24,12 @@ use crate::render::{PALETTE, Render, fmt_percent, source_label};
 /// the document's whole text: every counted run filled with its source's colour (the
 /// palette of the HTML report) with a numbered marker where a run of a source starts,
 /// borrowings underlined in the source's colour, citations with a dashed green line,
-/// places of tricks to hide copied text underlined in red. Every page has a footer
-/// with the document's name and `page N of M`.
+/// places of tricks to hide copied text underlined in red. Then the blocks, as the HTML
+/// report lists them: each with its kind, source, place, confidence and how it was found,
+/// a rewording's or a summary's sentence pairs side by side, and the document's and the
+/// source's text of the block with the words that differ marked (changed, added in the
+/// document, left out of the source). Every page has a footer with the document's name
+/// and `page N of M`.
 ///
 /// Text is drawn with DejaVu Sans (Latin, Cyrillic, Greek and more), embedded and
 /// subset to the glyphs used, with a `ToUnicode` map so the text can be searched and
@@ -178,7 +186,26 @@ struct Style {
     /// A trick to hide copied text was found here (red underline).
     trick: bool,
     colour: Option<Rgb>,
+    /// Struck through in the text's colour (words left out of the source).
+    strike: bool,
 }
+
+/// The word changes in a block's excerpts, coloured as the HTML report colours them.
+fn mark_style(mark: Mark) -> Style {
+    match mark {
+        Mark::Changed => {
+            Style { fill: Some((0xff, 0xf3, 0xbf)), line: Some(((0xf5, 0x9f, 0x00), false)), ..Style::default() }
+        }
+        Mark::Added => Style { fill: Some((0xd3, 0xf9, 0xd8)), line: Some((GREEN, false)), ..Style::default() },
+        Mark::LeftOut => {
+            Style { fill: Some((0xff, 0xe3, 0xe3)), colour: Some((0xa6, 0x1e, 0x1e)), strike: true, ..Style::default() }
+        }
+    }
+}
+
+/// Width of a caret (where the other side has words this one lacks), and its stroke.
+const CARET_W: f32 = 3.0;
+const CARET_STROKE: f32 = 1.2;
 
 /// One unit of flowing text.
 #[derive(Clone, Copy)]
@@ -186,6 +213,8 @@ enum Atom {
     Char(char, Style),
     /// A numbered marker (or a label) in a colour, drawn before the next word.
     Badge(&'static str, u32, Rgb),
+    /// Where the other side of a block has words this one lacks (a red bar).
+    Caret,
     Break,
 }
 
@@ -193,6 +222,7 @@ enum Atom {
 enum Frag {
     Text { x: f32, w: f32, text: String, style: Style },
     Badge { x: f32, w: f32, label: String, colour: Rgb },
+    Caret { x: f32 },
 }
 
 struct Line {
@@ -275,6 +305,13 @@ impl<'f> Layout<'f> {
                         word_w += badge_w(&badge_label(label, n)) + 1.5;
                         ink_w = word_w;
                     }
+                    Atom::Caret => {
+                        if seen_space {
+                            break;
+                        }
+                        word_w += CARET_W;
+                        ink_w = word_w;
+                    }
                     Atom::Char(c, _) => {
                         let space = c.is_whitespace();
                         if seen_space && !space {
@@ -304,6 +341,10 @@ impl<'f> Layout<'f> {
                         }
                         line.frags.push(Frag::Badge { x, w, label, colour });
                         x += w + 1.5;
+                    }
+                    Atom::Caret => {
+                        line.frags.push(Frag::Caret { x });
+                        x += CARET_W;
                     }
                     Atom::Char(c, style) => {
                         let w = face.glyph(shown(c)).1 * size;
@@ -370,6 +411,14 @@ impl<'f> Layout<'f> {
                     if style.trick {
                         self.rect(x0 + x, baseline + size * 0.42, *w, 0.9, ALERT);
                     }
+                    if style.strike {
+                        let ink = self.fonts.face(bold).width(text.trim_end(), size);
+                        self.rect(x0 + x, baseline - size * 0.3, ink, 0.8, style.colour.unwrap_or(colour));
+                    }
+                }
+                Frag::Caret { x } => {
+                    let x = x0 + x + (CARET_W - CARET_STROKE) / 2.0;
+                    self.rect(x, baseline - size * 0.9, CARET_STROKE, size * 1.15, ALERT);
                 }
                 Frag::Badge { x, w, label, colour: c } => {
                     let bs = size * 0.72;
@@ -403,6 +452,7 @@ impl<'f> Layout<'f> {
         self.header(report, date.as_deref());
         self.sources(report);
         self.document(report);
+        self.blocks(report);
     }
 
     fn header(&mut self, report: &Report, date: Option<&str>) {
@@ -590,6 +640,130 @@ impl<'f> Layout<'f> {
         let lines = self.wrap(&atoms, TEXT_W, BODY, false);
         self.place(&lines, MARGIN_X, BODY, BODY_LINE, false, INK);
     }
+
+    /// The list of blocks, in the report's order (by place in the document).
+    fn blocks(&mut self, report: &Report) {
+        self.heading("Blocks");
+        if report.blocks.is_empty() {
+            self.para("No blocks.", MARGIN_X, TEXT_W, 9.5, 13.0, false, MUTED);
+            return;
+        }
+        let plain = |text: &str| plain_atoms(text);
+        let styled =
+            |text: &str, mark: Mark| -> Vec<Atom> { text.chars().map(|c| Atom::Char(c, mark_style(mark))).collect() };
+        let mut legend = plain("Words that differ from the source: ");
+        legend.extend(styled("changed", Mark::Changed));
+        legend.extend(plain(", "));
+        legend.extend(styled("added in the document", Mark::Added));
+        legend.extend(plain(", "));
+        legend.extend(styled("left out of the source", Mark::LeftOut));
+        legend.extend(plain("; "));
+        legend.push(Atom::Caret);
+        legend.extend(plain(" marks where words were added or left out on the other side."));
+        let lines = self.wrap(&legend, TEXT_W, 8.0, false);
+        self.place(&lines, MARGIN_X, 8.0, 12.0, false, MUTED);
+        for block in &report.blocks {
+            self.block(report, block);
+        }
+    }
+
+    /// One block: its heading, its sentence pairs, its two excerpts; a bar in its source's
+    /// colour down the left side (grey for a disabled source), over as many pages as it takes.
+    fn block(&mut self, report: &Report, block: &Block) {
+        const X: f32 = MARGIN_X + 10.0;
+        const W: f32 = TEXT_W - 10.0;
+        let heading = BlockHeading::of(report, block);
+        let number = report.source(block.source).map_or(0, |s| s.number);
+        let bar = if heading.disabled { GREY } else { source_colours(number).0 };
+        self.y += 10.0;
+        self.need(70.0);
+        let (page, top) = (self.pages.len() - 1, self.y);
+
+        self.para(&format!("{} · {}", heading.kind, heading.source), X, W, 9.5, 13.0, true, INK);
+        let mut meta = vec![heading.place.clone(), heading.sure.clone()];
+        meta.extend(heading.flags.iter().map(super::BlockFlag::text));
+        self.para(&meta.join(" · "), X, W, 8.5, 12.0, false, MUTED);
+
+        let rows: Vec<(&str, &str)> = block.pairs.iter().filter_map(|pair| block.pair_texts(pair)).collect();
+        if !rows.is_empty() {
+            self.y += 4.0;
+            self.need(40.0);
+            self.para(&sentence_pairs_heading(rows.len()), X, W, 8.5, 12.0, true, MUTED);
+            self.sentence_table(&rows, X, W);
+        }
+
+        let suspect_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.suspect, c.kind)).collect();
+        let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
+        // A summary's source excerpt is several times the summary: its pairs say more
+        // sentence by sentence, but the whole source passage is still given.
+        self.y += 4.0;
+        self.need(30.0);
+        self.para("Document:", X, W, 8.0, 11.0, true, MUTED);
+        let atoms =
+            excerpt_atoms(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect);
+        let lines = self.wrap(&atoms, W, 9.0, false);
+        self.place(&lines, X, 9.0, 13.5, false, INK);
+        let range =
+            format!("characters {}–{} of the source", block.source_span.chars.start, block.source_span.chars.end);
+        self.y += 4.0;
+        self.need(30.0);
+        match &block.source_excerpt {
+            Some(excerpt) => {
+                self.para(&format!("Source, {range}:"), X, W, 8.0, 11.0, true, MUTED);
+                let atoms = excerpt_atoms(excerpt, block.source_span.chars.start, &source_marks, Side::Source);
+                let lines = self.wrap(&atoms, W, 9.0, false);
+                self.place(&lines, X, 9.0, 13.5, false, INK);
+            }
+            None => {
+                self.para(&source_not_kept(report, block, &range), X, W, 8.0, 11.0, false, MUTED);
+            }
+        }
+        self.bar_since(page, top, bar);
+    }
+
+    /// A two-column table of sentence pairs (document, source), rows wrapped side by side
+    /// and broken over pages line by line.
+    fn sentence_table(&mut self, rows: &[(&str, &str)], x0: f32, width: f32) {
+        const GAP: f32 = 12.0;
+        const SIZE: f32 = 8.5;
+        const LINE_H: f32 = 12.0;
+        let col = (width - GAP) / 2.0;
+        self.need(14.0 + 2.0 * LINE_H);
+        self.text(x0, self.y + 9.0, 7.0, true, MUTED, "DOCUMENT");
+        self.text(x0 + col + GAP, self.y + 9.0, 7.0, true, MUTED, "SOURCE");
+        self.y += 12.0;
+        for (suspect, source) in rows {
+            let left = self.wrap(&plain_atoms(&flat(suspect)), col, SIZE, false);
+            let right = self.wrap(&plain_atoms(&flat(source)), col, SIZE, false);
+            self.need(4.0 + LINE_H * left.len().max(right.len()).min(3) as f32);
+            self.rect(x0, self.y, width, 0.4, LINE);
+            self.y += 3.0;
+            for i in 0..left.len().max(right.len()) {
+                self.need(LINE_H);
+                if let Some(line) = left.get(i) {
+                    self.draw_line(line, x0, self.y, SIZE, LINE_H, false, INK);
+                }
+                if let Some(line) = right.get(i) {
+                    self.draw_line(line, x0 + col + GAP, self.y, SIZE, LINE_H, false, INK);
+                }
+                self.y += LINE_H;
+            }
+            self.y += 1.0;
+        }
+    }
+
+    /// A bar in `colour` down the left margin from `top` of page `page` to the current
+    /// position, on every page between.
+    fn bar_since(&mut self, page: usize, top: f32, colour: Rgb) {
+        let last = self.pages.len() - 1;
+        for p in page..=last {
+            let from = if p == page { top } else { MARGIN_TOP };
+            let to = if p == last { self.y } else { BOTTOM };
+            if to > from {
+                self.pages[p].push(Op::Rect { x: MARGIN_X, y: from, w: 2.5, h: to - from, colour });
+            }
+        }
+    }
 }
 
 fn badge_label(label: &'static str, n: u32) -> String {
@@ -624,6 +798,32 @@ fn document_heading(report: &Report) -> String {
 /// Plain text as atoms: line breaks break lines.
 fn plain_atoms(text: &str) -> Vec<Atom> {
     text.chars().map(|c| if c == '\n' { Atom::Break } else { Atom::Char(c, Style::default()) }).collect()
+}
+
+/// A sentence on one line: its line breaks and tabs as spaces, its ends trimmed.
+fn flat(text: &str) -> String {
+    text.trim().chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect()
+}
+
+/// A block's excerpt as atoms, its word changes styled ([`excerpt_pieces`]).
+fn excerpt_atoms(excerpt: &str, offset: usize, marks: &[(TextSpan, ChangeKind)], side: Side) -> Vec<Atom> {
+    let mut atoms = Vec::with_capacity(excerpt.len() + marks.len());
+    for piece in excerpt_pieces(excerpt, offset, marks, side) {
+        match piece {
+            Piece::Caret => atoms.push(Atom::Caret),
+            Piece::Text(text, mark) => {
+                let style = mark.map_or_else(Style::default, mark_style);
+                atoms.extend(
+                    text.chars().filter(|&c| c != '\r').map(
+                        |c| {
+                            if c == '\n' { Atom::Break } else { Atom::Char(c, style) }
+                        },
+                    ),
+                );
+            }
+        }
+    }
+    atoms
 }
 
 /// The suspect's text as atoms: each counted run styled by its source, a numbered
