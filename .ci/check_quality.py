@@ -3,8 +3,9 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.924 (0.9248 when this gate was set, with blocks of whole sentences taking
-  in their opening stop words and closing punctuation; 0.921 was the gate from 0.9216,
+- entire >= 0.9245 (0.9254 when this gate was set, with clusters split at 60 terms of
+  one's own between two seeds; 0.924 was the gate from 0.9248, with blocks of whole
+  sentences taking in their opening stop words and closing punctuation; 0.921 was the gate from 0.9216,
   with a summary's source side 2.5 times its suspect side and no copy replaced by a
   summary; 0.9195 before, with summaries
   joined over a sentence gap of 64; 0.9170 before that, with a confidence model weighing a
@@ -19,8 +20,9 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   before; 0.975 was the gate from 0.9760, with ghosts dropped; 0.9735 before it;
   0.9709 when the gate was first set; 0.9644 when a block's whole span counted
   as explained, hiding verbatim passages of later sources).
-- 01-no-plagiarism: at most 3 detections among its 1,000 listed pairs (3 when this gate
-  was set, and when it allowed 4, with the passage's length an input of the confidence
+- 01-no-plagiarism: at most 2 detections among its 1,000 listed pairs (2 when this gate
+  was set, the paraphrased kiwifruit article, with clusters split at 60 terms of one's
+  own: the water-heater page is gone; 3 was the gate from 3, and when it allowed 4, with the passage's length an input of the confidence
   model: a paraphrased kiwifruit article and a water-heater page; 4 with passages sharing
   names and fewer than 4 words dropped; 5 before; at most 10 then).
 - 03-random-obfuscation >= 0.89 (0.8931 when set, with blocks taking in their sentences'
@@ -33,8 +35,9 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   pairwise, with shared names told from shared words; 0.7028 / 0.7071 with confidence
   per block and summaries reaching their source's edges; 0.64 before).
 Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
-- 02-no-obfuscation >= 0.95, entire >= 0.9295 (0.9306 when this gate was set, with
-  blocks taking in their sentences' edges; 0.9265 was the gate from 0.9274, with a
+- 02-no-obfuscation >= 0.95, entire >= 0.930 (0.9312 when this gate was set, with
+  clusters split at 60 terms of one's own between two seeds; 0.9295 was the gate from
+  0.9306, with blocks taking in their sentences' edges; 0.9265 was the gate from 0.9274, with a
   summary's source side 2.5 times its suspect side and no copy replaced by a summary;
   0.9252 before, with summaries joined over a sentence gap of 64; 0.9232 before that, with a
   confidence model weighing a passage's cosine by its length; 0.9220 before that, with
@@ -44,7 +47,9 @@ Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
   confidence per block) and 03-random-obfuscation >= 0.905 (0.9072 when set, with blocks
   taking in their sentences' edges; 0.9 was the gate from 0.9022, 0.8998 before it;
   0.9014 with WordNet neighbours before summaries reached their source's edges;
-  0.8847 without them); 01-no-plagiarism at most 5 detections (5 since the summary gap
+  0.8847 without them); 01-no-plagiarism at most 4 detections (4 since clusters split
+  at 60 terms of one's own: the kiwifruit article's two blocks and the OCD page's two
+  summaries, the water-heater page gone; 5 since the summary gap
   of 64: the OCD page 01032, already detected against source 03165, is found as a
   summary of source 01057 too; 4 before, and when the gate allowed 5 first, with the
   passage's length an input of the confidence model; 6 before that); recall of
@@ -71,15 +76,15 @@ mode = "pairwise" if pairwise else "collection-wide"
 # (subset, measure, floor) in both modes, then in this mode only.
 floors = [("02-no-obfuscation", "plagdet", 0.95), ("05-summary-obfuscation", "plagdet", 0.79)]
 if pairwise:
-    floors += [("entire", "plagdet", 0.9295), ("03-random-obfuscation", "plagdet", 0.905),
+    floors += [("entire", "plagdet", 0.930), ("03-random-obfuscation", "plagdet", 0.905),
                ("03-random-obfuscation", "recall", 0.8718), ("04-translation-obfuscation", "recall", 0.9206)]
 else:
-    floors += [("entire", "plagdet", 0.924), ("02-no-obfuscation", "plagdet", 0.98),
+    floors += [("entire", "plagdet", 0.9245), ("02-no-obfuscation", "plagdet", 0.98),
                ("03-random-obfuscation", "plagdet", 0.89)]
 for subset, measure, floor in floors:
     if by[subset][measure] < floor:
         fail.append(f"{mode} {subset} {measure} {by[subset][measure]:.4f} below {floor}")
-most = 5 if pairwise else 3
+most = 4 if pairwise else 2
 if by["01-no-plagiarism"]["detections"] > most:
     fail.append(f"{mode} 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> {most})")
 print("timings:", json.dumps(data.get("timings", {})))

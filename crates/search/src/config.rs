@@ -124,10 +124,19 @@ pub struct AlignConfig {
     /// sentence on each side when it covers at least this share of that sentence's terms
     /// (over 1: never).
     pub snap_covered: f64,
-    /// A cluster splits where at least this many suspect terms lie between two seeds...
+    /// A cluster splits where at least this many suspect terms lie between two seeds
+    /// (and some source text lies between them too)...
     pub min_gap_terms: usize,
     /// ... and their tf-idf cosine with the source text between the same seeds is under
-    /// this (an inserted passage of one's own, not a reworded one). 0: never split.
+    /// this (0: never split; 1: unless the two gaps hold the same words). A passage
+    /// bridges at most `max_sentence_gap` sentences between seeds, but sentences differ
+    /// in length: a stretch of 60 terms (three or four sentences, some 450 characters)
+    /// with no sentence like the source's is text of one's own, and a passage over it
+    /// claims what nothing shows borrowed. Split there, each part must stand on its own
+    /// evidence: two borrowings of one source a few sentences apart become two blocks,
+    /// and a topical page pairing a sentence here and there no longer adds up to one
+    /// long "rewording" (PAN 2013 training: the water-heater page of a no-plagiarism
+    /// pair; `docs/quality.md`, session 24).
     pub gap_cosine: f64,
     /// Sentence seeds of a cluster that contradict the order of its exact runs of at
     /// least this many matched shingles are dropped (see `in_anchor_order` in align/extension.rs;
@@ -214,11 +223,11 @@ impl Default for AlignConfig {
             pair_seeds: true,
             seed_top_margin: 0.0,
             max_sentence_gap: 4,
-            min_gap_terms: 4,
+            min_gap_terms: 60,
             snap_covered: 0.7,
             pair_grow_share: 0.3,
             pair_grow_steps: 2,
-            gap_cosine: 0.0,
+            gap_cosine: 1.0,
             validation_cosine: 0.4,
             anchor_shingles: 15,
             min_sentence_seeds: 2,

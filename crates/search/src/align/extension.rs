@@ -434,6 +434,34 @@ mod tests {
         }
     }
 
+    /// Two reworded passages of one source with four long sentences of one's own between
+    /// them (over `min_gap_terms` terms; within `max_sentence_gap` sentences) are two
+    /// blocks, each on its own evidence; without the split they are one block claiming
+    /// the own text as well.
+    #[test]
+    fn a_long_stretch_of_own_text_splits_a_passage() {
+        let own = "During the long winter holidays I visited my grandmother, who lived alone in a wooden \
+            house beside the railway station and baked enormous apple pies for every visitor. Her neighbours \
+            gathered in the kitchen to play cards, drink strong black tea, argue loudly about football results, \
+            and complain about rising electricity prices and broken street lamps. My cousins preferred skating \
+            on the frozen pond behind the cemetery, building snow fortresses, throwing snowballs at passing \
+            cars, and hiding from the strict village policeman. Those memories inspired my short stories, \
+            amateur photographs, a handmade calendar and countless drawings of smoking chimneys under violet \
+            evening skies. ";
+        let suspect = format!("{EN_REWORDED} {own}{EN_OBFUSCATED}");
+        let source = format!("{EN_REWORDED_SOURCE} {EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}");
+        let (q, t) = (text_query(&suspect), text_query(&source));
+        let own_span = find(&suspect, own.trim_end());
+        let split = align_pair(&q, &t, &[], &AlignConfig::default());
+        assert_eq!(split.len(), 2, "{split:?}");
+        assert!(split[0].suspect.bytes.end <= own_span.start, "{split:?}");
+        assert!(split[1].suspect.bytes.start >= own_span.end, "{split:?}");
+        assert!(split[0].source.bytes.end <= find(&source, EN_SOURCE_BEFORE).start, "{split:?}");
+        let joined = align_pair(&q, &t, &[], &AlignConfig { gap_cosine: 0.0, ..AlignConfig::default() });
+        assert_eq!(joined.len(), 1, "{joined:?}");
+        assert!(joined[0].suspect.bytes.start < own_span.start && joined[0].suspect.bytes.end > own_span.end);
+    }
+
     /// A passage whose first sentence is reworded beyond what one-sided growth accepts
     /// (it shares few terms with the whole passage) takes it in when the neighbouring
     /// sentences on both sides share enough with each other.

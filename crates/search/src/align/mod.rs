@@ -23,7 +23,9 @@
 //!    words lower these scores without breaking them as they break shingles.
 //! 3. *Extension.* Seeds of both kinds are clustered: sorted by suspect sentence, split
 //!    where more than `max_sentence_gap` sentences separate them, then the same on the
-//!    source side, until nothing splits. A cluster becomes a passage (the smallest
+//!    source side, until nothing splits; a cluster also splits where `min_gap_terms`
+//!    suspect terms lie between two seeds with source text between them too, unless the
+//!    two gaps are alike (`gap_cosine`): a long stretch of one's own text. A cluster becomes a passage (the smallest
 //!    ranges holding its seeds) when it holds an exact block of `min_block_shingles` or
 //!    `min_sentence_seeds` seeds and the tf-idf cosine of its two sides reaches
 //!    `validation_cosine`; otherwise it is clustered again with gaps one smaller (a lone
