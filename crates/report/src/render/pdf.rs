@@ -648,7 +648,7 @@ impl<'f> Layout<'f> {
             self.para("No blocks.", MARGIN_X, TEXT_W, 9.5, 13.0, false, MUTED);
             return;
         }
-        let plain = |text: &str| plain_atoms(text);
+        let plain = plain_atoms;
         let styled =
             |text: &str, mark: Mark| -> Vec<Atom> { text.chars().map(|c| Atom::Char(c, mark_style(mark))).collect() };
         let mut legend = plain("Words that differ from the source: ");
