@@ -5,12 +5,10 @@ use std::io::Write;
 
 use tessera_index::DocId;
 
-use tessera_search::TextSpan;
-
-use crate::model::{Block, BlockKind, ChangeKind, FoundBy, Report, Source};
+use crate::model::{Block, BlockKind, FoundBy, Report, Source};
 use crate::render::{
-    BlockFlag, BlockHeading, Mark, PALETTE, Piece, Render, Side, capitalised, excerpt_pieces, fmt_percent,
-    found_by_label, sentence_pairs_heading, shorten, source_label, source_not_kept,
+    BlockFlag, BlockHeading, Mark, PALETTE, Piece, Render, Side, block_excerpt_pieces, capitalised, fmt_percent,
+    found_by_label, sentence_pairs_heading, shorten, source_label, source_not_kept, source_range,
 };
 
 /// Renders the report as one self-contained HTML page.
@@ -512,9 +510,8 @@ impl Page<'_> {
         let report = self.report;
         let mut notes = String::new();
         for block in &report.blocks {
-            let found = self.source(block.source);
             let heading = BlockHeading::of(report, block);
-            let border = if heading.disabled { "#dee2e6" } else { source_colours(found.map_or(0, |s| s.number)).0 };
+            let border = if heading.disabled { "#dee2e6" } else { source_colours(heading.number).0 };
             let class = if heading.disabled { "note disabled" } else { "note" };
             let mut flags = String::new();
             for flag in &heading.flags {
@@ -530,8 +527,6 @@ impl Page<'_> {
                     }
                 }
             }
-            let suspect_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.suspect, c.kind)).collect();
-            let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
             let _ = writeln!(
                 notes,
                 "<li class=\"{class}\" id=\"block-{id}\" style=\"border-left-color:{border}\">\n<div class=\"note-head\"><strong>{kind}</strong> · {source} · {place} · {sure}{flags}</div>",
@@ -545,25 +540,17 @@ impl Page<'_> {
             let _ = writeln!(
                 notes,
                 "<div class=\"pair\"><div><p class=\"loc\">Document:</p><blockquote class=\"suspect\">{}</blockquote></div>",
-                marked(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect),
+                marked(block, Side::Suspect),
             );
-            let range =
-                format!("characters {}–{} of the source", block.source_span.chars.start, block.source_span.chars.end);
-            match &block.source_excerpt {
-                Some(excerpt) => {
-                    let _ = writeln!(
-                        notes,
-                        "<div><p class=\"loc\">Source, {range}:</p>\n<blockquote class=\"from\">{}</blockquote></div>",
-                        marked(excerpt, block.source_span.chars.start, &source_marks, Side::Source)
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        notes,
-                        "<div><p class=\"loc\">{}</p></div>",
-                        escape(&source_not_kept(report, block, &range))
-                    );
-                }
+            if block.source_excerpt.is_some() {
+                let _ = writeln!(
+                    notes,
+                    "<div><p class=\"loc\">Source, {}:</p>\n<blockquote class=\"from\">{}</blockquote></div>",
+                    source_range(block),
+                    marked(block, Side::Source)
+                );
+            } else {
+                let _ = writeln!(notes, "<div><p class=\"loc\">{}</p></div>", escape(&source_not_kept(report, block)));
             }
             notes.push_str("</div>\n</li>\n");
         }
@@ -590,11 +577,11 @@ impl Page<'_> {
 /// Most notice locations linked from a warning (all are marked in the text).
 const MAX_PLACES: usize = 8;
 
-/// `excerpt` (which starts at char `offset` of its text), escaped, with the word
-/// changes marked ([`excerpt_pieces`]).
-fn marked(excerpt: &str, offset: usize, marks: &[(TextSpan, ChangeKind)], side: Side) -> String {
-    let mut out = String::with_capacity(excerpt.len() + marks.len() * 24);
-    for piece in excerpt_pieces(excerpt, offset, marks, side) {
+/// One side's excerpt of `block`, escaped, with the word changes marked
+/// ([`block_excerpt_pieces`]).
+fn marked(block: &Block, side: Side) -> String {
+    let mut out = String::new();
+    for piece in block_excerpt_pieces(block, side) {
         match piece {
             Piece::Caret => out.push_str("<span class=\"caret\"></span>"),
             Piece::Text(text, mark) => {

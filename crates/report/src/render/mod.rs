@@ -104,6 +104,8 @@ pub(crate) struct BlockHeading<'a> {
     pub flags: Vec<BlockFlag<'a>>,
     /// The block's source is disabled in the report (its blocks count for nothing).
     pub disabled: bool,
+    /// The source's number in the report (its colour); 0 for a source it does not list.
+    pub number: u32,
 }
 
 /// A phrase of a [`BlockHeading`] after the confidence, in this order.
@@ -148,6 +150,7 @@ impl BlockHeading<'_> {
             sure: format!("{}% sure", block.confidence),
             flags,
             disabled,
+            number: found.map_or(0, |s| s.number),
         }
     }
 }
@@ -190,10 +193,14 @@ pub(crate) fn sentence_pairs_heading(n: usize) -> String {
     format!("Sentence by sentence: {n} {what}")
 }
 
+/// Where a block lies in its source: "characters A–B of the source".
+pub(crate) fn source_range(block: &Block) -> String {
+    format!("characters {}–{} of the source", block.source_span.chars.start, block.source_span.chars.end)
+}
+
 /// What a report says in place of a block's source excerpt when the source's text was
-/// not kept: "Source text not kept: TITLE, ORIGIN, RANGE." (`range` says where in the
-/// source the block lies).
-pub(crate) fn source_not_kept(report: &Report, block: &Block, range: &str) -> String {
+/// not kept: "Source text not kept: TITLE, ORIGIN, characters A–B of the source.".
+pub(crate) fn source_not_kept(report: &Report, block: &Block) -> String {
     let place = report.source(block.source).map_or_else(String::new, |s| {
         let mut p = source_label(&s.title, &s.origin, s.id.0);
         if !s.title.trim().is_empty() && !s.origin.trim().is_empty() {
@@ -203,7 +210,7 @@ pub(crate) fn source_not_kept(report: &Report, block: &Block, range: &str) -> St
         p.push_str(", ");
         p
     });
-    format!("Source text not kept: {place}{range}.")
+    format!("Source text not kept: {place}{}.", source_range(block))
 }
 
 /// Which excerpt of a block [`excerpt_pieces`] cuts.
@@ -231,6 +238,18 @@ pub(crate) enum Mark {
 pub(crate) enum Piece {
     Text(String, Option<Mark>),
     Caret,
+}
+
+/// One side's excerpt of `block` cut at its word changes ([`excerpt_pieces`]); nothing
+/// for the source's side when its text was not kept.
+pub(crate) fn block_excerpt_pieces(block: &Block, side: Side) -> Vec<Piece> {
+    let (excerpt, offset) = match side {
+        Side::Suspect => (block.suspect_excerpt.as_str(), block.suspect_span.chars.start),
+        Side::Source => (block.source_excerpt.as_deref().unwrap_or(""), block.source_span.chars.start),
+    };
+    let marks: Vec<(TextSpan, ChangeKind)> =
+        block.diff.iter().map(|c| (if side == Side::Suspect { c.suspect } else { c.source }, c.kind)).collect();
+    excerpt_pieces(excerpt, offset, &marks, side)
 }
 
 /// `excerpt` (which starts at char `offset` of its text) cut at the word changes `marks`

@@ -6,12 +6,11 @@ use std::io::Write;
 
 use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
 use pdf_writer::{Content, Date, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
-use tessera_search::TextSpan;
 
-use crate::model::{Block, BlockKind, ChangeKind, Report};
+use crate::model::{Block, BlockKind, Report};
 use crate::render::{
-    BlockHeading, Mark, PALETTE, Piece, Render, Side, excerpt_pieces, fmt_percent, sentence_pairs_heading,
-    source_label, source_not_kept,
+    BlockHeading, Mark, PALETTE, Piece, Render, Side, block_excerpt_pieces, fmt_percent, sentence_pairs_heading,
+    source_label, source_not_kept, source_range,
 };
 
 /// Renders the report as a PDF to file: A4 pages, page numbers, text wrapped.
@@ -673,8 +672,7 @@ impl<'f> Layout<'f> {
         const X: f32 = MARGIN_X + 10.0;
         const W: f32 = TEXT_W - 10.0;
         let heading = BlockHeading::of(report, block);
-        let number = report.source(block.source).map_or(0, |s| s.number);
-        let bar = if heading.disabled { GREY } else { source_colours(number).0 };
+        let bar = if heading.disabled { GREY } else { source_colours(heading.number).0 };
         self.y += 10.0;
         self.need(70.0);
         let (page, top) = (self.pages.len() - 1, self.y);
@@ -692,31 +690,22 @@ impl<'f> Layout<'f> {
             self.sentence_table(&rows, X, W);
         }
 
-        let suspect_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.suspect, c.kind)).collect();
-        let source_marks: Vec<(TextSpan, ChangeKind)> = block.diff.iter().map(|c| (c.source, c.kind)).collect();
         // A summary's source excerpt is several times the summary: its pairs say more
         // sentence by sentence, but the whole source passage is still given.
         self.y += 4.0;
         self.need(30.0);
         self.para("Document:", X, W, 8.0, 11.0, true, MUTED);
-        let atoms =
-            excerpt_atoms(&block.suspect_excerpt, block.suspect_span.chars.start, &suspect_marks, Side::Suspect);
+        let atoms = excerpt_atoms(block, Side::Suspect);
         let lines = self.wrap(&atoms, W, 9.0, false);
         self.place(&lines, X, 9.0, 13.5, false, INK);
-        let range =
-            format!("characters {}–{} of the source", block.source_span.chars.start, block.source_span.chars.end);
         self.y += 4.0;
         self.need(30.0);
-        match &block.source_excerpt {
-            Some(excerpt) => {
-                self.para(&format!("Source, {range}:"), X, W, 8.0, 11.0, true, MUTED);
-                let atoms = excerpt_atoms(excerpt, block.source_span.chars.start, &source_marks, Side::Source);
-                let lines = self.wrap(&atoms, W, 9.0, false);
-                self.place(&lines, X, 9.0, 13.5, false, INK);
-            }
-            None => {
-                self.para(&source_not_kept(report, block, &range), X, W, 8.0, 11.0, false, MUTED);
-            }
+        if block.source_excerpt.is_some() {
+            self.para(&format!("Source, {}:", source_range(block)), X, W, 8.0, 11.0, true, MUTED);
+            let lines = self.wrap(&excerpt_atoms(block, Side::Source), W, 9.0, false);
+            self.place(&lines, X, 9.0, 13.5, false, INK);
+        } else {
+            self.para(&source_not_kept(report, block), X, W, 8.0, 11.0, false, MUTED);
         }
         self.bar_since(page, top, bar);
     }
@@ -805,10 +794,11 @@ fn flat(text: &str) -> String {
     text.trim().chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect()
 }
 
-/// A block's excerpt as atoms, its word changes styled ([`excerpt_pieces`]).
-fn excerpt_atoms(excerpt: &str, offset: usize, marks: &[(TextSpan, ChangeKind)], side: Side) -> Vec<Atom> {
-    let mut atoms = Vec::with_capacity(excerpt.len() + marks.len());
-    for piece in excerpt_pieces(excerpt, offset, marks, side) {
+/// One side's excerpt of `block` as atoms, its word changes styled
+/// ([`block_excerpt_pieces`]).
+fn excerpt_atoms(block: &Block, side: Side) -> Vec<Atom> {
+    let mut atoms = Vec::new();
+    for piece in block_excerpt_pieces(block, side) {
         match piece {
             Piece::Caret => atoms.push(Atom::Caret),
             Piece::Text(text, mark) => {

@@ -6,7 +6,7 @@ use foldhash::{HashMap, HashMapExt};
 use tessera_normalize::Span;
 
 use super::exact_runs::{Run, longest_within};
-use super::sentence_seeds::Bag;
+use super::sentence_seeds::{Bag, BagPostings};
 use super::{Passage, SentenceAligner, to_u32};
 use crate::Evidence;
 
@@ -89,17 +89,8 @@ impl SentenceAligner<'_> {
         }
         let bags: Vec<(Span, Bag)> =
             candidates.into_iter().map(|t| (t, self.bag(&self.t_terms[t.start..t.end]))).collect();
-        // Each suspect sentence meets only the candidates sharing a term with it (a
-        // passage of a whole reworded book has thousands of sentences a side).
-        let mut postings: HashMap<u64, Vec<(u32, f64)>> = HashMap::new();
-        for (c, (_, bag)) in bags.iter().enumerate() {
-            for &(term, w) in &bag.weights {
-                postings.entry(term).or_default().push((c as u32, w));
-            }
-        }
-        let mut dot = vec![0.0f64; bags.len()];
-        let mut shared = vec![0usize; bags.len()];
-        let mut touched: Vec<u32> = Vec::new();
+        // Each suspect sentence meets only the candidates sharing a term with it.
+        let mut postings = BagPostings::new(bags.iter().map(|(_, bag)| bag));
         let (first, last) = self.s_sent.range(p.s);
         let mut pairs = Vec::new();
         for i in first..=last {
@@ -108,26 +99,17 @@ impl SentenceAligner<'_> {
                 continue;
             }
             let a = self.bag(&self.suspect.terms[s.start..s.end]);
-            for (term, w) in &a.weights {
-                for &(c, wt) in postings.get(term).map_or(&[][..], Vec::as_slice) {
-                    if shared[c as usize] == 0 {
-                        touched.push(c);
-                    }
-                    dot[c as usize] += w * wt;
-                    shared[c as usize] += 1;
-                }
-            }
+            postings.meet(&a);
             let mut best: Option<(f64, Span)> = None;
-            for c in touched.drain(..) {
+            for &c in postings.touched() {
                 let (t, b) = &bags[c as usize];
-                let cosine = a.cosine_with(b, dot[c as usize]);
+                let cosine = a.cosine_with(b, postings.dot(c as usize));
                 let better = best.is_none_or(|(top, at)| cosine > top || (cosine == top && t.start < at.start));
-                if better && self.seeds(cosine, a.dice_with(b, shared[c as usize])) {
+                if better && self.seeds(cosine, a.dice_with(b, postings.shared(c as usize))) {
                     best = Some((cosine, *t));
                 }
-                dot[c as usize] = 0.0;
-                shared[c as usize] = 0;
             }
+            postings.clear();
             if let Some((cosine, t)) = best {
                 pairs.push((s, t, cosine));
             }

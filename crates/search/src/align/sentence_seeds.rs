@@ -265,6 +265,67 @@ impl Bag {
     }
 }
 
+/// Source-side bags under an inverted index, for scoring many suspect bags against them:
+/// a suspect bag meets only the bags sharing a term with it (a whole reworded book has
+/// thousands of sentences a side). Used by the seeds (step 2) and the sentence pairs of
+/// a standing passage (step 5).
+pub(super) struct BagPostings {
+    postings: HashMap<u64, Vec<(u32, f64)>>,
+    dot: Vec<f64>,
+    shared: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+impl BagPostings {
+    pub(super) fn new<'b>(bags: impl ExactSizeIterator<Item = &'b Bag>) -> Self {
+        let n = bags.len();
+        let mut postings: HashMap<u64, Vec<(u32, f64)>> = HashMap::new();
+        for (c, bag) in bags.enumerate() {
+            for &(term, w) in &bag.weights {
+                postings.entry(term).or_default().push((c as u32, w));
+            }
+        }
+        Self { postings, dot: vec![0.0; n], shared: vec![0; n], touched: Vec::new() }
+    }
+
+    /// Scores `a` against every bag sharing a term with it; [`touched`](Self::touched)
+    /// then lists those bags in index order, with their [`dot`](Self::dot) products and
+    /// [`shared`](Self::shared) term counts, until [`clear`](Self::clear).
+    pub(super) fn meet(&mut self, a: &Bag) {
+        for (term, w) in &a.weights {
+            for &(c, wt) in self.postings.get(term).map_or(&[][..], Vec::as_slice) {
+                if self.shared[c as usize] == 0 {
+                    self.touched.push(c);
+                }
+                self.dot[c as usize] += w * wt;
+                self.shared[c as usize] += 1;
+            }
+        }
+        self.touched.sort_unstable();
+    }
+
+    pub(super) fn touched(&self) -> &[u32] {
+        &self.touched
+    }
+
+    pub(super) fn dot(&self, c: usize) -> f64 {
+        self.dot[c]
+    }
+
+    pub(super) fn shared(&self, c: usize) -> usize {
+        self.shared[c] as usize
+    }
+
+    /// Forgets the last bag met.
+    pub(super) fn clear(&mut self) {
+        for &c in &self.touched {
+            self.dot[c as usize] = 0.0;
+            self.shared[c as usize] = 0;
+        }
+        self.touched.clear();
+    }
+}
+
 impl<'a> SentenceAligner<'a> {
     pub(super) fn new(
         suspect: &'a Query,
@@ -343,16 +404,8 @@ impl<'a> SentenceAligner<'a> {
     pub(super) fn sentence_seeds(&self, covered: &[bool]) -> Vec<Seed> {
         let (sq, t_terms) = (self.suspect, self.t_terms);
         let t_bags: Vec<Bag> = self.t_sent.units.iter().map(|u| self.bag(&t_terms[u.start..u.end])).collect();
-        let mut postings: HashMap<u64, Vec<(u32, f64)>> = HashMap::new();
-        for (j, bag) in t_bags.iter().enumerate() {
-            for &(term, w) in &bag.weights {
-                postings.entry(term).or_default().push((j as u32, w));
-            }
-        }
+        let mut postings = BagPostings::new(t_bags.iter());
         let mut pair_bags: Vec<Option<Bag>> = (0..t_bags.len()).map(|_| None).collect();
-        let mut dot = vec![0.0f64; t_bags.len()];
-        let mut shared = vec![0u32; t_bags.len()];
-        let mut touched: Vec<u32> = Vec::new();
         let mut seeds = Vec::new();
         // Only suspect sentences sharing a term with the source can seed.
         let mut candidates: Vec<u32> = Vec::new();
@@ -371,34 +424,25 @@ impl<'a> SentenceAligner<'a> {
                 continue;
             }
             let a = self.bag(&sq.terms[u.start..u.end]);
-            for &(term, w) in &a.weights {
-                for &(j, wt) in postings.get(&term).map_or(&[][..], Vec::as_slice) {
-                    if shared[j as usize] == 0 {
-                        touched.push(j);
-                    }
-                    dot[j as usize] += w * wt;
-                    shared[j as usize] += 1;
-                }
-            }
-            touched.sort_unstable();
+            postings.meet(&a);
             // Candidates: single source sentences, and pairs of adjacent ones (shuffling
             // moves words across a sentence end). A pair's dot product is the sum of its
             // sentences' (tf adds up); its norm and Dice are computed.
             let mut best: Vec<(f64, usize, usize)> = Vec::new();
-            for &j in &touched {
+            for &j in postings.touched() {
                 let j = j as usize;
                 let b = &t_bags[j];
-                let cos = a.cosine_with(b, dot[j]);
-                let dice = a.dice_with(b, shared[j] as usize);
+                let cos = a.cosine_with(b, postings.dot(j));
+                let dice = a.dice_with(b, postings.shared(j));
                 if self.seeds(cos, dice) {
                     best.push((cos, j, j));
                 }
-                if self.config.pair_seeds && j + 1 < t_bags.len() && shared[j + 1] > 0 {
+                if self.config.pair_seeds && j + 1 < t_bags.len() && postings.shared(j + 1) > 0 {
                     // Each pair's bag is made once per source, when first needed.
                     let pair = pair_bags[j].get_or_insert_with(|| {
                         self.bag(&t_terms[self.t_sent.units[j].start..self.t_sent.units[j + 1].end])
                     });
-                    let cos = a.cosine_with(pair, dot[j] + dot[j + 1]);
+                    let cos = a.cosine_with(pair, postings.dot(j) + postings.dot(j + 1));
                     if cos >= self.config.seed_cosine && cos > best.last().map_or(0.0, |x| x.0) {
                         let hits = a
                             .weights
@@ -411,11 +455,7 @@ impl<'a> SentenceAligner<'a> {
                     }
                 }
             }
-            for &j in &touched {
-                dot[j as usize] = 0.0;
-                shared[j as usize] = 0;
-            }
-            touched.clear();
+            postings.clear();
             // The suspect sentence's best source sentences only (a sentence is borrowed
             // from one place; the others share its topic words).
             let top = best.iter().map(|&(c, _, _)| c).fold(0.0f64, f64::max);
