@@ -184,6 +184,53 @@ fn paraphrase_found_from_snapshot_without_text() {
     assert_eq!(sources[0]["title"], "honey-bees.txt");
 }
 
+/// A rewording that swaps a word for a WordNet synonym in every three shares no shingle
+/// with its source: stage 1 finds the source through the suspect's shingles with a word
+/// swapped back (synonym lookups), and sentence seeding aligns it. Without those
+/// look-ups the source is never a candidate.
+#[test]
+fn a_rewording_sharing_no_shingle_is_found_through_synonyms() {
+    let source = "A Market Town on the Coast\n\nThe ancient city was famous for its large markets and \
+        quick merchants. Visitors buy fine cloth, rare spices and cheap pottery near the old harbour. \
+        Every autumn the rulers hold a big festival where skilled musicians perform cheerful songs for \
+        the happy crowds.\n\nThe town lost its trade when the river silted up, and most families moved \
+        inland to the new capital.\n";
+    let reworded = "The ancient metropolis was celebrated for its big marketplaces and speedy \
+        merchandisers. Visitants purchase fine fabric, uncommon spices and inexpensive clayware near \
+        the former seaport. Every fall the rulers hold a large fete where skilled players execute \
+        cheerful songs for the glad crowds.";
+    let suspect = format!(
+        "My notes on trading towns, written for the history seminar.\n\n{reworded}\n\nI think such \
+         towns deserve more study than they get.\n"
+    );
+    let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+    let check = |synonym_lookups: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let search = tessera_engine::SearchConfig { synonym_lookups, ..Default::default() };
+        let options = EngineOptions { search, ..EngineOptions::default() };
+        let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
+        engine.add_text(&web, "city.txt", "city.txt", source, AddMode::All).unwrap();
+        let report = engine.check_text("suspect.txt", "Suspect", &suspect).unwrap();
+        serde_json::to_value(&report).unwrap()
+    };
+    let json = check(true);
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{json:#}");
+    assert_eq!(blocks[0]["found_by"], "rewording");
+    let (pb, pe) = find(&suspect, reworded);
+    let (sb, se) = (
+        blocks[0]["suspect_span"]["bytes"]["start"].as_u64().unwrap() as usize,
+        blocks[0]["suspect_span"]["bytes"]["end"].as_u64().unwrap() as usize,
+    );
+    assert!(sb >= pb && se <= pe && (se - sb) * 10 >= (pe - pb) * 9, "{json:#}");
+    let (tb, _) = find(source, "The ancient city");
+    let (_, te) = find(source, "the happy crowds.");
+    let source_span = &blocks[0]["source_span"]["bytes"];
+    assert_eq!((source_span["start"].as_u64(), source_span["end"].as_u64()), (Some(tb as u64), Some(te as u64)));
+    let without = check(false);
+    assert!(without["blocks"].as_array().unwrap().is_empty(), "{without:#}");
+}
+
 #[test]
 fn a_check_tells_how_far_it_has_come() {
     use std::sync::Mutex;

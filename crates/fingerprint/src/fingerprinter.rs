@@ -5,8 +5,8 @@ use std::sync::Arc;
 use tessera_normalize::{Normalizer, NormalizerConfig, Span};
 
 use crate::{
-    MAX_SENTENCE_TERMS, Result, SentenceEdge, ShingleConfig, Shingler, Synonyms, names, sentence_edges, sentences,
-    shingles_for_sketch,
+    MAX_SENTENCE_TERMS, Result, SentenceEdge, ShingleConfig, Shingler, SynonymShingle, Synonyms, names, sentence_edges,
+    sentences, shingles_for_sketch, synonym_shingles,
 };
 
 /// Normalizes and shingles texts the way an index was built. Holds the normalizer's word
@@ -56,6 +56,9 @@ pub struct SuspectFingerprint {
     pub synonyms: Option<Arc<Synonyms>>,
     /// The terms that are names in the suspect ([`names`]: sorted, distinct).
     pub names: Vec<u64>,
+    /// Its shingles with one term swapped for a WordNet synonym ([`synonym_shingles`]);
+    /// empty without `synonyms`.
+    pub synonym_shingles: Vec<SynonymShingle>,
 }
 
 /// A text as near-duplicate sketches see it.
@@ -115,8 +118,8 @@ impl Fingerprinter {
     }
 
     /// Fingerprints a suspect for search: its fingerprint (terms and sentences included:
-    /// sentence seeding in alignment uses them), its [`names`] and the WordNet neighbours
-    /// of its words,
+    /// sentence seeding in alignment uses them), its [`names`], the WordNet neighbours
+    /// of its words and its shingles with a word swapped for a synonym,
     /// made with this fingerprinter's normalizer (built once per process and settings,
     /// and only for a text of at least [`MIN_LATIN_WORDS`] terms in Latin letters: the
     /// table is English).
@@ -127,7 +130,9 @@ impl Fingerprinter {
         // this crate's tests catch; alignment then uses exact terms alone.
         let synonyms = if latin >= MIN_LATIN_WORDS { Synonyms::english(self.normalizer.config()).ok() } else { None };
         let names = names(text, &fingerprint.token_bytes, &fingerprint.terms, language.as_deref());
-        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names }
+        let synonym_shingles =
+            synonyms.as_deref().map(|s| synonym_shingles(&self.shingler, &fingerprint.terms, s)).unwrap_or_default();
+        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names, synonym_shingles }
     }
 }
 

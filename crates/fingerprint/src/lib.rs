@@ -60,5 +60,8 @@ pub use fingerprinter::{Fingerprint, Fingerprinter, MIN_LATIN_WORDS, SketchInput
 pub use fingerprinters::Fingerprinters;
 pub use names::{MAX_NAME_SHARE, names};
 pub use sentence::{MAX_SENTENCE_LEAD, MAX_SENTENCE_TERMS, SentenceEdge, sentence_edges, sentences};
-pub use shingle::{MAX_SHINGLE_SIZE, ShingleConfig, Shingler, shingles_for_sketch, term_hash};
+pub use shingle::{
+    MAX_SHINGLE_SIZE, MAX_SYNONYMS_PER_TERM, ShingleConfig, Shingler, SynonymShingle, shingles_for_sketch,
+    synonym_shingles, term_hash,
+};
 pub use synonyms::Synonyms;

@@ -37,6 +37,10 @@ pub struct Synonyms {
     index: HashMap<u32, (u32, u32, u32)>,
     /// Concept ids: each term's own ones sorted, then its related ones sorted.
     concepts: Vec<u32>,
+    /// Low 32 bits of a term -> the full term (the first one seen, should two share them).
+    full: HashMap<u32, u64>,
+    /// Concept -> the terms owning it (low 32 bits, sorted): its synset's words.
+    members: HashMap<u32, Vec<u32>>,
 }
 
 impl fmt::Debug for Synonyms {
@@ -84,6 +88,7 @@ impl Synonyms {
     /// one of them is own to the term.
     pub fn from_table(table: &str, mut term_of: impl FnMut(&str) -> Option<u64>) -> Result<Self, Error> {
         let mut pooled: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
+        let mut full: HashMap<u32, u64> = HashMap::new();
         for (number, line) in table.lines().enumerate() {
             let mut fields = line.split_ascii_whitespace();
             let Some(word) = fields.next() else { continue };
@@ -99,6 +104,7 @@ impl Synonyms {
                 if in_related { related.push(id) } else { own.push(id) }
             }
             if let Some(term) = term_of(word) {
+                full.entry(term as u32).or_insert(term);
                 let entry = pooled.entry(term as u32).or_default();
                 entry.0.extend(own);
                 entry.1.extend(related);
@@ -108,6 +114,7 @@ impl Synonyms {
         keys.sort_unstable();
         let mut index = HashMap::with_capacity(keys.len());
         let mut concepts = Vec::new();
+        let mut members: HashMap<u32, Vec<u32>> = HashMap::new();
         for key in keys {
             let (mut own, mut related) = pooled.remove(&key).unwrap_or_default();
             own.sort_unstable();
@@ -116,10 +123,14 @@ impl Synonyms {
             related.dedup();
             related.retain(|c| own.binary_search(c).is_err());
             index.insert(key, (concepts.len() as u32, own.len() as u32, (own.len() + related.len()) as u32));
+            // Keys come in ascending order, so each concept's members are sorted.
+            for &c in &own {
+                members.entry(c).or_default().push(key);
+            }
             concepts.extend(own);
             concepts.extend(related);
         }
-        Ok(Self { index, concepts })
+        Ok(Self { index, concepts, full, members })
     }
 
     /// A term's own and related concepts ([`Self::own`], [`Self::related`]) in one look-up.
@@ -143,6 +154,25 @@ impl Synonyms {
     /// ones, not its own), sorted.
     pub fn related(&self, term: u64) -> &[u32] {
         self.senses(term).1
+    }
+
+    /// A term's synonyms: the other terms owning one of its own concepts (the words of
+    /// its synsets), as full terms, sorted and distinct; empty for a term WordNet lacks.
+    /// Narrower than [`Self::neighbours`], which also pairs a word with its hypernyms and
+    /// opposites.
+    pub fn synonyms(&self, term: u64) -> Vec<u64> {
+        let key = term as u32;
+        let mut out: Vec<u64> = self
+            .own(term)
+            .iter()
+            .filter_map(|c| self.members.get(c))
+            .flatten()
+            .filter(|&&k| k != key)
+            .filter_map(|k| self.full.get(k).copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Whether two terms are neighbours: an own concept of one is an own or related
@@ -186,6 +216,18 @@ mod tests {
 
     fn term(w: &str) -> u64 {
         w.len() as u64 * 1000 + u64::from(w.as_bytes()[0])
+    }
+
+    #[test]
+    fn synonyms_are_the_other_words_of_a_terms_synsets() {
+        let t = table();
+        assert_eq!(t.synonyms(term("big")), vec![term("large")]);
+        assert_eq!(t.synonyms(term("large")), vec![term("big")]);
+        // A hypernym or an opposite is a neighbour, not a synonym.
+        assert!(t.neighbours(term("dog"), term("animal")));
+        assert!(t.synonyms(term("dog")).is_empty());
+        assert!(t.synonyms(term("small")).is_empty());
+        assert!(t.synonyms(term("unknown")).is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, Synonyms};
+use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, SynonymShingle, Synonyms};
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
@@ -37,6 +37,10 @@ pub struct Query {
     /// distinct; cut like `terms`); empty when unknown. Evidence tells a suspect's
     /// shared names from its shared words with them.
     pub names: Vec<u64>,
+    /// Its shingles with one word swapped for a WordNet synonym
+    /// (`tessera_fingerprint::synonym_shingles`: sorted, distinct); stage 1 looks them up
+    /// too ([`crate::SearchConfig::synonym_lookups`]). Empty when unknown.
+    pub synonym_shingles: Vec<SynonymShingle>,
 }
 
 impl Query {
@@ -58,6 +62,7 @@ impl Query {
             sentences: fingerprint.sentences,
             synonyms,
             names: Vec::new(),
+            synonym_shingles: Vec::new(),
         }
     }
 
@@ -95,6 +100,7 @@ impl Query {
             sentence_edges: snapshot.sentence_edges.clone(),
             synonyms: None,
             names: Vec::new(),
+            synonym_shingles: Vec::new(),
         }
     }
 
@@ -144,9 +150,14 @@ impl Query {
 }
 
 impl From<SuspectFingerprint> for Query {
-    /// The suspect's fingerprint with its WordNet neighbours and its names.
+    /// The suspect's fingerprint with its WordNet neighbours, its names and its synonym
+    /// shingles.
     fn from(suspect: SuspectFingerprint) -> Self {
-        let names = suspect.names;
-        Self { names, ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms) }
+        let (names, synonym_shingles) = (suspect.names, suspect.synonym_shingles);
+        Self {
+            names,
+            synonym_shingles,
+            ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms)
+        }
     }
 }

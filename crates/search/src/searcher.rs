@@ -26,10 +26,72 @@ pub struct SearchProgress {
 #[derive(Debug)]
 struct Candidate {
     doc: DocId,
-    /// Indexes into the query's distinct hashes.
+    /// Indexes into the looked-up hashes ([`Lookups`]).
     shared: Vec<u32>,
-    /// Shared hashes not yet explained by an earlier source.
+    /// Shared shingles of the suspect's own not yet explained by an earlier source.
     score: u32,
+    /// ... and shared synonym shingles (the suspect's with a word swapped) not yet
+    /// explained: they rank a source only after its own shingles.
+    synonym_score: u32,
+}
+
+impl Candidate {
+    /// Unexplained shared hashes of both kinds (what `min_shared` is measured on).
+    fn total(&self) -> u32 {
+        self.score + self.synonym_score
+    }
+
+    /// Counts the shared hashes that `explained` does not mark, by kind.
+    fn rescore(&mut self, lookups: &Lookups, explained: &[bool]) {
+        let (mut own, mut synonym) = (0, 0);
+        for &h in &self.shared {
+            if !explained[h as usize] {
+                if lookups.own[h as usize] { own += 1 } else { synonym += 1 }
+            }
+        }
+        (self.score, self.synonym_score) = (own, synonym);
+    }
+}
+
+/// The hashes stage 1 looks up for a suspect: its distinct shingle hashes and, with
+/// synonym lookups, its distinct synonym shingles, sorted together; each with the suspect
+/// shingles it stands for (where it occurs, or the shingles a synonym shingle varies).
+struct Lookups {
+    hashes: Vec<u64>,
+    positions: Vec<Vec<u32>>,
+    /// Whether each hash is one of the suspect's own shingles (else only a synonym
+    /// shingle).
+    own: Vec<bool>,
+}
+
+impl Lookups {
+    fn new(query: &Query, synonyms: bool) -> Self {
+        let mut all: Vec<(u64, u32, bool)> =
+            query.hashes.iter().enumerate().map(|(i, &h)| (h, to_u32(i), true)).collect();
+        if synonyms {
+            all.extend(query.synonym_shingles.iter().map(|v| (v.hash, v.shingle, false)));
+        }
+        all.sort_unstable();
+        let mut lookups = Self { hashes: Vec::new(), positions: Vec::new(), own: Vec::new() };
+        for (h, i, own) in all {
+            if lookups.hashes.last() != Some(&h) {
+                lookups.hashes.push(h);
+                lookups.positions.push(Vec::new());
+                lookups.own.push(false);
+            }
+            let last = lookups.hashes.len() - 1;
+            lookups.own[last] |= own;
+            let positions = &mut lookups.positions[last];
+            if positions.last() != Some(&i) {
+                positions.push(i);
+            }
+        }
+        lookups
+    }
+}
+
+fn to_u32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 impl Searcher {
@@ -47,7 +109,11 @@ impl Searcher {
     ///
     /// Stage 1 reads the postings of every distinct suspect hash and ranks sources by
     /// the distinct hashes they share (hashes held by more than `max_postings_per_hash`
-    /// documents are skipped). Stage 2 repeats, up to `max_rounds` times: take the best
+    /// documents are skipped). With `synonym_lookups` and a suspect whose terms and
+    /// sentences are known, it also reads the postings of the suspect's synonym shingles
+    /// (a shingle with one word swapped for a WordNet synonym); they count towards the
+    /// minimum, but a source ranks by its shared own shingles first, then by its shared
+    /// synonym shingles. Stage 2 repeats, up to `max_rounds` times: take the best
     /// candidate, align it, mark the suspect shingles its blocks explain, take those
     /// hashes away from every other candidate, drop candidates left with fewer than
     /// the minimum, re-rank.
@@ -118,19 +184,26 @@ impl Searcher {
             align_config.min_shared_words = 0;
             align_config.min_contrast = -1.0;
         }
-        let (distinct, positions_of) = distinct_hashes(&query.hashes);
+        // Synonym shingles only help where sentence seeding can align what they find.
+        let synonyms = self.config.synonym_lookups && query.has_sentences();
+        let lookups = Lookups::new(query, synonyms);
         let mut hits: Vec<(u32, DocId)> = Vec::new();
-        coll.lookup_sorted(&distinct, |i, doc| hits.push((i as u32, doc)))?;
-        let mut candidates = self.rank(hits, distinct.len(), min_shared);
+        coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
+        let mut candidates = self.rank(hits, &lookups, min_shared);
 
         // Per suspect shingle: explained by an earlier source of this revision.
         let mut explained_shingle = vec![false; query.hashes.len()];
-        let mut explained_hash = vec![false; distinct.len()];
+        let mut explained_hash = vec![false; lookups.hashes.len()];
+        // Only hashes some candidate shares can change a score: the rest (most synonym
+        // shingles) are never checked.
+        let mut shared: Vec<u32> = candidates.iter().flat_map(|c| c.shared.iter().copied()).collect();
+        shared.sort_unstable();
+        shared.dedup();
         let mut sources = Vec::new();
         observe(SearchProgress { aligned: 0, left: candidates.len() });
         for round in 0..self.config.max_rounds {
             let Some(best) = candidates.first() else { break };
-            if best.score < min_shared {
+            if best.total() < min_shared {
                 break;
             }
             let best = candidates.swap_remove(0);
@@ -182,17 +255,18 @@ impl Searcher {
                         }
                     }
                 }
-                for (h, positions) in positions_of.iter().enumerate() {
-                    if !explained_hash[h] && positions.iter().all(|&p| explained_shingle[p as usize]) {
+                for &h in &shared {
+                    let h = h as usize;
+                    if !explained_hash[h] && lookups.positions[h].iter().all(|&p| explained_shingle[p as usize]) {
                         explained_hash[h] = true;
                     }
                 }
                 sources.push(SourceMatch { doc: best.doc, shared_hashes: best.score, blocks });
             }
             for c in &mut candidates {
-                c.score = c.shared.iter().filter(|&&h| !explained_hash[h as usize]).count() as u32;
+                c.rescore(&lookups, &explained_hash);
             }
-            candidates.retain(|c| c.score >= min_shared);
+            candidates.retain(|c| c.total() >= min_shared);
             sort_candidates(&mut candidates);
             observe(SearchProgress { aligned: round + 1, left: candidates.len() });
         }
@@ -209,8 +283,8 @@ impl Searcher {
 
     /// Stage 1: group hits by document, skipping too frequent hashes; keep the best
     /// `max_candidates`, best first.
-    fn rank(&self, mut hits: Vec<(u32, DocId)>, distinct: usize, min_shared: u32) -> Vec<Candidate> {
-        let mut df = vec![0u32; distinct];
+    fn rank(&self, mut hits: Vec<(u32, DocId)>, lookups: &Lookups, min_shared: u32) -> Vec<Candidate> {
+        let mut df = vec![0u32; lookups.hashes.len()];
         for &(h, _) in &hits {
             df[h as usize] += 1;
         }
@@ -222,13 +296,14 @@ impl Searcher {
         for (h, doc) in hits {
             match candidates.last_mut() {
                 Some(c) if c.doc == doc => c.shared.push(h),
-                _ => candidates.push(Candidate { doc, shared: vec![h], score: 0 }),
+                _ => candidates.push(Candidate { doc, shared: vec![h], score: 0, synonym_score: 0 }),
             }
         }
+        let nothing_explained = vec![false; lookups.hashes.len()];
         for c in &mut candidates {
-            c.score = c.shared.len() as u32;
+            c.rescore(lookups, &nothing_explained);
         }
-        candidates.retain(|c| c.score >= min_shared);
+        candidates.retain(|c| c.total() >= min_shared);
         sort_candidates(&mut candidates);
         candidates.truncate(self.config.max_candidates);
         candidates
@@ -263,25 +338,12 @@ fn union_len(mut spans: Vec<Span>) -> usize {
 
 /// Best first; ties go to the older document, so results never depend on hit order.
 fn sort_candidates(candidates: &mut [Candidate]) {
-    candidates.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.doc.cmp(&b.doc)));
-}
-
-/// The distinct hashes of a sequence, sorted, with the positions where each occurs.
-fn distinct_hashes(hashes: &[u64]) -> (Vec<u64>, Vec<Vec<u32>>) {
-    let mut order: Vec<(u64, u32)> = hashes.iter().enumerate().map(|(i, &h)| (h, i as u32)).collect();
-    order.sort_unstable();
-    let mut distinct: Vec<u64> = Vec::new();
-    let mut positions: Vec<Vec<u32>> = Vec::new();
-    for (h, i) in order {
-        if distinct.last() != Some(&h) {
-            distinct.push(h);
-            positions.push(Vec::new());
-        }
-        if let Some(p) = positions.last_mut() {
-            p.push(i);
-        }
-    }
-    (distinct, positions)
+    // Synonym shingles add candidates without reordering the ones the suspect's own
+    // shingles rank: they decide only among sources sharing none of those.
+    let synonyms_only = |c: &Candidate| if c.score == 0 { c.synonym_score } else { 0 };
+    candidates.sort_unstable_by(|a, b| {
+        b.score.cmp(&a.score).then(synonyms_only(b).cmp(&synonyms_only(a))).then(a.doc.cmp(&b.doc))
+    });
 }
 
 #[cfg(test)]
@@ -289,9 +351,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn distinct_hashes_keep_all_positions() {
-        let (d, p) = distinct_hashes(&[5, 3, 5, 9]);
-        assert_eq!(d, vec![3, 5, 9]);
-        assert_eq!(p, vec![vec![1], vec![0, 2], vec![3]]);
+    fn lookups_hold_every_distinct_hash_with_its_shingles() {
+        use tessera_fingerprint::SynonymShingle;
+        let query = Query {
+            hashes: vec![5, 3, 5, 9],
+            // 7 varies shingles 1 and 2; 9 is also a synonym shingle of shingle 0.
+            synonym_shingles: vec![
+                SynonymShingle { hash: 7, shingle: 1 },
+                SynonymShingle { hash: 7, shingle: 2 },
+                SynonymShingle { hash: 9, shingle: 0 },
+            ],
+            ..Query::default()
+        };
+        let own = Lookups::new(&query, false);
+        assert_eq!(own.hashes, vec![3, 5, 9]);
+        assert_eq!(own.positions, vec![vec![1], vec![0, 2], vec![3]]);
+        assert_eq!(own.own, vec![true, true, true]);
+        let all = Lookups::new(&query, true);
+        assert_eq!(all.hashes, vec![3, 5, 7, 9]);
+        assert_eq!(all.positions, vec![vec![1], vec![0, 2], vec![1, 2], vec![0, 3]]);
+        assert_eq!(all.own, vec![true, true, false, true]);
     }
 }

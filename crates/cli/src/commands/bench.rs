@@ -12,6 +12,8 @@ use tessera_eval::rng::SplitMix64 as Rng;
 use super::IndexDir;
 
 /// Benchmarks that print figures.
+// Parsed once per run: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
     /// Normalize + shingle throughput on one core, in MB/s.
@@ -72,6 +74,8 @@ pub struct CheckBenchArgs {
     /// Timed repetitions (after one warm-up).
     #[arg(long, default_value_t = 20)]
     repeat: usize,
+    #[command(flatten)]
+    search: super::SearchArgs,
 }
 
 pub fn run(cmd: BenchCommand, quiet: bool) -> Result<ExitCode> {
@@ -203,7 +207,7 @@ fn generate(args: &GenerateArgs, quiet: bool) -> Result<ExitCode> {
 }
 
 fn check(args: &CheckBenchArgs) -> Result<ExitCode> {
-    let engine = super::open_engine(&args.dir, tessera_engine::EngineOptions::default())?;
+    let engine = super::open_engine(&args.dir, args.search.options())?;
     let text = fs_err::read_to_string(&args.suspect)?;
     let name = args.suspect.display().to_string();
     let warm = engine.check_text(&name, "suspect", &text)?;

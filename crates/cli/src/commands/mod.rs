@@ -161,6 +161,11 @@ pub struct SearchArgs {
     /// The same for collections that keep their texts (sentence seeding).
     #[arg(long, default_value_t = SearchConfig::default().text_min_shared_hashes)]
     pub text_min_shared_hashes: u32,
+    /// Stage 1: look up only the suspect's own shingles, not also its shingles with one
+    /// word swapped for a WordNet synonym (those find reworded passages that share no
+    /// three-word phrase with their source; the check then takes about twice as long).
+    #[arg(long)]
+    pub no_synonym_lookups: bool,
     /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
     /// '{"seed_cosine":0.4,"max_sentence_gap":3}'); flags above win over it.
     #[arg(long, value_name = "JSON", value_parser = parse_align_config)]
@@ -182,6 +187,7 @@ impl SearchArgs {
             max_postings_per_hash: self.max_postings_per_hash,
             min_shared_hashes: self.min_shared_hashes,
             text_min_shared_hashes: self.text_min_shared_hashes,
+            synonym_lookups: !self.no_synonym_lookups,
             align: AlignConfig {
                 max_gap: self.max_gap,
                 min_block_shingles: self.min_block_shingles,
