@@ -146,6 +146,13 @@ pub fn term_hash(term: &str) -> u64 {
 /// 40 %, 8 keeps 0.0031 for 10 %.
 pub const MAX_SYNONYMS_PER_TERM: usize = 16;
 
+/// At most this many synonym shingles per text (about 32 MiB of them; a PAN suspect of
+/// 50,000 characters has 64,000, so a text of about 1.5 MB reaches it). A longer text
+/// swaps only terms with fewer synonyms, the limit per term going down from
+/// [`MAX_SYNONYMS_PER_TERM`] until they fit: memory stays bounded whatever the text's
+/// length, and every part of the text keeps its swaps of the least ambiguous words.
+pub const MAX_SYNONYM_SHINGLES: usize = 2 << 20;
+
 /// A shingle of a text with one term swapped for a WordNet synonym
 /// ([`synonym_shingles`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -157,29 +164,56 @@ pub struct SynonymShingle {
 }
 
 /// Every shingle of `terms` with one term swapped for one of its WordNet synonyms
-/// ([`Synonyms::synonyms`]; not a term with more than [`MAX_SYNONYMS_PER_TERM`]), sorted
-/// and distinct. Stage 1 of search looks these up
+/// ([`Synonyms::synonyms`]), sorted and distinct. Stage 1 of search looks these up
 /// beside the text's own shingles: a rewording that swaps a word in every three shares
 /// no shingle with its source, but its shingles with the source's word swapped back are
-/// the source's. A text shorter than one shingle has none; a longer one has at most
-/// `size * MAX_SYNONYMS_PER_TERM` per shingle.
+/// the source's. A term with more than [`MAX_SYNONYMS_PER_TERM`] synonyms is not swapped,
+/// nor, in a text that would have more than [`MAX_SYNONYM_SHINGLES`], one with more
+/// than the largest limit that keeps them within it. A text shorter than one shingle has
+/// none.
 pub fn synonym_shingles(shingler: &Shingler, terms: &[u64], synonyms: &Synonyms) -> Vec<SynonymShingle> {
+    synonym_shingles_within(shingler, terms, synonyms, MAX_SYNONYMS_PER_TERM, MAX_SYNONYM_SHINGLES)
+}
+
+/// [`synonym_shingles`] with its two limits as arguments.
+fn synonym_shingles_within(
+    shingler: &Shingler,
+    terms: &[u64],
+    synonyms: &Synonyms,
+    per_term: usize,
+    budget: usize,
+) -> Vec<SynonymShingle> {
     let size = shingler.config().size;
     if terms.len() < size {
         return Vec::new();
     }
     let mut of_term: foldhash::HashMap<u64, Vec<u64>> = foldhash::HashMap::default();
+    // How many swaps each limit would make: a term of `n` synonyms gives `n` in each of
+    // the windows holding it (`size` of them, fewer at the text's ends).
+    let windows = terms.len() - size + 1;
+    let mut swaps_of_count = vec![0usize; per_term + 1];
+    for (i, &term) in terms.iter().enumerate() {
+        let n = of_term.entry(term).or_insert_with(|| synonyms.synonyms(term)).len();
+        if (1..=per_term).contains(&n) {
+            let holding = (i + 1).min(size).min(windows).min(terms.len() - i);
+            swaps_of_count[n] += n * holding;
+        }
+    }
+    let mut limit = per_term;
+    while limit > 0 && swaps_of_count[..=limit].iter().sum::<usize>() > budget {
+        limit -= 1;
+    }
     let mut out = Vec::new();
     let mut window = [0u64; MAX_SHINGLE_SIZE];
     for (i, terms) in terms.windows(size).enumerate() {
         let shingle = u32::try_from(i).unwrap_or(u32::MAX);
         for (j, &term) in terms.iter().enumerate() {
-            let swaps = of_term.entry(term).or_insert_with(|| synonyms.synonyms(term));
-            if swaps.is_empty() || swaps.len() > MAX_SYNONYMS_PER_TERM {
+            let swaps = &of_term[&term];
+            if swaps.is_empty() || swaps.len() > limit {
                 continue;
             }
             window[..size].copy_from_slice(terms);
-            for &swap in swaps.iter() {
+            for &swap in swaps {
                 window[j] = swap;
                 out.push(SynonymShingle { hash: shingler.window_hash(&window[..size]), shingle });
             }
@@ -273,6 +307,38 @@ mod tests {
         assert_eq!(synonym_shingles(&s, &[1, 1, 1], &table).len(), 6);
         assert!(synonym_shingles(&s, &[1, 2], &table).is_empty());
         assert!(synonym_shingles(&s, &[7, 8, 9, 7], &table).is_empty());
+    }
+
+    #[test]
+    fn a_text_over_the_budget_swaps_only_its_least_ambiguous_words() {
+        // Term 1 has two synonyms (2, 3), term 4 one (5).
+        let table = Synonyms::from_table("big a b\nlarge a\nhuge b\nfast c\nquick c\n", |w| match w {
+            "big" => Some(1),
+            "large" => Some(2),
+            "huge" => Some(3),
+            "fast" => Some(4),
+            "quick" => Some(5),
+            _ => None,
+        })
+        .unwrap();
+        let s = shingler(3, 0);
+        let terms = [1, 7, 4, 8, 9];
+        // Swaps: term 1 twice in its one window, term 4 once in each of its three.
+        let all = synonym_shingles_within(&s, &terms, &table, 16, 100);
+        assert_eq!(all.len(), 2 + 3);
+        assert_eq!(all, synonym_shingles(&s, &terms, &table));
+        // A budget of 4 drops the two-synonym term everywhere, not the text's end.
+        let fit = synonym_shingles_within(&s, &terms, &table, 16, 4);
+        let mut want: Vec<SynonymShingle> = [[1, 7, 5], [7, 5, 8], [5, 8, 9]]
+            .iter()
+            .enumerate()
+            .map(|(i, w)| SynonymShingle { hash: s.hashes(w)[0], shingle: i as u32 })
+            .collect();
+        want.sort_unstable();
+        assert_eq!(fit, want);
+        assert!(synonym_shingles_within(&s, &terms, &table, 16, 2).is_empty());
+        // The limit per term alone.
+        assert_eq!(synonym_shingles_within(&s, &terms, &table, 1, 100), want);
     }
 
     #[test]

@@ -58,7 +58,10 @@ impl Candidate {
 /// shingles it stands for (where it occurs, or the shingles a synonym shingle varies).
 struct Lookups {
     hashes: Vec<u64>,
-    positions: Vec<Vec<u32>>,
+    /// `positions[starts[h] .. starts[h + 1]]` are the shingles hash `h` stands for (one
+    /// flat list: a synonym shingle varies one shingle, and a text has many of them).
+    starts: Vec<u32>,
+    positions: Vec<u32>,
     /// Whether each hash is one of the suspect's own shingles (else only a synonym
     /// shingle).
     own: Vec<bool>,
@@ -72,21 +75,28 @@ impl Lookups {
             all.extend(query.synonym_shingles.iter().map(|v| (v.hash, v.shingle, false)));
         }
         all.sort_unstable();
-        let mut lookups = Self { hashes: Vec::new(), positions: Vec::new(), own: Vec::new() };
-        for (h, i, own) in all {
-            if lookups.hashes.last() != Some(&h) {
-                lookups.hashes.push(h);
-                lookups.positions.push(Vec::new());
-                lookups.own.push(false);
-            }
-            let last = lookups.hashes.len() - 1;
-            lookups.own[last] |= own;
-            let positions = &mut lookups.positions[last];
-            if positions.last() != Some(&i) {
-                positions.push(i);
+        let mut lookups = Self { hashes: Vec::new(), starts: Vec::new(), positions: Vec::new(), own: Vec::new() };
+        for group in all.chunk_by(|a, b| a.0 == b.0) {
+            // A hash that is one of the suspect's own shingles stands for where it occurs
+            // (explained as before), even if it also varies another shingle.
+            let own = group.iter().any(|&(_, _, own)| own);
+            lookups.hashes.push(group[0].0);
+            lookups.starts.push(to_u32(lookups.positions.len()));
+            lookups.own.push(own);
+            let start = lookups.positions.len();
+            for &(_, i, is_own) in group {
+                if (is_own || !own) && lookups.positions[start..].last() != Some(&i) {
+                    lookups.positions.push(i);
+                }
             }
         }
+        lookups.starts.push(to_u32(lookups.positions.len()));
         lookups
+    }
+
+    /// The suspect shingles hash `h` stands for.
+    fn positions(&self, h: usize) -> &[u32] {
+        &self.positions[self.starts[h] as usize..self.starts[h + 1] as usize]
     }
 }
 
@@ -112,8 +122,8 @@ impl Searcher {
     /// documents are skipped). With `synonym_lookups` and a suspect whose terms and
     /// sentences are known, it also reads the postings of the suspect's synonym shingles
     /// (a shingle with one word swapped for a WordNet synonym); they count towards the
-    /// minimum, but a source ranks by its shared own shingles first, then by its shared
-    /// synonym shingles. Stage 2 repeats, up to `max_rounds` times: take the best
+    /// minimum, but only order the sources that share none of the suspect's own shingles,
+    /// after those that do. Stage 2 repeats, up to `max_rounds` times: take the best
     /// candidate, align it, mark the suspect shingles its blocks explain, take those
     /// hashes away from every other candidate, drop candidates left with fewer than
     /// the minimum, re-rank.
@@ -257,7 +267,7 @@ impl Searcher {
                 }
                 for &h in &shared {
                     let h = h as usize;
-                    if !explained_hash[h] && lookups.positions[h].iter().all(|&p| explained_shingle[p as usize]) {
+                    if !explained_hash[h] && lookups.positions(h).iter().all(|&p| explained_shingle[p as usize]) {
                         explained_hash[h] = true;
                     }
                 }
@@ -355,7 +365,8 @@ mod tests {
         use tessera_fingerprint::SynonymShingle;
         let query = Query {
             hashes: vec![5, 3, 5, 9],
-            // 7 varies shingles 1 and 2; 9 is also a synonym shingle of shingle 0.
+            // 7 varies shingles 1 and 2; 9 is also a synonym shingle of shingle 0, but as
+            // one of the text's own it stands for where it occurs.
             synonym_shingles: vec![
                 SynonymShingle { hash: 7, shingle: 1 },
                 SynonymShingle { hash: 7, shingle: 2 },
@@ -365,11 +376,12 @@ mod tests {
         };
         let own = Lookups::new(&query, false);
         assert_eq!(own.hashes, vec![3, 5, 9]);
-        assert_eq!(own.positions, vec![vec![1], vec![0, 2], vec![3]]);
+        let positions = |l: &Lookups| (0..l.hashes.len()).map(|h| l.positions(h).to_vec()).collect::<Vec<_>>();
+        assert_eq!(positions(&own), vec![vec![1], vec![0, 2], vec![3]]);
         assert_eq!(own.own, vec![true, true, true]);
         let all = Lookups::new(&query, true);
         assert_eq!(all.hashes, vec![3, 5, 7, 9]);
-        assert_eq!(all.positions, vec![vec![1], vec![0, 2], vec![1, 2], vec![0, 3]]);
+        assert_eq!(positions(&all), vec![vec![1], vec![0, 2], vec![1, 2], vec![3]]);
         assert_eq!(all.own, vec![true, true, false, true]);
     }
 }
