@@ -50,7 +50,10 @@ def test_finds_a_near_copy_and_not_an_unrelated_text(docs):
     lsh = tessera.MinHashLSH(threshold=0.8)
     for i, d in enumerate(docs):
         lsh.insert(f"doc{i}", minhash(d))
-    near = edit(docs[5], 40, 1)
+    # One word in 100 replaced: a shingle Jaccard of about 0.94, found with probability
+    # 0.998 at b=9, r=13 (one in 40, about 0.86, was missed by one seed of the synthetic
+    # texts the tests use without ../shared).
+    near = edit(docs[5], 100, 1)
     assert "doc5" in lsh.query(minhash(near))
     unrelated = "completely different words about nothing in particular " * 20
     assert lsh.query(minhash(unrelated + " tail")) == []
@@ -133,7 +136,10 @@ def test_save_and_load_answer_the_same_queries(tmp_path, docs):
     with pytest.raises(ValueError):
         loaded.insert("d1", minhash(docs[1]))
     after = [loaded.query(q) for q in queries]
-    assert "new" in after[0] and 0 not in after[0]
+    # The same text as the removed key 0: found under its new key only (an edited copy at
+    # the threshold is found or not by the hashes' chance).
+    exact = loaded.query(minhash(docs[0]))
+    assert "new" in exact and 0 not in exact and 0 in lsh.query(minhash(docs[0]))
     loaded.save(tmp_path / "again")
     reloaded = tessera.MinHashLSH.load(tmp_path / "again")
     assert [reloaded.query(q) for q in queries] == after
