@@ -152,7 +152,8 @@ impl Engine {
     }
 
     fn suspect_info(&self, info: SuspectInfo) -> Suspect {
-        let query = self.with_fingerprinter(|fp| crate::fingerprinter::query(fp, &info.text));
+        let lookups = self.options().search.synonym_lookups;
+        let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, lookups));
         Suspect { info, query: Arc::new(query) }
     }
 

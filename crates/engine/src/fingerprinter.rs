@@ -25,7 +25,9 @@ impl Fingerprinter {
     }
 
     /// Fingerprints a suspect for search ([`tessera_fingerprint::Fingerprinter::suspect`]:
-    /// with its terms, sentences and, for a text in Latin letters, WordNet neighbours).
+    /// with its terms, sentences and, for a text in Latin letters, WordNet neighbours;
+    /// add [`tessera_fingerprint::Fingerprinter::synonym_shingles`] for stage 1's
+    /// synonym look-ups).
     pub fn query(&mut self, text: &str) -> Query {
         Query::from(self.0.suspect(text))
     }
@@ -60,9 +62,17 @@ pub(crate) fn snapshot(fingerprint: &Fingerprint) -> Snapshot {
     }
 }
 
-/// A suspect's fingerprints for search (with its names and WordNet neighbours).
+/// A suspect's fingerprints for alignment (with its names and WordNet neighbours).
 pub(crate) fn query(fp: &mut Fingerprinter, text: &str) -> Query {
     fp.query(text)
+}
+
+/// A suspect's fingerprints for a search of the index: [`query`]'s, and its synonym
+/// shingles when stage 1 will look them up (`synonym_lookups`).
+pub(crate) fn search_query(fp: &mut Fingerprinter, text: &str, synonym_lookups: bool) -> Query {
+    let suspect = fp.suspect(text);
+    let synonym_shingles = if synonym_lookups { fp.synonym_shingles(&suspect) } else { Vec::new() };
+    Query { synonym_shingles, ..Query::from(suspect) }
 }
 
 /// A source text's fingerprints for search: alignment takes names and WordNet

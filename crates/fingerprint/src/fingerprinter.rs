@@ -56,9 +56,6 @@ pub struct SuspectFingerprint {
     pub synonyms: Option<Arc<Synonyms>>,
     /// The terms that are names in the suspect ([`names`]: sorted, distinct).
     pub names: Vec<u64>,
-    /// Its shingles with one term swapped for a WordNet synonym ([`synonym_shingles`]);
-    /// empty without `synonyms`.
-    pub synonym_shingles: Vec<SynonymShingle>,
 }
 
 /// A text as near-duplicate sketches see it.
@@ -118,8 +115,8 @@ impl Fingerprinter {
     }
 
     /// Fingerprints a suspect for search: its fingerprint (terms and sentences included:
-    /// sentence seeding in alignment uses them), its [`names`], the WordNet neighbours
-    /// of its words and its shingles with a word swapped for a synonym,
+    /// sentence seeding in alignment uses them), its [`names`] and the WordNet neighbours
+    /// of its words,
     /// made with this fingerprinter's normalizer (built once per process and settings,
     /// and only for a text of at least [`MIN_LATIN_WORDS`] terms in Latin letters: the
     /// table is English).
@@ -130,9 +127,19 @@ impl Fingerprinter {
         // this crate's tests catch; alignment then uses exact terms alone.
         let synonyms = if latin >= MIN_LATIN_WORDS { Synonyms::english(self.normalizer.config()).ok() } else { None };
         let names = names(text, &fingerprint.token_bytes, &fingerprint.terms, language.as_deref());
-        let synonym_shingles =
-            synonyms.as_deref().map(|s| synonym_shingles(&self.shingler, &fingerprint.terms, s)).unwrap_or_default();
-        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names, synonym_shingles }
+        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names }
+    }
+
+    /// A suspect's shingles with one term swapped for a WordNet synonym
+    /// ([`synonym_shingles`], with this fingerprinter's shingler): what stage 1 of search
+    /// looks up beside its own shingles. Empty without its `synonyms`. Made apart from
+    /// [`Fingerprinter::suspect`], only where a search will look them up.
+    pub fn synonym_shingles(&self, suspect: &SuspectFingerprint) -> Vec<SynonymShingle> {
+        suspect
+            .synonyms
+            .as_deref()
+            .map(|s| synonym_shingles(&self.shingler, &suspect.fingerprint.terms, s))
+            .unwrap_or_default()
     }
 }
 

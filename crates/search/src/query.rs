@@ -150,14 +150,10 @@ impl Query {
 }
 
 impl From<SuspectFingerprint> for Query {
-    /// The suspect's fingerprint with its WordNet neighbours, its names and its synonym
-    /// shingles.
+    /// The suspect's fingerprint with its WordNet neighbours and its names (its synonym
+    /// shingles are made apart: `tessera_fingerprint::Fingerprinter::synonym_shingles`).
     fn from(suspect: SuspectFingerprint) -> Self {
-        let (names, synonym_shingles) = (suspect.names, suspect.synonym_shingles);
-        Self {
-            names,
-            synonym_shingles,
-            ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms)
-        }
+        let names = suspect.names;
+        Self { names, ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms) }
     }
 }

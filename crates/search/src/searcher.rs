@@ -199,11 +199,12 @@ impl Searcher {
         let lookups = Lookups::new(query, synonyms);
         let mut hits: Vec<(u32, DocId)> = Vec::new();
         coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
-        let mut candidates = self.rank(hits, &lookups, min_shared);
+        // Per looked-up hash: explained by an earlier source of this revision (none yet).
+        let mut explained_hash = vec![false; lookups.hashes.len()];
+        let mut candidates = self.rank(hits, &lookups, &explained_hash, min_shared);
 
         // Per suspect shingle: explained by an earlier source of this revision.
         let mut explained_shingle = vec![false; query.hashes.len()];
-        let mut explained_hash = vec![false; lookups.hashes.len()];
         // Only hashes some candidate shares can change a score: the rest (most synonym
         // shingles) are never checked.
         let mut shared: Vec<u32> = candidates.iter().flat_map(|c| c.shared.iter().copied()).collect();
@@ -293,7 +294,13 @@ impl Searcher {
 
     /// Stage 1: group hits by document, skipping too frequent hashes; keep the best
     /// `max_candidates`, best first.
-    fn rank(&self, mut hits: Vec<(u32, DocId)>, lookups: &Lookups, min_shared: u32) -> Vec<Candidate> {
+    fn rank(
+        &self,
+        mut hits: Vec<(u32, DocId)>,
+        lookups: &Lookups,
+        explained: &[bool],
+        min_shared: u32,
+    ) -> Vec<Candidate> {
         let mut df = vec![0u32; lookups.hashes.len()];
         for &(h, _) in &hits {
             df[h as usize] += 1;
@@ -309,9 +316,8 @@ impl Searcher {
                 _ => candidates.push(Candidate { doc, shared: vec![h], score: 0, synonym_score: 0 }),
             }
         }
-        let nothing_explained = vec![false; lookups.hashes.len()];
         for c in &mut candidates {
-            c.rescore(lookups, &nothing_explained);
+            c.rescore(lookups, explained);
         }
         candidates.retain(|c| c.total() >= min_shared);
         sort_candidates(&mut candidates);

@@ -163,7 +163,7 @@ pub struct SearchArgs {
     pub text_min_shared_hashes: u32,
     /// Stage 1: look up only the suspect's own shingles, not also its shingles with one
     /// word swapped for a WordNet synonym (those find reworded passages that share no
-    /// three-word phrase with their source; the check then takes about twice as long).
+    /// three-word phrase with their source; a check takes about 40 % longer with them).
     #[arg(long)]
     pub no_synonym_lookups: bool,
     /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
