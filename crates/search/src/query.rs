@@ -104,9 +104,35 @@ impl Query {
         }
     }
 
-    /// This query with each term cut to its low 32 bits, as snapshots store them.
+    /// This query with each term cut to its low 32 bits, as snapshots store them, for
+    /// aligning with sources read from snapshots. Without its synonym shingles: only
+    /// stage 1 looks them up, and it has the query they came with (they are the larger
+    /// part of a query: some 13 per shingle).
     pub fn with_short_terms(&self) -> Self {
-        let mut q = self.clone();
+        let Self {
+            hashes,
+            token_bytes,
+            token_chars,
+            shingle_size,
+            terms,
+            sentences,
+            sentence_edges,
+            synonyms,
+            names,
+            synonym_shingles: _,
+        } = self;
+        let mut q = Self {
+            hashes: hashes.clone(),
+            token_bytes: token_bytes.clone(),
+            token_chars: token_chars.clone(),
+            shingle_size: *shingle_size,
+            terms: terms.clone(),
+            sentences: sentences.clone(),
+            sentence_edges: sentence_edges.clone(),
+            synonyms: synonyms.clone(),
+            names: names.clone(),
+            synonym_shingles: Vec::new(),
+        };
         for t in q.terms.iter_mut().chain(&mut q.names) {
             *t &= u64::from(u32::MAX);
         }
@@ -155,5 +181,34 @@ impl From<SuspectFingerprint> for Query {
     fn from(suspect: SuspectFingerprint) -> Self {
         let names = suspect.names;
         Self { names, ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tessera_fingerprint::SynonymShingle;
+
+    use super::*;
+
+    #[test]
+    fn short_terms_are_cut_to_32_bits_and_leave_the_synonym_shingles_behind() {
+        let long = 0xABCD_0000_0000_0007_u64;
+        let query = Query {
+            hashes: vec![11, 12],
+            token_bytes: vec![Span { start: 0, end: 1 }; 4],
+            token_chars: vec![Span { start: 0, end: 1 }; 4],
+            shingle_size: 3,
+            terms: vec![long, 2, 3, 0x1_0000_0002],
+            sentences: vec![Span { start: 0, end: 4 }],
+            names: vec![0x5_0000_0002, 2, long],
+            synonym_shingles: vec![SynonymShingle { hash: 99, shingle: 0 }],
+            ..Query::default()
+        };
+        let short = query.with_short_terms();
+        assert_eq!(short.terms, vec![7, 2, 3, 2]);
+        // Names stay sorted and distinct after the cut.
+        assert_eq!(short.names, vec![2, 7]);
+        assert!(short.synonym_shingles.is_empty());
+        assert_eq!((short.hashes, short.sentences, short.shingle_size), (query.hashes, query.sentences, 3));
     }
 }

@@ -236,8 +236,10 @@ struct SentenceAligner<'a> {
     t_sent: Sentences,
     /// Sentence frequency of each source term among the source's sentences.
     t_df: HashMap<u64, u32>,
-    /// Sentences of both texts: idf is `ln(n / df)` over them.
-    n: f64,
+    /// idf by sentence frequency over the sentences of both texts: `idf_of_df[d]` is
+    /// `ln(n / d)` for `n` sentences (0 for d = 0). A table because a pair's bags
+    /// weigh each term of each sentence again, and d takes at most n + 1 values.
+    idf_of_df: Vec<f64>,
 }
 
 impl SentenceAligner<'_> {

@@ -19,6 +19,13 @@ pub struct PreparedSuspect {
     sentences: Sentences,
     pub(super) df: HashMap<u64, u32>,
     sentences_of: HashMap<u64, Vec<u32>>,
+    /// Each sentence's distinct terms, sorted, with how often the sentence holds the term
+    /// and the term's sentence frequency `df`: sentence `i`'s are
+    /// `sentence_terms[term_starts[i] .. term_starts[i + 1]]`. A suspect sentence's bag is
+    /// made again for every source it may seed with (its idf depends on the source), so
+    /// its terms are sorted and counted once here. Empty without sentences.
+    sentence_terms: Vec<SentenceTerm>,
+    term_starts: Vec<u32>,
     /// The WordNet concepts of the suspect's terms, sorted (empty without synonyms);
     /// terms of more than `synonym_max_senses` senses are left out.
     concepts: Vec<ConceptKey>,
@@ -28,6 +35,16 @@ pub struct PreparedSuspect {
     max_sentence_terms: usize,
     synonyms: bool,
     max_senses: usize,
+}
+
+/// A distinct term of a suspect sentence ([`PreparedSuspect`]).
+#[derive(Debug, Clone, Copy)]
+struct SentenceTerm {
+    term: u64,
+    /// Occurrences in the sentence.
+    count: u32,
+    /// Suspect sentences holding the term.
+    df: u32,
 }
 
 /// One WordNet concept of one term: `own` when a word of the term is in the concept's
@@ -66,6 +83,22 @@ impl PreparedSuspect {
                 sentences_of.entry(term).or_default().push(i as u32);
             });
         }
+        let (mut sentence_terms, mut term_starts) = (Vec::new(), Vec::new());
+        if suspect.has_sentences() {
+            let mut sorted = Vec::new();
+            for u in &sentences.units {
+                term_starts.push(sentence_terms.len() as u32);
+                sorted.clear();
+                sorted.extend_from_slice(&suspect.terms[u.start..u.end]);
+                sorted.sort_unstable();
+                for chunk in sorted.chunk_by(|a, b| a == b) {
+                    let term = chunk[0];
+                    let df = df.get(&term).copied().unwrap_or(0);
+                    sentence_terms.push(SentenceTerm { term, count: chunk.len() as u32, df });
+                }
+            }
+            term_starts.push(sentence_terms.len() as u32);
+        }
         let synonyms = suspect.synonyms.as_deref().filter(|_| config.synonyms);
         let mut concepts = Vec::new();
         let mut concept_ranges = HashMap::new();
@@ -81,6 +114,8 @@ impl PreparedSuspect {
             sentences,
             df,
             sentences_of,
+            sentence_terms,
+            term_starts,
             concepts,
             concept_ranges,
             min_sentence_terms: config.min_sentence_terms,
@@ -339,14 +374,37 @@ impl<'a> SentenceAligner<'a> {
         let t_sent = Sentences::new(source, config.min_sentence_terms, config.max_sentence_terms);
         let mut t_df: HashMap<u64, u32> = HashMap::new();
         t_sent.for_each_distinct_term(t_terms, |_, term| *t_df.entry(term).or_insert(0) += 1);
-        let n = (s_sent.units.len() + t_sent.units.len()) as f64;
-        Self { suspect, source, t_terms, skip, config, prepared, s_sent, t_sent, t_df, n }
+        let sentences = s_sent.units.len() + t_sent.units.len();
+        let n = sentences as f64;
+        let idf_of_df =
+            (0..=sentences).map(|d| if d == 0 { 0.0 } else { (n / d as f64).ln().max(0.0) + 1e-3 }).collect();
+        Self { suspect, source, t_terms, skip, config, prepared, s_sent, t_sent, t_df, idf_of_df }
     }
 
     /// idf of a term over the sentences of both texts (0 for a term of neither).
     pub(super) fn idf(&self, term: u64) -> f64 {
-        let d = self.prepared.df.get(&term).copied().unwrap_or(0) + self.t_df.get(&term).copied().unwrap_or(0);
-        if d == 0 { 0.0 } else { (self.n / f64::from(d)).ln().max(0.0) + 1e-3 }
+        self.idf_given(term, self.prepared.df.get(&term).copied().unwrap_or(0))
+    }
+
+    /// [`idf`](Self::idf) of a term held by `suspect_df` suspect sentences.
+    fn idf_given(&self, term: u64, suspect_df: u32) -> f64 {
+        let d = suspect_df + self.t_df.get(&term).copied().unwrap_or(0);
+        // A term's d never passes the sentence count; the fallback (the idf of a term
+        // in every sentence) only keeps a bad count from panicking.
+        self.idf_of_df.get(d as usize).copied().unwrap_or(1e-3)
+    }
+
+    /// [`bag`](Self::bag) of suspect sentence `i` (of `s_sent`), from its terms counted
+    /// when the suspect was prepared: the same weights, in the same order.
+    pub(super) fn suspect_sentence_bag(&self, i: usize) -> Bag {
+        let p = self.prepared;
+        let (start, end) = (p.term_starts[i] as usize, p.term_starts[i + 1] as usize);
+        let weights: Vec<(u64, f64)> = p.sentence_terms[start..end]
+            .iter()
+            .map(|t| (t.term, f64::from(t.count) * self.idf_given(t.term, t.df)))
+            .collect();
+        let norm = weights.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+        Bag { weights, norm }
     }
 
     pub(super) fn bag(&self, terms: &[u64]) -> Bag {
@@ -423,7 +481,7 @@ impl<'a> SentenceAligner<'a> {
             if self.mostly_skipped(*u) || 2 * in_runs > u.end - u.start {
                 continue;
             }
-            let a = self.bag(&sq.terms[u.start..u.end]);
+            let a = self.suspect_sentence_bag(i);
             postings.meet(&a);
             // Candidates: single source sentences, and pairs of adjacent ones (shuffling
             // moves words across a sentence end). A pair's dot product is the sum of its
@@ -543,6 +601,26 @@ mod tests {
             assert_eq!(align(&q, &snapshot, &[], &config), fresh);
         }
         assert!(found >= 2, "{found}");
+    }
+
+    /// The bag of a suspect sentence made from the terms counted when preparing is the
+    /// bag made from its tokens: the same terms, weights and norm, to the bit.
+    #[test]
+    fn suspect_sentence_bags_are_the_bags_of_their_tokens() {
+        let suspect = format!("{EN_SUSPECT_BEFORE}{EN_OBFUSCATED}{EN_SUSPECT_AFTER} {EN_SOURCE_BEFORE}");
+        let q = text_query(&suspect);
+        let s = text_query(&format!("{EN_SOURCE_BEFORE}{EN_SOURCE_PASSAGE}"));
+        let config = AlignConfig::default();
+        let prepared = PreparedSuspect::new(&q, &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &s, &s.terms, &[], &config);
+        assert!(prepared.sentences.units.len() >= 4);
+        for (i, u) in prepared.sentences.units.iter().enumerate() {
+            let (from_prepared, from_tokens) = (aligner.suspect_sentence_bag(i), aligner.bag(&q.terms[u.start..u.end]));
+            assert!(!from_tokens.weights.is_empty());
+            let bits =
+                |b: &Bag| (b.weights.iter().map(|&(t, w)| (t, w.to_bits())).collect::<Vec<_>>(), b.norm.to_bits());
+            assert_eq!(bits(&from_prepared), bits(&from_tokens), "sentence {i}");
+        }
     }
 
     #[test]
