@@ -3,7 +3,9 @@
 
 Collection-wide (default; snapshots only, sentence seeding from the snapshots' terms):
 - 02-no-obfuscation (verbatim copies): plagdet >= 0.95.
-- entire >= 0.9285 (0.9293 when this gate was set, with stage 1 looking up the
+- entire >= 0.929 (0.9299 when set, with stage 1 also looking up the suspect's shingles
+  with a word dropped or two swapped, and the variants a source holds explaining their
+  shingles; 0.9285 was the gate from 0.9293, with stage 1 looking up the
   suspect's shingles with a word swapped for a WordNet synonym; 0.9245 was the gate from
   0.9254, with clusters split at 60 terms of one's own between two seeds; 0.924 was the
   gate from 0.9248, with blocks of whole
@@ -27,8 +29,8 @@ Collection-wide (default; snapshots only, sentence seeding from the snapshots' t
   own: the water-heater page is gone; 3 was the gate from 3, and when it allowed 4, with the passage's length an input of the confidence
   model: a paraphrased kiwifruit article and a water-heater page; 4 with passages sharing
   names and fewer than 4 words dropped; 5 before; at most 10 then).
-- 03-random-obfuscation >= 0.898 (0.9018 when set, with synonym look-ups in stage 1;
-  0.89 was the gate from 0.8931, with blocks taking in their sentences' edges; 0.885 was
+- 03-random-obfuscation >= 0.9025 (0.9031 when set, with edit look-ups in stage 1;
+  0.898 was the gate from 0.9018, with synonym look-ups in stage 1; 0.89 was the gate from 0.8931, with blocks taking in their sentences' edges; 0.885 was
   the gate from 0.8886, with a summary replacing a single passage only
   when it names rare terms from beyond it; 0.8862 before).
 - 04-translation-obfuscation recall >= 0.912 (0.9155 when set, with synonym look-ups in
@@ -61,12 +63,19 @@ Pairwise (`--pairwise`, the PAN task; guards the alignment against regressions):
   03-random-obfuscation >= 0.8718 and of 04-translation-obfuscation >= 0.9206 (issue 19's
   "recall not lower than now": its filing figures; 0.8741 / 0.9240 when set, with blocks
   taking in their sentences' edges; 0.8670 / 0.9176 before, after the confidence filters).
+Russian planted set (`--russian`, ../shared/eval/ru-plag-dev; no summary subset):
+- collection-wide entire >= 0.80 (0.8020 when set, with edit look-ups in stage 1:
+  Russian has no synonym table, and 0.7935 without them; most of what is left is
+  attribution, its sources overlapping: a passage claimed by another source holding the
+  same text); pairwise entire >= 0.975 (0.9786 when set); 0 detections on
+  01-no-plagiarism in both modes.
 Prints the table either way; exits 1 when a gate fails.
 """
 import json
 import sys
 
 pairwise = "--pairwise" in sys.argv[1:]
+russian = "--russian" in sys.argv[1:]
 data = json.load(open([a for a in sys.argv[1:] if not a.startswith("--")][0]))
 scores = data["scores"]
 fail = []
@@ -77,19 +86,21 @@ for s in scores["subsets"] + [{"subset": "entire", "scores": scores["entire"]}]:
           f"{x['granularity']:6.3f} {x['cases']:6d} {x['detections']:6d}")
 by = {s["subset"]: s["scores"] for s in scores["subsets"]}
 by["entire"] = scores["entire"]
-mode = "pairwise" if pairwise else "collection-wide"
+mode = ("Russian " if russian else "") + ("pairwise" if pairwise else "collection-wide")
 # (subset, measure, floor) in both modes, then in this mode only.
 floors = [("02-no-obfuscation", "plagdet", 0.95), ("05-summary-obfuscation", "plagdet", 0.79)]
-if pairwise:
+if russian:
+    floors = [("entire", "plagdet", 0.975 if pairwise else 0.80)]
+elif pairwise:
     floors += [("entire", "plagdet", 0.930), ("03-random-obfuscation", "plagdet", 0.905),
                ("03-random-obfuscation", "recall", 0.8718), ("04-translation-obfuscation", "recall", 0.9206)]
 else:
-    floors += [("entire", "plagdet", 0.9285), ("02-no-obfuscation", "plagdet", 0.98),
-               ("03-random-obfuscation", "plagdet", 0.898), ("04-translation-obfuscation", "recall", 0.912)]
+    floors += [("entire", "plagdet", 0.929), ("02-no-obfuscation", "plagdet", 0.98),
+               ("03-random-obfuscation", "plagdet", 0.9025), ("04-translation-obfuscation", "recall", 0.912)]
 for subset, measure, floor in floors:
     if by[subset][measure] < floor:
         fail.append(f"{mode} {subset} {measure} {by[subset][measure]:.4f} below {floor}")
-most = 4 if pairwise else 2
+most = 0 if russian else 4 if pairwise else 2
 if by["01-no-plagiarism"]["detections"] > most:
     fail.append(f"{mode} 01-no-plagiarism has {by['01-no-plagiarism']['detections']} detections (> {most})")
 print("timings:", json.dumps(data.get("timings", {})))

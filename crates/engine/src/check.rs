@@ -152,8 +152,8 @@ impl Engine {
     }
 
     fn suspect_info(&self, info: SuspectInfo) -> Suspect {
-        let lookups = self.options().search.synonym_lookups;
-        let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, lookups));
+        let search = &self.options().search;
+        let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, search));
         Suspect { info, query: Arc::new(query) }
     }
 

@@ -4,7 +4,7 @@
 
 pub use tessera_fingerprint::{Fingerprint, SketchInput};
 use tessera_index::Snapshot;
-use tessera_search::Query;
+use tessera_search::{Query, SearchConfig};
 
 use crate::{FingerprintSettings, Result};
 
@@ -26,8 +26,8 @@ impl Fingerprinter {
 
     /// Fingerprints a suspect for search ([`tessera_fingerprint::Fingerprinter::suspect`]:
     /// with its terms, sentences and, for a text in Latin letters, WordNet neighbours;
-    /// add [`tessera_fingerprint::Fingerprinter::synonym_shingles`] for stage 1's
-    /// synonym look-ups).
+    /// add [`tessera_fingerprint::Fingerprinter::variant_shingles`] for stage 1's
+    /// variant look-ups).
     pub fn query(&mut self, text: &str) -> Query {
         Query::from(self.0.suspect(text))
     }
@@ -67,12 +67,12 @@ pub(crate) fn query(fp: &mut Fingerprinter, text: &str) -> Query {
     fp.query(text)
 }
 
-/// A suspect's fingerprints for a search of the index: [`query`]'s, and its synonym
-/// shingles when stage 1 will look them up (`synonym_lookups`).
-pub(crate) fn search_query(fp: &mut Fingerprinter, text: &str, synonym_lookups: bool) -> Query {
+/// A suspect's fingerprints for a search of the index: [`query`]'s, and the variant
+/// shingles stage 1 will look up (`SearchConfig::synonym_lookups`, `edit_lookups`).
+pub(crate) fn search_query(fp: &mut Fingerprinter, text: &str, search: &SearchConfig) -> Query {
     let suspect = fp.suspect(text);
-    let synonym_shingles = if synonym_lookups { fp.synonym_shingles(&suspect) } else { Vec::new() };
-    Query { synonym_shingles, ..Query::from(suspect) }
+    let variant_shingles = fp.variant_shingles(&suspect, search.synonym_lookups, search.edit_lookups);
+    Query { variant_shingles, ..Query::from(suspect) }
 }
 
 /// A source text's fingerprints for search: alignment takes names and WordNet

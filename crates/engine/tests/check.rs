@@ -184,17 +184,62 @@ fn paraphrase_found_from_snapshot_without_text() {
     assert_eq!(sources[0]["title"], "honey-bees.txt");
 }
 
+/// The source of the two rewordings below.
+const MARKET_TOWN: &str = "A Market Town on the Coast\n\nThe ancient city was famous for its large markets and \
+    quick merchants. Visitors buy fine cloth, rare spices and cheap pottery near the old harbour. \
+    Every autumn the rulers hold a big festival where skilled musicians perform cheerful songs for \
+    the happy crowds.\n\nThe town lost its trade when the river silted up, and most families moved \
+    inland to the new capital.\n";
+
+/// Checks `suspect` against an index holding [`MARKET_TOWN`] alone, with stage 1's
+/// synonym and edit look-ups on or off; the report as JSON.
+fn check_against_market_town(suspect: &str, synonym_lookups: bool, edit_lookups: bool) -> serde_json::Value {
+    check_against(&[("city.txt", MARKET_TOWN)], suspect, synonym_lookups, edit_lookups)
+}
+
+/// Checks `suspect` against an index holding `sources` (name, text) in one collection.
+fn check_against(
+    sources: &[(&str, &str)],
+    suspect: &str,
+    synonym_lookups: bool,
+    edit_lookups: bool,
+) -> serde_json::Value {
+    let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+    let dir = tempfile::tempdir().unwrap();
+    let search = tessera_engine::SearchConfig { synonym_lookups, edit_lookups, ..Default::default() };
+    let options = EngineOptions { search, ..EngineOptions::default() };
+    let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
+    for (name, text) in sources {
+        engine.add_text(&web, name, name, text, AddMode::All).unwrap();
+    }
+    let report = engine.check_text("suspect.txt", "Suspect", suspect).unwrap();
+    serde_json::to_value(&report).unwrap()
+}
+
+/// `json` holds one rewording block over `reworded` (at least 90 % of it) of `suspect`,
+/// taken from the three sentences of [`MARKET_TOWN`]'s paragraph, to the character.
+fn assert_one_rewording_of_the_paragraph(json: &serde_json::Value, suspect: &str, reworded: &str) {
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{json:#}");
+    assert_eq!(blocks[0]["found_by"], "rewording");
+    let (pb, pe) = find(suspect, reworded);
+    let (sb, se) = (
+        blocks[0]["suspect_span"]["bytes"]["start"].as_u64().unwrap() as usize,
+        blocks[0]["suspect_span"]["bytes"]["end"].as_u64().unwrap() as usize,
+    );
+    assert!(sb >= pb && se <= pe && (se - sb) * 10 >= (pe - pb) * 9, "{json:#}");
+    let (tb, _) = find(MARKET_TOWN, "The ancient city");
+    let (_, te) = find(MARKET_TOWN, "the happy crowds.");
+    let source_span = &blocks[0]["source_span"]["bytes"];
+    assert_eq!((source_span["start"].as_u64(), source_span["end"].as_u64()), (Some(tb as u64), Some(te as u64)));
+}
+
 /// A rewording that swaps a word for a WordNet synonym in every three shares no shingle
 /// with its source: stage 1 finds the source through the suspect's shingles with a word
 /// swapped back (synonym lookups), and sentence seeding aligns it. Without those
 /// look-ups the source is never a candidate.
 #[test]
 fn a_rewording_sharing_no_shingle_is_found_through_synonyms() {
-    let source = "A Market Town on the Coast\n\nThe ancient city was famous for its large markets and \
-        quick merchants. Visitors buy fine cloth, rare spices and cheap pottery near the old harbour. \
-        Every autumn the rulers hold a big festival where skilled musicians perform cheerful songs for \
-        the happy crowds.\n\nThe town lost its trade when the river silted up, and most families moved \
-        inland to the new capital.\n";
     let reworded = "The ancient metropolis was celebrated for its big marketplaces and speedy \
         merchandisers. Visitants purchase fine fabric, uncommon spices and inexpensive clayware near \
         the former seaport. Every fall the rulers hold a large fete where skilled players execute \
@@ -203,32 +248,43 @@ fn a_rewording_sharing_no_shingle_is_found_through_synonyms() {
         "My notes on trading towns, written for the history seminar.\n\n{reworded}\n\nI think such \
          towns deserve more study than they get.\n"
     );
-    let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
-    let check = |synonym_lookups: bool| {
-        let dir = tempfile::tempdir().unwrap();
-        let search = tessera_engine::SearchConfig { synonym_lookups, ..Default::default() };
-        let options = EngineOptions { search, ..EngineOptions::default() };
-        let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
-        engine.add_text(&web, "city.txt", "city.txt", source, AddMode::All).unwrap();
-        let report = engine.check_text("suspect.txt", "Suspect", &suspect).unwrap();
-        serde_json::to_value(&report).unwrap()
-    };
-    let json = check(true);
-    let blocks = json["blocks"].as_array().unwrap();
-    assert_eq!(blocks.len(), 1, "{json:#}");
-    assert_eq!(blocks[0]["found_by"], "rewording");
-    let (pb, pe) = find(&suspect, reworded);
-    let (sb, se) = (
-        blocks[0]["suspect_span"]["bytes"]["start"].as_u64().unwrap() as usize,
-        blocks[0]["suspect_span"]["bytes"]["end"].as_u64().unwrap() as usize,
-    );
-    assert!(sb >= pb && se <= pe && (se - sb) * 10 >= (pe - pb) * 9, "{json:#}");
-    let (tb, _) = find(source, "The ancient city");
-    let (_, te) = find(source, "the happy crowds.");
-    let source_span = &blocks[0]["source_span"]["bytes"];
-    assert_eq!((source_span["start"].as_u64(), source_span["end"].as_u64()), (Some(tb as u64), Some(te as u64)));
-    let without = check(false);
+    assert_one_rewording_of_the_paragraph(&check_against_market_town(&suspect, true, false), &suspect, reworded);
+    let without = check_against_market_town(&suspect, false, false);
     assert!(without["blocks"].as_array().unwrap().is_empty(), "{without:#}");
+}
+
+/// A rewording that inserts a word in every two or three (and so shares no shingle with
+/// its source) is found through the suspect's shingles with a word dropped (edit
+/// look-ups), in any language: no synonym is needed. Without them the source is never a
+/// candidate.
+#[test]
+fn a_rewording_sharing_no_shingle_is_found_through_dropped_words() {
+    let reworded = DROPPED_WORDS_REWORDING;
+    let suspect = format!(
+        "My notes on trading towns, written for the history seminar.\n\n{reworded}\n\nI think such \
+         towns deserve more study than they get.\n"
+    );
+    assert_one_rewording_of_the_paragraph(&check_against_market_town(&suspect, false, true), &suspect, reworded);
+    let without = check_against_market_town(&suspect, false, false);
+    assert!(without["blocks"].as_array().unwrap().is_empty(), "{without:#}");
+}
+
+/// The market town's paragraph with a word inserted in every two or three.
+const DROPPED_WORDS_REWORDING: &str = "The ancient walled city was truly famous for its large busy markets and quick \
+        clever merchants. Visitors eagerly buy fine silk cloth, rare eastern spices and cheap painted \
+        pottery sold near the old stone harbour. Every autumn the wise rulers gladly hold a big summer \
+        festival where skilled young musicians perform lively cheerful folk songs for the happy noisy crowds.";
+
+/// Two sources holding the same text: the reworded passage found through variant shingles
+/// is claimed by one of them, once. The variants the first source holds explain the
+/// shingles they vary, so the copy is not aligned again for the same passage.
+#[test]
+fn a_passage_found_through_variants_is_claimed_once_among_copies() {
+    let suspect = format!("My notes on trading towns.\n\n{DROPPED_WORDS_REWORDING}\n\nThat is all.\n");
+    let copy = format!("{MARKET_TOWN}\nReprinted from the county almanac.\n");
+    let json = check_against(&[("city.txt", MARKET_TOWN), ("copy.txt", &copy)], &suspect, false, true);
+    assert_one_rewording_of_the_paragraph(&json, &suspect, DROPPED_WORDS_REWORDING);
+    assert_eq!(json["sources"].as_array().unwrap().len(), 1, "{json:#}");
 }
 
 #[test]

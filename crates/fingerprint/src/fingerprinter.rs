@@ -5,8 +5,8 @@ use std::sync::Arc;
 use tessera_normalize::{Normalizer, NormalizerConfig, Span};
 
 use crate::{
-    MAX_SENTENCE_TERMS, Result, SentenceEdge, ShingleConfig, Shingler, SynonymShingle, Synonyms, names, sentence_edges,
-    sentences, shingles_for_sketch, synonym_shingles,
+    MAX_SENTENCE_TERMS, Result, SentenceEdge, ShingleConfig, Shingler, Synonyms, VariantShingle, names, sentence_edges,
+    sentences, shingles_for_sketch, variant_shingles,
 };
 
 /// Normalizes and shingles texts the way an index was built. Holds the normalizer's word
@@ -130,16 +130,14 @@ impl Fingerprinter {
         SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names }
     }
 
-    /// A suspect's shingles with one term swapped for a WordNet synonym
-    /// ([`synonym_shingles`], with this fingerprinter's shingler): what stage 1 of search
-    /// looks up beside its own shingles. Empty without its `synonyms`. Made apart from
+    /// A suspect's variant shingles ([`variant_shingles`], with this fingerprinter's
+    /// shingler): what stage 1 of search looks up beside its own shingles. Synonym swaps
+    /// when `synonyms` is asked and the suspect has its WordNet neighbours (a text in Latin
+    /// letters), edits (a term dropped, two swapped) when `edits` is asked. Made apart from
     /// [`Fingerprinter::suspect`], only where a search will look them up.
-    pub fn synonym_shingles(&self, suspect: &SuspectFingerprint) -> Vec<SynonymShingle> {
-        suspect
-            .synonyms
-            .as_deref()
-            .map(|s| synonym_shingles(&self.shingler, &suspect.fingerprint.terms, s))
-            .unwrap_or_default()
+    pub fn variant_shingles(&self, suspect: &SuspectFingerprint, synonyms: bool, edits: bool) -> Vec<VariantShingle> {
+        let table = suspect.synonyms.as_deref().filter(|_| synonyms);
+        variant_shingles(&self.shingler, &suspect.fingerprint.terms, table, edits)
     }
 }
 

@@ -61,7 +61,7 @@ pub use fingerprinters::Fingerprinters;
 pub use names::{MAX_NAME_SHARE, names};
 pub use sentence::{MAX_SENTENCE_LEAD, MAX_SENTENCE_TERMS, SentenceEdge, sentence_edges, sentences};
 pub use shingle::{
-    MAX_SHINGLE_SIZE, MAX_SYNONYM_SHINGLES, MAX_SYNONYMS_PER_TERM, ShingleConfig, Shingler, SynonymShingle,
-    shingles_for_sketch, synonym_shingles, term_hash,
+    MAX_SHINGLE_SIZE, MAX_SYNONYMS_PER_TERM, MAX_VARIANT_SHINGLES, ShingleConfig, Shingler, VariantShingle,
+    edit_shingles, shingles_for_sketch, synonym_shingles, term_hash, variant_shingles,
 };
 pub use synonyms::Synonyms;

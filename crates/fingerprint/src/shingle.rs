@@ -146,33 +146,111 @@ pub fn term_hash(term: &str) -> u64 {
 /// 40 %, 8 keeps 0.0031 for 10 %.
 pub const MAX_SYNONYMS_PER_TERM: usize = 16;
 
-/// At most this many synonym shingles per text (about 32 MiB of them; a PAN suspect of
-/// 50,000 characters has 64,000, so a text of about 1.5 MB reaches it). A longer text
-/// swaps only terms with fewer synonyms, the limit per term going down from
-/// [`MAX_SYNONYMS_PER_TERM`] until they fit: memory stays bounded whatever the text's
-/// length, and every part of the text keeps its swaps of the least ambiguous words.
-pub const MAX_SYNONYM_SHINGLES: usize = 2 << 20;
+/// At most this many variant shingles per text ([`variant_shingles`]: about 32 MiB of
+/// them; a PAN suspect of 50,000 characters has some 80,000, so a text of about 1.2 MB
+/// reaches it). Edit variants take at most half of it, made for evenly spaced shingles
+/// when they would pass; synonym shingles take the rest, a longer text swapping only terms
+/// with fewer synonyms, the limit per term going down from [`MAX_SYNONYMS_PER_TERM`] until
+/// they fit. Memory stays bounded whatever the text's length, and every part of the text
+/// keeps its variants.
+pub const MAX_VARIANT_SHINGLES: usize = 2 << 20;
 
-/// A shingle of a text with one term swapped for a WordNet synonym
-/// ([`synonym_shingles`]).
+/// A shingle of a text varied by one edit that a rewording makes ([`variant_shingles`]):
+/// what stage 1 of search looks up beside the text's own shingles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SynonymShingle {
-    /// The hash of the window with the synonym in place.
+pub struct VariantShingle {
+    /// The hash of the varied window.
     pub hash: u64,
     /// The shingle of the text it varies (shingle `i` covers terms `i .. i + size`).
     pub shingle: u32,
 }
 
+/// The text's shingles, each varied by one edit that can be undone without the source,
+/// sorted and distinct (within [`MAX_VARIANT_SHINGLES`]): with `synonyms`, one term
+/// swapped for one of its WordNet synonyms ([`synonym_shingles`]); with `edits`, one term
+/// dropped or two neighbours swapped ([`edit_shingles`]). A rewording that changes a word
+/// in every three shares no shingle with its source; its shingles with that change undone
+/// are the source's.
+pub fn variant_shingles(
+    shingler: &Shingler,
+    terms: &[u64],
+    synonyms: Option<&Synonyms>,
+    edits: bool,
+) -> Vec<VariantShingle> {
+    let mut out = if edits {
+        let budget = if synonyms.is_some() { MAX_VARIANT_SHINGLES / 2 } else { MAX_VARIANT_SHINGLES };
+        edit_shingles_within(shingler, terms, budget)
+    } else {
+        Vec::new()
+    };
+    if let Some(synonyms) = synonyms {
+        let budget = MAX_VARIANT_SHINGLES - out.len();
+        out.extend(synonym_shingles_within(shingler, terms, synonyms, MAX_SYNONYMS_PER_TERM, budget));
+        out.sort_unstable();
+        out.dedup();
+    }
+    out
+}
+
 /// Every shingle of `terms` with one term swapped for one of its WordNet synonyms
-/// ([`Synonyms::synonyms`]), sorted and distinct. Stage 1 of search looks these up
-/// beside the text's own shingles: a rewording that swaps a word in every three shares
-/// no shingle with its source, but its shingles with the source's word swapped back are
-/// the source's. A term with more than [`MAX_SYNONYMS_PER_TERM`] synonyms is not swapped,
-/// nor, in a text that would have more than [`MAX_SYNONYM_SHINGLES`], one with more
-/// than the largest limit that keeps them within it. A text shorter than one shingle has
-/// none.
-pub fn synonym_shingles(shingler: &Shingler, terms: &[u64], synonyms: &Synonyms) -> Vec<SynonymShingle> {
-    synonym_shingles_within(shingler, terms, synonyms, MAX_SYNONYMS_PER_TERM, MAX_SYNONYM_SHINGLES)
+/// ([`Synonyms::synonyms`]), sorted and distinct: the source's shingle when the rewording
+/// swapped that word. A term with more than [`MAX_SYNONYMS_PER_TERM`] synonyms is not
+/// swapped, nor, in a text that would have more than half of [`MAX_VARIANT_SHINGLES`], one
+/// with more than the largest limit that keeps them within it. A text shorter than one
+/// shingle has none.
+pub fn synonym_shingles(shingler: &Shingler, terms: &[u64], synonyms: &Synonyms) -> Vec<VariantShingle> {
+    synonym_shingles_within(shingler, terms, synonyms, MAX_SYNONYMS_PER_TERM, MAX_VARIANT_SHINGLES / 2)
+}
+
+/// Every shingle of `terms` undoing one edit, sorted and distinct: with the term after
+/// its first dropped (the shingle of terms `i, i + 2, i + 3` for size 3: the source's
+/// when the rewording inserted term `i + 1`; and so for each term but the first and the
+/// last), and with two neighbours swapped (`i + 1, i, i + 2` and `i, i + 2, i + 1`: the
+/// source's when the rewording swapped them): `2 (size - 1)` per shingle (a variant may
+/// be another of the text's own shingles: stage 1 counts a hash it holds as its own). At
+/// most half of [`MAX_VARIANT_SHINGLES`], made for evenly spaced shingles when there would
+/// be more.
+pub fn edit_shingles(shingler: &Shingler, terms: &[u64]) -> Vec<VariantShingle> {
+    edit_shingles_within(shingler, terms, MAX_VARIANT_SHINGLES / 2)
+}
+
+/// [`edit_shingles`] with its budget as an argument.
+fn edit_shingles_within(shingler: &Shingler, terms: &[u64], budget: usize) -> Vec<VariantShingle> {
+    let size = shingler.config().size;
+    if terms.len() < size || size < 2 {
+        return Vec::new();
+    }
+    let windows = terms.len() - size + 1;
+    let per_shingle = 2 * (size - 1);
+    if budget < per_shingle {
+        return Vec::new();
+    }
+    // Every `step`-th shingle when all of them would pass the budget.
+    let step = (windows * per_shingle).div_ceil(budget).max(1);
+    let mut out = Vec::with_capacity(windows.div_ceil(step) * per_shingle);
+    let mut window = [0u64; MAX_SHINGLE_SIZE];
+    for i in (0..windows).step_by(step) {
+        let shingle = u32::try_from(i).unwrap_or(u32::MAX);
+        let mut push = |window: &[u64]| out.push(VariantShingle { hash: shingler.window_hash(window), shingle });
+        // One term dropped: the window reaches one term further.
+        if let Some(longer) = terms.get(i..i + size + 1) {
+            for drop in 1..size {
+                window[..drop].copy_from_slice(&longer[..drop]);
+                window[drop..size].copy_from_slice(&longer[drop + 1..]);
+                push(&window[..size]);
+            }
+        }
+        // Two neighbours swapped.
+        for k in 0..size - 1 {
+            window[..size].copy_from_slice(&terms[i..i + size]);
+            window.swap(k, k + 1);
+            push(&window[..size]);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.truncate(budget);
+    out
 }
 
 /// [`synonym_shingles`] with its two limits as arguments.
@@ -182,7 +260,7 @@ fn synonym_shingles_within(
     synonyms: &Synonyms,
     per_term: usize,
     budget: usize,
-) -> Vec<SynonymShingle> {
+) -> Vec<VariantShingle> {
     let size = shingler.config().size;
     if terms.len() < size {
         return Vec::new();
@@ -215,7 +293,7 @@ fn synonym_shingles_within(
             window[..size].copy_from_slice(terms);
             for &swap in swaps {
                 window[j] = swap;
-                out.push(SynonymShingle { hash: shingler.window_hash(&window[..size]), shingle });
+                out.push(VariantShingle { hash: shingler.window_hash(&window[..size]), shingle });
             }
         }
     }
@@ -297,7 +375,7 @@ mod tests {
         .unwrap();
         let s = shingler(3, 5);
         let got = synonym_shingles(&s, &[7, 1, 8, 9], &table);
-        let at = |window: [u64; 3], shingle| SynonymShingle { hash: s.hashes(&window)[0], shingle };
+        let at = |window: [u64; 3], shingle| VariantShingle { hash: s.hashes(&window)[0], shingle };
         let mut want = vec![at([7, 2, 8], 0), at([7, 3, 8], 0), at([2, 8, 9], 1), at([3, 8, 9], 1)];
         want.sort_unstable();
         assert_eq!(got, want);
@@ -329,16 +407,85 @@ mod tests {
         assert_eq!(all, synonym_shingles(&s, &terms, &table));
         // A budget of 4 drops the two-synonym term everywhere, not the text's end.
         let fit = synonym_shingles_within(&s, &terms, &table, 16, 4);
-        let mut want: Vec<SynonymShingle> = [[1, 7, 5], [7, 5, 8], [5, 8, 9]]
+        let mut want: Vec<VariantShingle> = [[1, 7, 5], [7, 5, 8], [5, 8, 9]]
             .iter()
             .enumerate()
-            .map(|(i, w)| SynonymShingle { hash: s.hashes(w)[0], shingle: i as u32 })
+            .map(|(i, w)| VariantShingle { hash: s.hashes(w)[0], shingle: i as u32 })
             .collect();
         want.sort_unstable();
         assert_eq!(fit, want);
         assert!(synonym_shingles_within(&s, &terms, &table, 16, 2).is_empty());
         // The limit per term alone.
         assert_eq!(synonym_shingles_within(&s, &terms, &table, 1, 100), want);
+    }
+
+    #[test]
+    fn edit_shingles_drop_one_term_or_swap_two_neighbours() {
+        let s = shingler(3, 9);
+        let at = |window: [u64; 3], shingle| VariantShingle { hash: s.hashes(&window)[0], shingle };
+        let got = edit_shingles(&s, &[1, 2, 3, 4, 5]);
+        let mut want = vec![
+            // Shingle 0 (1 2 3): 2 or 3 dropped (its window reaches term 4), neighbours swapped.
+            at([1, 3, 4], 0),
+            at([1, 2, 4], 0),
+            at([2, 1, 3], 0),
+            at([1, 3, 2], 0),
+            // Shingle 1 (2 3 4).
+            at([2, 4, 5], 1),
+            at([2, 3, 5], 1),
+            at([3, 2, 4], 1),
+            at([2, 4, 3], 1),
+            // Shingle 2 (3 4 5), the last: no term after it to reach, so swaps only.
+            at([4, 3, 5], 2),
+            at([3, 5, 4], 2),
+        ];
+        want.sort_unstable();
+        assert_eq!(got, want);
+        // The source "1 3 4 6" (the suspect inserted 2, changed 6) shares none of the
+        // suspect's own shingles, but its first is a variant of the suspect's first.
+        let source = s.hashes(&[1, 3, 4, 6]);
+        assert!(source.iter().all(|h| !s.hashes(&[1, 2, 3, 4, 5]).contains(h)));
+        assert!(got.iter().any(|v| v.hash == source[0] && v.shingle == 0));
+        // A text of one shingle has its swaps; a shorter one, and one-term shingles, none.
+        assert_eq!(edit_shingles(&s, &[1, 2, 3]).len(), 2);
+        assert!(edit_shingles(&s, &[1, 2]).is_empty());
+        assert!(edit_shingles(&shingler(1, 0), &[1, 2, 3]).is_empty());
+    }
+
+    #[test]
+    fn edit_shingles_over_the_budget_are_made_for_evenly_spaced_shingles() {
+        let s = shingler(3, 1);
+        let terms: Vec<u64> = (0..1000).collect();
+        let all = edit_shingles_within(&s, &terms, usize::MAX / 4);
+        assert_eq!(all.len(), 4 * 998 - 2);
+        // 4 per shingle, 998 shingles: a budget of 1,000 takes every 4th shingle.
+        let fit = edit_shingles_within(&s, &terms, 1000);
+        assert!(fit.len() <= 1000 && fit.len() >= 990, "{}", fit.len());
+        let mut shingles: Vec<u32> = fit.iter().map(|v| v.shingle).collect();
+        shingles.sort_unstable();
+        shingles.dedup();
+        assert_eq!(shingles, (0..998).step_by(4).collect::<Vec<u32>>());
+        assert!(edit_shingles_within(&s, &terms, 3).is_empty());
+    }
+
+    #[test]
+    fn variant_shingles_are_the_synonym_and_edit_ones_together() {
+        let table = Synonyms::from_table("big a\nlarge a\n", |w| match w {
+            "big" => Some(1),
+            "large" => Some(2),
+            _ => None,
+        })
+        .unwrap();
+        let s = shingler(3, 2);
+        let terms = [7, 1, 8, 9];
+        let mut both = synonym_shingles(&s, &terms, &table);
+        both.extend(edit_shingles(&s, &terms));
+        both.sort_unstable();
+        both.dedup();
+        assert_eq!(variant_shingles(&s, &terms, Some(&table), true), both);
+        assert_eq!(variant_shingles(&s, &terms, Some(&table), false), synonym_shingles(&s, &terms, &table));
+        assert_eq!(variant_shingles(&s, &terms, None, true), edit_shingles(&s, &terms));
+        assert!(variant_shingles(&s, &terms, None, false).is_empty());
     }
 
     #[test]

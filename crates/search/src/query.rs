@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, SynonymShingle, Synonyms};
+use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, Synonyms, VariantShingle};
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
@@ -37,10 +37,11 @@ pub struct Query {
     /// distinct; cut like `terms`); empty when unknown. Evidence tells a suspect's
     /// shared names from its shared words with them.
     pub names: Vec<u64>,
-    /// Its shingles with one word swapped for a WordNet synonym
-    /// (`tessera_fingerprint::synonym_shingles`: sorted, distinct); stage 1 looks them up
-    /// too ([`crate::SearchConfig::synonym_lookups`]). Empty when unknown.
-    pub synonym_shingles: Vec<SynonymShingle>,
+    /// Its shingles varied by one edit: a word swapped for a WordNet synonym, a word
+    /// dropped, two neighbours swapped (`tessera_fingerprint::variant_shingles`: sorted,
+    /// distinct); stage 1 looks them up too ([`crate::SearchConfig::synonym_lookups`],
+    /// [`crate::SearchConfig::edit_lookups`]). Empty when unknown.
+    pub variant_shingles: Vec<VariantShingle>,
 }
 
 impl Query {
@@ -62,7 +63,7 @@ impl Query {
             sentences: fingerprint.sentences,
             synonyms,
             names: Vec::new(),
-            synonym_shingles: Vec::new(),
+            variant_shingles: Vec::new(),
         }
     }
 
@@ -100,14 +101,14 @@ impl Query {
             sentence_edges: snapshot.sentence_edges.clone(),
             synonyms: None,
             names: Vec::new(),
-            synonym_shingles: Vec::new(),
+            variant_shingles: Vec::new(),
         }
     }
 
     /// This query with each term cut to its low 32 bits, as snapshots store them, for
-    /// aligning with sources read from snapshots. Without its synonym shingles: only
+    /// aligning with sources read from snapshots. Without its variant shingles: only
     /// stage 1 looks them up, and it has the query they came with (they are the larger
-    /// part of a query: some 13 per shingle).
+    /// part of a query: some 17 per shingle).
     pub fn with_short_terms(&self) -> Self {
         let Self {
             hashes,
@@ -119,7 +120,7 @@ impl Query {
             sentence_edges,
             synonyms,
             names,
-            synonym_shingles: _,
+            variant_shingles: _,
         } = self;
         let mut q = Self {
             hashes: hashes.clone(),
@@ -131,7 +132,7 @@ impl Query {
             sentence_edges: sentence_edges.clone(),
             synonyms: synonyms.clone(),
             names: names.clone(),
-            synonym_shingles: Vec::new(),
+            variant_shingles: Vec::new(),
         };
         for t in q.terms.iter_mut().chain(&mut q.names) {
             *t &= u64::from(u32::MAX);
@@ -176,8 +177,8 @@ impl Query {
 }
 
 impl From<SuspectFingerprint> for Query {
-    /// The suspect's fingerprint with its WordNet neighbours and its names (its synonym
-    /// shingles are made apart: `tessera_fingerprint::Fingerprinter::synonym_shingles`).
+    /// The suspect's fingerprint with its WordNet neighbours and its names (its variant
+    /// shingles are made apart: `tessera_fingerprint::Fingerprinter::variant_shingles`).
     fn from(suspect: SuspectFingerprint) -> Self {
         let names = suspect.names;
         Self { names, ..Self::from_fingerprint(suspect.fingerprint, suspect.shingle_size, suspect.synonyms) }
@@ -186,12 +187,12 @@ impl From<SuspectFingerprint> for Query {
 
 #[cfg(test)]
 mod tests {
-    use tessera_fingerprint::SynonymShingle;
+    use tessera_fingerprint::VariantShingle;
 
     use super::*;
 
     #[test]
-    fn short_terms_are_cut_to_32_bits_and_leave_the_synonym_shingles_behind() {
+    fn short_terms_are_cut_to_32_bits_and_leave_the_variant_shingles_behind() {
         let long = 0xABCD_0000_0000_0007_u64;
         let query = Query {
             hashes: vec![11, 12],
@@ -201,14 +202,14 @@ mod tests {
             terms: vec![long, 2, 3, 0x1_0000_0002],
             sentences: vec![Span { start: 0, end: 4 }],
             names: vec![0x5_0000_0002, 2, long],
-            synonym_shingles: vec![SynonymShingle { hash: 99, shingle: 0 }],
+            variant_shingles: vec![VariantShingle { hash: 99, shingle: 0 }],
             ..Query::default()
         };
         let short = query.with_short_terms();
         assert_eq!(short.terms, vec![7, 2, 3, 2]);
         // Names stay sorted and distinct after the cut.
         assert_eq!(short.names, vec![2, 7]);
-        assert!(short.synonym_shingles.is_empty());
+        assert!(short.variant_shingles.is_empty());
         assert_eq!((short.hashes, short.sentences, short.shingle_size), (query.hashes, query.sentences, 3));
     }
 }

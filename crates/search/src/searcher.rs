@@ -30,49 +30,49 @@ struct Candidate {
     shared: Vec<u32>,
     /// Shared shingles of the suspect's own not yet explained by an earlier source.
     score: u32,
-    /// ... and shared synonym shingles (the suspect's with a word swapped) not yet
+    /// ... and shared variant shingles (the suspect's with one edit undone) not yet
     /// explained: they rank a source only after its own shingles.
-    synonym_score: u32,
+    variant_score: u32,
 }
 
 impl Candidate {
     /// Unexplained shared hashes of both kinds (what `min_shared` is measured on).
     fn total(&self) -> u32 {
-        self.score + self.synonym_score
+        self.score + self.variant_score
     }
 
     /// Counts the shared hashes that `explained` does not mark, by kind.
     fn rescore(&mut self, lookups: &Lookups, explained: &[bool]) {
-        let (mut own, mut synonym) = (0, 0);
+        let (mut own, mut variant) = (0, 0);
         for &h in &self.shared {
             if !explained[h as usize] {
-                if lookups.own[h as usize] { own += 1 } else { synonym += 1 }
+                if lookups.own[h as usize] { own += 1 } else { variant += 1 }
             }
         }
-        (self.score, self.synonym_score) = (own, synonym);
+        (self.score, self.variant_score) = (own, variant);
     }
 }
 
 /// The hashes stage 1 looks up for a suspect: its distinct shingle hashes and, with
-/// synonym lookups, its distinct synonym shingles, sorted together; each with the suspect
-/// shingles it stands for (where it occurs, or the shingles a synonym shingle varies).
+/// variant look-ups, its distinct variant shingles, sorted together; each with the suspect
+/// shingles it stands for (where it occurs, or the shingles a variant shingle varies).
 struct Lookups {
     hashes: Vec<u64>,
     /// `positions[starts[h] .. starts[h + 1]]` are the shingles hash `h` stands for (one
-    /// flat list: a synonym shingle varies one shingle, and a text has many of them).
+    /// flat list: a variant shingle varies one shingle, and a text has many of them).
     starts: Vec<u32>,
     positions: Vec<u32>,
-    /// Whether each hash is one of the suspect's own shingles (else only a synonym
+    /// Whether each hash is one of the suspect's own shingles (else only a variant
     /// shingle).
     own: Vec<bool>,
 }
 
 impl Lookups {
-    fn new(query: &Query, synonyms: bool) -> Self {
+    fn new(query: &Query, variants: bool) -> Self {
         let mut all: Vec<(u64, u32, bool)> =
             query.hashes.iter().enumerate().map(|(i, &h)| (h, to_u32(i), true)).collect();
-        if synonyms {
-            all.extend(query.synonym_shingles.iter().map(|v| (v.hash, v.shingle, false)));
+        if variants {
+            all.extend(query.variant_shingles.iter().map(|v| (v.hash, v.shingle, false)));
         }
         all.sort_unstable();
         let mut lookups = Self { hashes: Vec::new(), starts: Vec::new(), positions: Vec::new(), own: Vec::new() };
@@ -119,11 +119,12 @@ impl Searcher {
     ///
     /// Stage 1 reads the postings of every distinct suspect hash and ranks sources by
     /// the distinct hashes they share (hashes held by more than `max_postings_per_hash`
-    /// documents are skipped). With `synonym_lookups` and a suspect whose terms and
-    /// sentences are known, it also reads the postings of the suspect's synonym shingles
-    /// (a shingle with one word swapped for a WordNet synonym); they count towards the
-    /// minimum, but only order the sources that share none of the suspect's own shingles,
-    /// after those that do. Stage 2 repeats, up to `max_rounds` times: take the best
+    /// documents are skipped). With `synonym_lookups` or `edit_lookups` and a suspect
+    /// whose terms and sentences are known, it also reads the postings of the suspect's
+    /// variant shingles ([`Query::variant_shingles`]: a shingle with one word swapped for a
+    /// WordNet synonym, one word dropped or two swapped); they count towards the minimum,
+    /// but only order the sources that share none of the suspect's own shingles, after
+    /// those that do. Stage 2 repeats, up to `max_rounds` times: take the best
     /// candidate, align it, mark the suspect shingles its blocks explain, take those
     /// hashes away from every other candidate, drop candidates left with fewer than
     /// the minimum, re-rank.
@@ -194,9 +195,9 @@ impl Searcher {
             align_config.min_shared_words = 0;
             align_config.min_contrast = -1.0;
         }
-        // Synonym shingles only help where sentence seeding can align what they find.
-        let synonyms = self.config.synonym_lookups && query.has_sentences();
-        let lookups = Lookups::new(query, synonyms);
+        // Variant shingles only help where sentence seeding can align what they find.
+        let variants = (self.config.synonym_lookups || self.config.edit_lookups) && query.has_sentences();
+        let lookups = Lookups::new(query, variants);
         let mut hits: Vec<(u32, DocId)> = Vec::new();
         coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
         // Per looked-up hash: explained by an earlier source of this revision (none yet).
@@ -205,7 +206,7 @@ impl Searcher {
 
         // Per suspect shingle: explained by an earlier source of this revision.
         let mut explained_shingle = vec![false; query.hashes.len()];
-        // Only hashes some candidate shares can change a score: the rest (most synonym
+        // Only hashes some candidate shares can change a score: the rest (most variant
         // shingles) are never checked.
         let mut shared: Vec<u32> = candidates.iter().flat_map(|c| c.shared.iter().copied()).collect();
         shared.sort_unstable();
@@ -246,23 +247,44 @@ impl Searcher {
             }
             if !blocks.is_empty() {
                 // A suspect shingle is explained by this source when it lies in one of its
-                // blocks *and* the source holds it. The rest of a block (reworded words,
-                // or text a block reached past its borrowing) stays open to later sources:
-                // a verbatim passage of another source next to this one's is not hidden by
-                // this one's block running into it (PAN 2013 collection-wide: 63 listed
-                // cases were hidden that way; docs/quality.md).
+                // blocks *and* the source holds it, or one of its variants. The rest of a
+                // block (reworded words, or text a block reached past its borrowing) stays
+                // open to later sources: a verbatim passage of another source next to this
+                // one's is not hidden by this one's block running into it (PAN 2013
+                // collection-wide: 63 listed cases were hidden that way; docs/quality.md).
                 let mut held = source.hashes.clone();
                 held.sort_unstable();
-                for block in &blocks {
-                    // Shingle i covers tokens i .. i + size, so the block's shingles are
-                    // first ..= end - size (one shingle when the text is shorter).
-                    let first = block.suspect_tokens.start;
-                    let last = block.suspect_tokens.end.saturating_sub(query.shingle_size).max(first);
-                    let end = (last + 1).min(explained_shingle.len());
-                    let start = first.min(end);
+                // Shingle i covers tokens i .. i + size, so a block's shingles are
+                // first ..= end - size (one shingle when the text is shorter).
+                let ranges: Vec<(usize, usize)> = blocks
+                    .iter()
+                    .map(|block| {
+                        let first = block.suspect_tokens.start;
+                        let last = block.suspect_tokens.end.saturating_sub(query.shingle_size).max(first);
+                        let end = (last + 1).min(explained_shingle.len());
+                        (first.min(end), end)
+                    })
+                    .collect();
+                for &(start, end) in &ranges {
                     for (explained, h) in explained_shingle[start..end].iter_mut().zip(&query.hashes[start..end]) {
                         if held.binary_search(h).is_ok() {
                             *explained = true;
+                        }
+                    }
+                }
+                // A variant the source holds stands for the shingle it varies: a copy of
+                // this source found next would otherwise claim the same reworded passage
+                // again through the same variants (the Russian planted set, whose sources
+                // overlap, had a third of its cases claimed twice or three times).
+                for &h in &best.shared {
+                    let h = h as usize;
+                    if lookups.own[h] || held.binary_search(&lookups.hashes[h]).is_err() {
+                        continue;
+                    }
+                    for &p in lookups.positions(h) {
+                        let p = p as usize;
+                        if ranges.iter().any(|&(start, end)| (start..end).contains(&p)) {
+                            explained_shingle[p] = true;
                         }
                     }
                 }
@@ -313,7 +335,7 @@ impl Searcher {
         for (h, doc) in hits {
             match candidates.last_mut() {
                 Some(c) if c.doc == doc => c.shared.push(h),
-                _ => candidates.push(Candidate { doc, shared: vec![h], score: 0, synonym_score: 0 }),
+                _ => candidates.push(Candidate { doc, shared: vec![h], score: 0, variant_score: 0 }),
             }
         }
         for c in &mut candidates {
@@ -354,11 +376,11 @@ fn union_len(mut spans: Vec<Span>) -> usize {
 
 /// Best first; ties go to the older document, so results never depend on hit order.
 fn sort_candidates(candidates: &mut [Candidate]) {
-    // Synonym shingles add candidates without reordering the ones the suspect's own
+    // Variant shingles add candidates without reordering the ones the suspect's own
     // shingles rank: they decide only among sources sharing none of those.
-    let synonyms_only = |c: &Candidate| if c.score == 0 { c.synonym_score } else { 0 };
+    let variants_only = |c: &Candidate| if c.score == 0 { c.variant_score } else { 0 };
     candidates.sort_unstable_by(|a, b| {
-        b.score.cmp(&a.score).then(synonyms_only(b).cmp(&synonyms_only(a))).then(a.doc.cmp(&b.doc))
+        b.score.cmp(&a.score).then(variants_only(b).cmp(&variants_only(a))).then(a.doc.cmp(&b.doc))
     });
 }
 
@@ -368,15 +390,15 @@ mod tests {
 
     #[test]
     fn lookups_hold_every_distinct_hash_with_its_shingles() {
-        use tessera_fingerprint::SynonymShingle;
+        use tessera_fingerprint::VariantShingle;
         let query = Query {
             hashes: vec![5, 3, 5, 9],
-            // 7 varies shingles 1 and 2; 9 is also a synonym shingle of shingle 0, but as
+            // 7 varies shingles 1 and 2; 9 is also a variant shingle of shingle 0, but as
             // one of the text's own it stands for where it occurs.
-            synonym_shingles: vec![
-                SynonymShingle { hash: 7, shingle: 1 },
-                SynonymShingle { hash: 7, shingle: 2 },
-                SynonymShingle { hash: 9, shingle: 0 },
+            variant_shingles: vec![
+                VariantShingle { hash: 7, shingle: 1 },
+                VariantShingle { hash: 7, shingle: 2 },
+                VariantShingle { hash: 9, shingle: 0 },
             ],
             ..Query::default()
         };

@@ -166,6 +166,11 @@ pub struct SearchArgs {
     /// three-word phrase with their source; a check takes about 40 % longer with them).
     #[arg(long)]
     pub no_synonym_lookups: bool,
+    /// Stage 1: do not also look up the suspect's shingles with one word dropped or two
+    /// neighbours swapped (those find passages reworded by inserting and reordering
+    /// words, in any language; a check takes about 10 % longer with them).
+    #[arg(long)]
+    pub no_edit_lookups: bool,
     /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
     /// '{"seed_cosine":0.4,"max_sentence_gap":3}'); flags above win over it.
     #[arg(long, value_name = "JSON", value_parser = parse_align_config)]
@@ -188,6 +193,7 @@ impl SearchArgs {
             min_shared_hashes: self.min_shared_hashes,
             text_min_shared_hashes: self.text_min_shared_hashes,
             synonym_lookups: !self.no_synonym_lookups,
+            edit_lookups: !self.no_edit_lookups,
             align: AlignConfig {
                 max_gap: self.max_gap,
                 min_block_shingles: self.min_block_shingles,

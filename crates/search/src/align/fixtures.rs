@@ -28,7 +28,7 @@ pub(super) fn text_query(text: &str) -> Query {
             tessera_fingerprint::Synonyms::english(&tessera_normalize::NormalizerConfig::default()).unwrap(),
         ),
         names,
-        synonym_shingles: Vec::new(),
+        variant_shingles: Vec::new(),
     }
 }
 

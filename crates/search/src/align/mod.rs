@@ -365,7 +365,7 @@ mod tests {
                         .collect(),
                     synonyms: None,
                     names: Vec::new(),
-                    synonym_shingles: Vec::new(),
+                    variant_shingles: Vec::new(),
                 }
             };
             let (q, src) = (side(&s, &s_ends), side(&t, &t_ends));
