@@ -195,11 +195,11 @@ pub fn variant_shingles(
 /// Every shingle of `terms` with one term swapped for one of its WordNet synonyms
 /// ([`Synonyms::synonyms`]), sorted and distinct: the source's shingle when the rewording
 /// swapped that word. A term with more than [`MAX_SYNONYMS_PER_TERM`] synonyms is not
-/// swapped, nor, in a text that would have more than half of [`MAX_VARIANT_SHINGLES`], one
-/// with more than the largest limit that keeps them within it. A text shorter than one
-/// shingle has none.
+/// swapped, nor, in a text that would have more than [`MAX_VARIANT_SHINGLES`] (what the
+/// edits leave of it, in [`variant_shingles`]), one with more than the largest limit that
+/// keeps them within it. A text shorter than one shingle has none.
 pub fn synonym_shingles(shingler: &Shingler, terms: &[u64], synonyms: &Synonyms) -> Vec<VariantShingle> {
-    synonym_shingles_within(shingler, terms, synonyms, MAX_SYNONYMS_PER_TERM, MAX_VARIANT_SHINGLES / 2)
+    synonym_shingles_within(shingler, terms, synonyms, MAX_SYNONYMS_PER_TERM, MAX_VARIANT_SHINGLES)
 }
 
 /// Every shingle of `terms` undoing one edit, sorted and distinct: with the term after
@@ -208,10 +208,10 @@ pub fn synonym_shingles(shingler: &Shingler, terms: &[u64], synonyms: &Synonyms)
 /// last), and with two neighbours swapped (`i + 1, i, i + 2` and `i, i + 2, i + 1`: the
 /// source's when the rewording swapped them): `2 (size - 1)` per shingle (a variant may
 /// be another of the text's own shingles: stage 1 counts a hash it holds as its own). At
-/// most half of [`MAX_VARIANT_SHINGLES`], made for evenly spaced shingles when there would
-/// be more.
+/// most [`MAX_VARIANT_SHINGLES`] (half of it in [`variant_shingles`] beside synonyms),
+/// made for evenly spaced shingles when there would be more.
 pub fn edit_shingles(shingler: &Shingler, terms: &[u64]) -> Vec<VariantShingle> {
-    edit_shingles_within(shingler, terms, MAX_VARIANT_SHINGLES / 2)
+    edit_shingles_within(shingler, terms, MAX_VARIANT_SHINGLES)
 }
 
 /// [`edit_shingles`] with its budget as an argument.
