@@ -164,6 +164,9 @@ fn verbatim_copy_scores_plagdet_one() {
     assert_eq!((clean["cases"].as_u64(), clean["detections"].as_u64()), (Some(0), Some(0)), "{scores:#}");
     assert!(scores["scores"]["entire"]["plagdet"].as_f64().unwrap() > 0.99, "{scores:#}");
     assert_eq!(scores["scores"]["unlisted_detections"], 0);
+    // The one detection's characters, claimed by one source.
+    assert_eq!(scores["scores"]["claimed_chars"].as_u64(), Some(c.case.1 as u64), "{scores:#}");
+    assert_eq!(scores["scores"]["multi_claimed_chars"], 0);
 
     // The detection itself, in characters, is the case.
     let det = dir.join("out/detections/suspicious-document00001-source-document00001.xml");

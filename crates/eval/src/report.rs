@@ -1,6 +1,6 @@
 //! Scoring a detector's output against a whole corpus, per subset and overall.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -39,9 +39,26 @@ pub struct Report {
     pub unlisted_files: usize,
     /// Distinct detections for pairs no subset lists (not scored).
     pub unlisted_detections: usize,
+    /// Suspect characters that detections cover, over every detection (listed pairs or
+    /// not; see [`Report::multi_claimed_share`]).
+    #[serde(default)]
+    pub claimed_chars: u64,
+    /// ... of which detections of two or more sources cover.
+    #[serde(default)]
+    pub multi_claimed_chars: u64,
 }
 
 impl Report {
+    /// The share of claimed suspect characters that two or more sources claim. PAN
+    /// scores listed pairs only, so a passage claimed again by a second source holding
+    /// the same text counts as recall whenever the second is the listed one, and the
+    /// scores alone cannot tell a better search from one that claims passages twice; a
+    /// report shows such a passage under every source. Some double claims are right (a
+    /// summary beside a copy of its sentence from another source). 0 with nothing claimed.
+    pub fn multi_claimed_share(&self) -> f64 {
+        if self.claimed_chars == 0 { 0.0 } else { self.multi_claimed_chars as f64 / self.claimed_chars as f64 }
+    }
+
     /// The scores of a subset, or of [`ENTIRE`].
     pub fn get(&self, subset: &str) -> Option<&Scores> {
         if subset == ENTIRE {
@@ -69,8 +86,13 @@ impl fmt::Display for Report {
         }
         write!(
             f,
-            "{} detection files; {} not named for a listed pair; {} detections for unlisted pairs",
-            self.detection_files, self.unlisted_files, self.unlisted_detections
+            "{} detection files; {} not named for a listed pair; {} detections for unlisted pairs; \
+             {} suspect characters claimed, {:.2} % of them by two or more sources",
+            self.detection_files,
+            self.unlisted_files,
+            self.unlisted_detections,
+            self.claimed_chars,
+            100.0 * self.multi_claimed_share()
         )
     }
 }
@@ -142,19 +164,84 @@ pub fn score_annotations(corpus: &PanCorpus, detections: &[Annotation]) -> Resul
         rows.push(SubsetScores { subset: subset.clone(), pairs: pairs.len(), scores: score(&cases, &subset_dets[i]) });
         all_cases.extend(cases);
     }
+    let (claimed_chars, multi_claimed_chars) = claimed_chars(detections);
     Ok(Report {
         subsets: rows,
         entire: score(&all_cases, &all_dets),
         detection_files: 0,
         unlisted_files: 0,
         unlisted_detections: unlisted.len(),
+        claimed_chars,
+        multi_claimed_chars,
     })
+}
+
+/// Suspect characters that `detections` cover, and those that detections of two or more
+/// sources cover (a source's own overlapping detections count once).
+fn claimed_chars(detections: &[Annotation]) -> (u64, u64) {
+    let mut spans: BTreeMap<(&str, &str), Vec<(u64, u64)>> = BTreeMap::new();
+    for d in detections.iter().filter(|d| d.this_length > 0) {
+        spans.entry((d.suspicious.as_str(), d.source.as_str())).or_default().push((d.this_offset, d.this_end()));
+    }
+    // Per suspect: +1 where a source's covered run starts, -1 where it ends.
+    let mut events: BTreeMap<&str, Vec<(u64, i32)>> = BTreeMap::new();
+    for ((suspect, _), mut runs) in spans {
+        runs.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for (start, end) in runs {
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        let list = events.entry(suspect).or_default();
+        for (start, end) in merged {
+            list.extend([(start, 1), (end, -1)]);
+        }
+    }
+    let (mut claimed, mut multi) = (0, 0);
+    for mut list in events.into_values() {
+        // Ends before starts at one position: touching runs do not overlap.
+        list.sort_unstable();
+        let (mut active, mut at) = (0i32, 0u64);
+        for (pos, delta) in list {
+            let len = pos - at;
+            if active >= 1 {
+                claimed += len;
+            }
+            if active >= 2 {
+                multi += len;
+            }
+            active += delta;
+            at = pos;
+        }
+    }
+    (claimed, multi)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::xml::write_detections;
+
+    #[test]
+    fn characters_claimed_by_two_sources_are_counted_once_each() {
+        let at = |source: &str, start: u64, end: u64| Annotation {
+            suspicious: "s.txt".into(),
+            source: source.into(),
+            this_offset: start,
+            this_length: end - start,
+            source_offset: 0,
+            source_length: end - start,
+        };
+        // r1 covers [0, 12) with two detections of its own, r2 [5, 15), r3 touches r2's end.
+        let detections = [at("r1", 0, 10), at("r1", 8, 12), at("r2", 5, 15), at("r3", 15, 20), at("r4", 30, 30)];
+        assert_eq!(claimed_chars(&detections), (20, 7));
+        // Another suspect's detections never overlap this one's.
+        let other = Annotation { suspicious: "t.txt".into(), ..at("r2", 0, 12) };
+        assert_eq!(claimed_chars(&[at("r1", 0, 12), other]), (24, 0));
+        assert_eq!(claimed_chars(&[]), (0, 0));
+    }
 
     fn case(s: &str, r: &str, o: u64) -> Annotation {
         Annotation {
@@ -213,6 +300,8 @@ mod tests {
         assert_eq!((entire.recall, entire.precision), (1.0, 0.5));
         assert_eq!(report.subsets[1].pairs, 2);
         assert!(report.to_string().contains("entire"));
+        // Three detections over three suspects, one source each: nothing claimed twice.
+        assert_eq!((report.claimed_chars, report.multi_claimed_chars), (30, 0));
     }
 
     #[test]
