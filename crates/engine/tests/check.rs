@@ -234,6 +234,19 @@ fn assert_one_rewording_of_the_paragraph(json: &serde_json::Value, suspect: &str
     assert_eq!((source_span["start"].as_u64(), source_span["end"].as_u64()), (Some(tb as u64), Some(te as u64)));
 }
 
+/// An essay holding `reworded` (of [`MARKET_TOWN`]'s paragraph) is found as one rewording
+/// of the paragraph with the given look-ups, and nothing is found without any.
+fn assert_found_only_through(reworded: &str, synonym_lookups: bool, edit_lookups: bool) {
+    let suspect = format!(
+        "My notes on trading towns, written for the history seminar.\n\n{reworded}\n\nI think such \
+         towns deserve more study than they get.\n"
+    );
+    let with = check_against_market_town(&suspect, synonym_lookups, edit_lookups);
+    assert_one_rewording_of_the_paragraph(&with, &suspect, reworded);
+    let without = check_against_market_town(&suspect, false, false);
+    assert!(without["blocks"].as_array().unwrap().is_empty(), "{without:#}");
+}
+
 /// A rewording that swaps a word for a WordNet synonym in every three shares no shingle
 /// with its source: stage 1 finds the source through the suspect's shingles with a word
 /// swapped back (synonym lookups), and sentence seeding aligns it. Without those
@@ -244,13 +257,7 @@ fn a_rewording_sharing_no_shingle_is_found_through_synonyms() {
         merchandisers. Visitants purchase fine fabric, uncommon spices and inexpensive clayware near \
         the former seaport. Every fall the rulers hold a large fete where skilled players execute \
         cheerful songs for the glad crowds.";
-    let suspect = format!(
-        "My notes on trading towns, written for the history seminar.\n\n{reworded}\n\nI think such \
-         towns deserve more study than they get.\n"
-    );
-    assert_one_rewording_of_the_paragraph(&check_against_market_town(&suspect, true, false), &suspect, reworded);
-    let without = check_against_market_town(&suspect, false, false);
-    assert!(without["blocks"].as_array().unwrap().is_empty(), "{without:#}");
+    assert_found_only_through(reworded, true, false);
 }
 
 /// A rewording that inserts a word in every two or three (and so shares no shingle with
@@ -259,14 +266,7 @@ fn a_rewording_sharing_no_shingle_is_found_through_synonyms() {
 /// candidate.
 #[test]
 fn a_rewording_sharing_no_shingle_is_found_through_dropped_words() {
-    let reworded = DROPPED_WORDS_REWORDING;
-    let suspect = format!(
-        "My notes on trading towns, written for the history seminar.\n\n{reworded}\n\nI think such \
-         towns deserve more study than they get.\n"
-    );
-    assert_one_rewording_of_the_paragraph(&check_against_market_town(&suspect, false, true), &suspect, reworded);
-    let without = check_against_market_town(&suspect, false, false);
-    assert!(without["blocks"].as_array().unwrap().is_empty(), "{without:#}");
+    assert_found_only_through(DROPPED_WORDS_REWORDING, false, true);
 }
 
 /// The market town's paragraph with a word inserted in every two or three.

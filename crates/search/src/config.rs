@@ -20,7 +20,8 @@ pub struct SearchConfig {
     /// it aligns obfuscated passages that share only a shingle or two.
     pub text_min_shared_hashes: u32,
     /// Stage 1 also looks up the suspect's shingles with one word swapped for a WordNet
-    /// synonym ([`crate::Query::synonym_shingles`]), when sentence seeding is possible: a
+    /// synonym (made into [`crate::Query::variant_shingles`] where the suspect is
+    /// fingerprinted for a search: the engine's check), when sentence seeding is possible: a
     /// rewording that swaps a word in every three shares no shingle with its source and
     /// was never aligned. A source sharing such shingles only ranks after every source
     /// sharing the text's own ones (PAN 2013 collection-wide: 47 of the 49 listed cases

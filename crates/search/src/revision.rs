@@ -55,7 +55,7 @@ pub struct SourceMatch {
     /// The source document.
     pub doc: DocId,
     /// Distinct suspect shingle hashes it shared when it was picked (stage 1 score; the
-    /// synonym shingles it shared are not counted: 0 for a source found through them
+    /// variant shingles it shared are not counted: 0 for a source found through them
     /// alone).
     pub shared_hashes: u32,
     /// Aligned blocks, sorted by suspect position.

@@ -119,10 +119,11 @@ impl Searcher {
     ///
     /// Stage 1 reads the postings of every distinct suspect hash and ranks sources by
     /// the distinct hashes they share (hashes held by more than `max_postings_per_hash`
-    /// documents are skipped). With `synonym_lookups` or `edit_lookups` and a suspect
-    /// whose terms and sentences are known, it also reads the postings of the suspect's
-    /// variant shingles ([`Query::variant_shingles`]: a shingle with one word swapped for a
-    /// WordNet synonym, one word dropped or two swapped); they count towards the minimum,
+    /// documents are skipped). When the suspect's terms and sentences are known, it also
+    /// reads the postings of the variant shingles the query carries
+    /// ([`Query::variant_shingles`]: a shingle with one word swapped for a WordNet synonym,
+    /// one word dropped or two swapped; the engine makes the kinds `synonym_lookups` and
+    /// `edit_lookups` ask for); they count towards the minimum,
     /// but only order the sources that share none of the suspect's own shingles, after
     /// those that do. Stage 2 repeats, up to `max_rounds` times: take the best
     /// candidate, align it, mark the suspect shingles its blocks explain, take those
@@ -196,8 +197,7 @@ impl Searcher {
             align_config.min_contrast = -1.0;
         }
         // Variant shingles only help where sentence seeding can align what they find.
-        let variants = (self.config.synonym_lookups || self.config.edit_lookups) && query.has_sentences();
-        let lookups = Lookups::new(query, variants);
+        let lookups = Lookups::new(query, query.has_sentences());
         let mut hits: Vec<(u32, DocId)> = Vec::new();
         coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
         // Per looked-up hash: explained by an earlier source of this revision (none yet).
