@@ -382,6 +382,110 @@ fn past_checks(d: &Driver, base: &str) {
     d.wait_for("return !document.getElementById('report-view').hidden && document.querySelectorAll('#document mark').length > 0;");
 }
 
+/// The page's source rows as (id, number, share in report as shown, "also in" line,
+/// "holds passages of" line).
+fn source_rows(d: &Driver) -> Vec<(u64, u64, String, String, String)> {
+    let v = d.script(
+        "return [...document.querySelectorAll('#sources .src-row[data-source]')].map(r => [
+           Number(r.dataset.source), Number(r.dataset.n), r.querySelector('.report-share').textContent,
+           (r.querySelector('.src-also-in') || {}).textContent || '', (r.querySelector('.src-copy-of') || {}).textContent || '']);",
+    );
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let text = |i: usize| r[i].as_str().unwrap().to_owned();
+            (r[0].as_u64().unwrap(), r[1].as_u64().unwrap(), text(2), text(3), text(4))
+        })
+        .collect()
+}
+
+/// A library holding a second copy of the Siberian rivers page: the thesis's passage of it
+/// is counted for one of them; the other is listed as "also in" with nothing counted, and
+/// takes the passage over (highlighted in its colour, totals unchanged) when the first is
+/// switched off on the page.
+#[test]
+fn a_source_switched_off_hands_its_passage_to_its_copy() {
+    let Some((chromium, chromedriver)) = browser() else { return };
+    let shots = std::env::var_os("TESSERA_SCREENSHOTS").map(PathBuf::from);
+    let dir = tempfile::tempdir().unwrap();
+    let index = demo_index(dir.path());
+    let mirror = dir.path().join("mirror/rivers-mirror.txt");
+    std::fs::create_dir_all(mirror.parent().unwrap()).unwrap();
+    let rivers = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo/library/siberian-rivers.txt"),
+    )
+    .unwrap();
+    std::fs::write(&mirror, &rivers).unwrap();
+    let out = support::tessera()
+        .args(["index", "--keep-texts", "--collection", "library", "--index"])
+        .arg(&index)
+        .arg(&mirror)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = ServeProcess::start(&index, &[]);
+    let upload = dir.path().join("thesis.txt");
+    std::fs::write(&upload, THESIS).unwrap();
+
+    let d = Driver::start(&chromium, &chromedriver, &dir.path().join("profile"));
+    d.call("POST", "/url", json!({"url": format!("{}/", server.base)}));
+    d.wait_for("return document.querySelectorAll('#collection-list li').length >= 2;");
+    let input = d.find("#file-input");
+    d.call("POST", &format!("/element/{input}/value"), json!({"text": upload.to_str().unwrap()}));
+    d.wait_for("return !document.getElementById('report-view').hidden && document.querySelectorAll('#document mark').length > 0;");
+    let (b0, _, _) = totals(&d);
+
+    let rows = source_rows(&d);
+    let (first, copy) = {
+        let first = rows.iter().find(|r| !r.3.is_empty()).unwrap_or_else(|| panic!("no source lists a copy: {rows:?}"));
+        let copy = rows.iter().find(|r| !r.4.is_empty()).unwrap_or_else(|| panic!("no source is a copy: {rows:?}"));
+        (first.clone(), copy.clone())
+    };
+    assert_eq!(first.3, format!("also in source {}", copy.1), "{rows:?}");
+    assert_eq!(copy.4, format!("holds passages of source {} too", first.1), "{rows:?}");
+    assert_eq!(copy.2, "0%", "a copy counts for nothing while its source counts: {rows:?}");
+    let marked = |id: u64| {
+        d.script(&format!("return document.querySelectorAll('#document mark.borrowing[data-source=\"{id}\"]').length;"))
+    };
+    assert_eq!(marked(copy.0), json!(0));
+    assert_ne!(marked(first.0), json!(0));
+    d.screenshot(shots.as_deref(), "page-also-in.png");
+
+    let toggle = d.find(&format!(".src-row[data-source=\"{}\"] input.source-toggle", first.0));
+    d.call("POST", &format!("/element/{toggle}/click"), json!({}));
+    d.wait_for(&format!(
+        "return document.querySelector('.src-row[data-source=\"{}\"]').classList.contains('disabled');",
+        first.0
+    ));
+    d.wait_for(&format!(
+        "return document.querySelector('.src-row[data-source=\"{}\"] .report-share').textContent !== '0%';",
+        copy.0
+    ));
+    let rows = source_rows(&d);
+    let taken = rows.iter().find(|r| r.0 == copy.0).unwrap();
+    assert_eq!(taken.2, first.2, "the copy takes over the share of the source switched off: {rows:?}");
+    assert_eq!(totals(&d).0, b0, "borrowings stay: the passage is still found");
+    assert_eq!(marked(first.0), json!(0));
+    assert_ne!(marked(copy.0), json!(0));
+}
+
+/// Chromium and chromedriver when `TESSERA_E2E=1` and both are installed; `None` (and why,
+/// on stderr) otherwise: the test is skipped.
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    if std::env::var("TESSERA_E2E").as_deref() != Ok("1") {
+        eprintln!("skipped: set TESSERA_E2E=1 to run the headless Chromium test (.ci/run does)");
+        return None;
+    }
+    let (Some(chromium), Some(chromedriver)) =
+        (which("chromium").or_else(|| which("chromium-browser")), which("chromedriver"))
+    else {
+        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver)");
+        return None;
+    };
+    Some((chromium, chromedriver))
+}
+
 fn totals(d: &Driver) -> (f64, f64, f64) {
     let v = d.script(
         "return ['total-borrowings','total-citations','total-originality'].map(id => parseFloat(document.getElementById(id).textContent));",
@@ -392,16 +496,7 @@ fn totals(d: &Driver) -> (f64, f64, f64) {
 
 #[test]
 fn upload_on_the_page_read_totals_switch_a_source_off() {
-    if std::env::var("TESSERA_E2E").as_deref() != Ok("1") {
-        eprintln!("skipped: set TESSERA_E2E=1 to run the headless Chromium test (.ci/run does)");
-        return;
-    }
-    let (Some(chromium), Some(chromedriver)) =
-        (which("chromium").or_else(|| which("chromium-browser")), which("chromedriver"))
-    else {
-        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver)");
-        return;
-    };
+    let Some((chromium, chromedriver)) = browser() else { return };
     let shots = std::env::var_os("TESSERA_SCREENSHOTS").map(PathBuf::from);
     let dir = tempfile::tempdir().unwrap();
     let index = demo_index(dir.path());

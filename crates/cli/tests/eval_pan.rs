@@ -142,6 +142,28 @@ fn subset<'a>(scores: &'a Value, name: &str) -> &'a Value {
     scores["scores"]["subsets"].as_array().unwrap().iter().find(|s| s["subset"] == name).map(|s| &s["scores"]).unwrap()
 }
 
+/// A second source with the listed source's text, older (it sorts first, so it gets the
+/// smaller id and wins the tie): the revision credits it, an unlisted pair, and the listed
+/// source is found as its copy. The scores credit what the revision credits; the figures
+/// with copies tell what a reader of every source's "also in" sees.
+#[test]
+fn a_case_credited_to_a_twin_source_is_found_among_its_copies() {
+    let c = corpus();
+    fs::write(c.root.join("src/source-document00000.txt"), SOURCE_1).unwrap();
+    let dir = c.root.parent().unwrap();
+    let (code, stdout, stderr) = run(dir, &["eval", "pan", "--corpus", "pan", "--out", "out", "--format", "json"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let scores: Value = serde_json::from_str(&fs::read_to_string(dir.join("out/scores.json")).unwrap()).unwrap();
+    assert_eq!(subset(&scores, "02-no-obfuscation")["recall"], 0.0, "{scores:#}");
+    assert_eq!(scores["scores"]["unlisted_detections"], 1, "{scores:#}");
+    assert_eq!(scores["timings"]["copy_detections"], 1, "{scores:#}");
+    assert!(scores["timings"]["recall_with_copies"].as_f64().unwrap() > 0.99, "{scores:#}");
+    let copies = fs::read_to_string(dir.join("out/copies.jsonl")).unwrap();
+    let copy: Value = serde_json::from_str(copies.trim()).unwrap();
+    assert_eq!(copy["source"], "source-document00001.txt", "{copies}");
+    assert_eq!(copy["this_offset"].as_u64(), Some(c.case.0 as u64), "{copies}");
+}
+
 #[test]
 fn verbatim_copy_scores_plagdet_one() {
     let c = corpus();
@@ -167,6 +189,7 @@ fn verbatim_copy_scores_plagdet_one() {
     // The one detection's characters, claimed by one source.
     assert_eq!(scores["scores"]["claimed_chars"].as_u64(), Some(c.case.1 as u64), "{scores:#}");
     assert_eq!(scores["scores"]["multi_claimed_chars"], 0);
+    assert_eq!(scores["timings"]["copy_detections"], 0, "{scores:#}");
 
     // The detection itself, in characters, is the case.
     let det = dir.join("out/detections/suspicious-document00001-source-document00001.xml");

@@ -296,8 +296,10 @@ impl Engine {
 
 fn source_infos(reader: &IndexReader, revisions: &[Revision]) -> Result<Vec<SourceInfo>> {
     let mut out = Vec::new();
+    // A document may come twice: a source of its own and a copy of another.
+    let mut seen = std::collections::BTreeSet::new();
     for rev in revisions {
-        for s in &rev.sources {
+        for s in rev.sources.iter().filter(|s| seen.insert(s.doc)) {
             let meta = reader.meta(s.doc)?;
             out.push(SourceInfo {
                 doc: s.doc,

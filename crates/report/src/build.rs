@@ -113,6 +113,7 @@ impl Report {
                         source_excerpt,
                         diff,
                         pairs,
+                        copy_of: found.copy_of,
                     });
                 }
             }
@@ -191,6 +192,8 @@ fn new_source(doc: DocId, rank: u32, revision: &Revision, info: Option<&SourceIn
         share_in_text: 0.0,
         report_chars: 0,
         share_in_report: 0.0,
+        copies: Vec::new(),
+        copy_of: Vec::new(),
     }
 }
 

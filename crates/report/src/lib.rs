@@ -55,6 +55,7 @@
 //!             evidence: Evidence { longest_run: 2, ..Evidence::default() },
 //!             pairs: vec![],
 //!         }],
+//!         copy_of: None,
 //!     }],
 //! };
 //! let source = SourceInfo {

@@ -237,6 +237,14 @@ pub struct Source {
     /// `report_chars / suspect.char_len * 100`; `0` when disabled. Sums over sources to
     /// `totals.borrowings + totals.citations`.
     pub share_in_report: f64,
+    /// "Also in": the other sources found holding passages of this one's blocks (their
+    /// blocks with [`Block::copy_of`] this source), by rank. Omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<DocId>,
+    /// The sources some of whose passages this one holds too (it is among their
+    /// `copies`), by rank. Omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_of: Vec<DocId>,
 }
 
 /// One borrowed or cited fragment.
@@ -289,6 +297,13 @@ pub struct Block {
     /// empty for a copy (`diff` shows it word by word) and in reports stored before it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<SentencePair>,
+    /// `Some(doc)`: the block is a passage of source `doc`'s blocks, found again in this
+    /// block's source (a copy: `tessera_search::SourceMatch::copy_of`). It counts only
+    /// inside `doc`'s blocks and after every block that is not a copy, so it changes no
+    /// share while `doc` counts, and takes the passage over when a reviewer disables
+    /// `doc`. Omitted from JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<DocId>,
 }
 
 /// One sentence of a block and the source text it draws on ([`Block::pairs`]); both spans

@@ -8,6 +8,11 @@
 //!    block; then it is ignored and the borrowing keeps its characters.
 //! 3. Where counting blocks overlap, a citation wins over a borrowing; among blocks of
 //!    the winning kind the source with the smallest rank owns the character.
+//! 4. A copy block (a passage of another source's blocks found again in its own source,
+//!    [`Block::copy_of`](crate::Block::copy_of)) counts only inside that source's blocks,
+//!    and after every block that is not a copy: it changes nothing while that source
+//!    counts, and takes the passage over when a reviewer disables it (what a reviewer who
+//!    excludes a source expects: the next source holding the passage is shown).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -111,8 +116,10 @@ impl Report {
                 spans[at].push((start, end));
             }
         }
+        let mut links = self.copy_links();
         for (source, (spans, count)) in self.sources.iter_mut().zip(spans.iter_mut().zip(counts)) {
             spans.sort_unstable();
+            (source.copies, source.copy_of) = links.remove(&source.id).unwrap_or_default();
             source.blocks = count;
             source.text_chars = union_len(spans);
             source.share_in_text = percent(source.text_chars, total);
@@ -201,28 +208,34 @@ impl Report {
         let limit = usize::try_from(self.suspect.char_len).unwrap_or(usize::MAX);
         let positions = self.positions();
         let priorities = self.priorities();
-        let mut counted: Vec<Counted> = self
-            .blocks
-            .iter()
-            .filter_map(|b| {
-                let at = *positions.get(&b.source)?;
-                if !self.sources[at].enabled {
-                    return None;
+        let copied = self.copied_passages();
+        let mut counted: Vec<Counted> = Vec::with_capacity(self.blocks.len());
+        for b in &self.blocks {
+            let Some(&at) = positions.get(&b.source) else { continue };
+            if !self.sources[at].enabled {
+                continue;
+            }
+            let mut span = b.suspect_span;
+            span.chars.start = span.chars.start.min(limit);
+            span.chars.end = span.chars.end.min(limit);
+            span.bytes.end = span.bytes.end.max(span.bytes.start);
+            let counted_block =
+                |span: TextSpan, priority: usize| Counted { span, kind: b.kind, priority, id: b.id, source: b.source };
+            match b.copy_of {
+                None if span.chars.start < span.chars.end => counted.push(counted_block(span, priorities[at])),
+                None => {}
+                Some(of) => {
+                    // Rule 4: the parts inside the copied source's blocks, after every
+                    // block that is not a copy.
+                    let priority = priorities.len() + priorities[at];
+                    for passage in copied.get(&of).map_or(&[][..], Vec::as_slice) {
+                        if let Some(part) = intersection(span, *passage) {
+                            counted.push(counted_block(part, priority));
+                        }
+                    }
                 }
-                let priority = priorities[at];
-                let mut span = b.suspect_span;
-                span.chars.start = span.chars.start.min(limit);
-                span.chars.end = span.chars.end.min(limit);
-                span.bytes.end = span.bytes.end.max(span.bytes.start);
-                (span.chars.start < span.chars.end).then_some(Counted {
-                    span,
-                    kind: b.kind,
-                    priority,
-                    id: b.id,
-                    source: b.source,
-                })
-            })
-            .collect();
+            }
+        }
 
         // Borrowing spans by start, with the furthest end reached so far: a citation
         // [s, e) lies inside one borrowing iff some borrowing starting at or before s
@@ -248,6 +261,67 @@ impl Report {
         });
         counted
     }
+}
+
+impl Report {
+    /// For every source some copy block names, the union of its blocks' suspect spans
+    /// (enabled or not, of any kind), sorted: where its copies may count.
+    fn copied_passages(&self) -> BTreeMap<DocId, Vec<TextSpan>> {
+        let copied: BTreeSet<DocId> = self.blocks.iter().filter_map(|b| b.copy_of).collect();
+        let mut passages: BTreeMap<DocId, Vec<TextSpan>> = BTreeMap::new();
+        for b in self.blocks.iter().filter(|b| b.copy_of.is_none() && copied.contains(&b.source)) {
+            passages.entry(b.source).or_default().push(b.suspect_span);
+        }
+        for spans in passages.values_mut() {
+            spans.sort_unstable_by_key(|s| (s.chars.start, s.chars.end));
+            let mut merged: Vec<TextSpan> = Vec::with_capacity(spans.len());
+            for &span in spans.iter() {
+                match merged.last_mut() {
+                    Some(last) if span.chars.start <= last.chars.end => {
+                        if span.chars.end > last.chars.end {
+                            last.chars.end = span.chars.end;
+                            last.bytes.end = span.bytes.end;
+                        }
+                    }
+                    _ => merged.push(span),
+                }
+            }
+            *spans = merged;
+        }
+        passages
+    }
+
+    /// The ids of the other sources holding copies of `doc`'s passages, and of the sources
+    /// whose passages `doc` holds as copies, each by rank ([`Source::copies`],
+    /// [`Source::copy_of`]).
+    pub(crate) fn copy_links(&self) -> BTreeMap<DocId, (Vec<DocId>, Vec<DocId>)> {
+        let rank: BTreeMap<DocId, u32> = self.sources.iter().map(|s| (s.id, s.rank)).collect();
+        let pairs: BTreeSet<(DocId, DocId)> = self
+            .blocks
+            .iter()
+            .filter_map(|b| b.copy_of.filter(|&of| of != b.source).map(|of| (of, b.source)))
+            .collect();
+        let mut links: BTreeMap<DocId, (Vec<DocId>, Vec<DocId>)> = BTreeMap::new();
+        for &(of, copy) in &pairs {
+            links.entry(of).or_default().0.push(copy);
+            links.entry(copy).or_default().1.push(of);
+        }
+        let by_rank = |d: &DocId| (rank.get(d).copied().unwrap_or(u32::MAX), *d);
+        for (copies, copy_of) in links.values_mut() {
+            copies.sort_by_key(by_rank);
+            copy_of.sort_by_key(by_rank);
+        }
+        links
+    }
+}
+
+/// The characters two spans share, `None` when they share none.
+fn intersection(a: TextSpan, b: TextSpan) -> Option<TextSpan> {
+    let (start, start_byte) =
+        if a.chars.start >= b.chars.start { (a.chars.start, a.bytes.start) } else { (b.chars.start, b.bytes.start) };
+    let (end, end_byte) =
+        if a.chars.end <= b.chars.end { (a.chars.end, a.bytes.end) } else { (b.chars.end, b.bytes.end) };
+    (start < end).then_some(TextSpan { bytes: Span { start: start_byte, end: end_byte }, chars: Span { start, end } })
 }
 
 /// Appends `next`, extending the last segment instead when they continue each other.

@@ -160,6 +160,22 @@ fn empty_and_english_reports_render() {
     assert!(text.contains("The rest of this essay is my own."), "{text}");
 }
 
+/// A copied source lists its copies, the copy the source it copies, and a copy block's
+/// heading names the passage it repeats.
+#[test]
+fn pdf_lists_copies() {
+    let report = russian_with_copies();
+    let number = |id: u64| report.source(tessera_index::DocId(id)).unwrap().number;
+    let text = page_texts(&Document::load_mem(&render(&report)).unwrap()).join(" ");
+    for line in [
+        format!("also in source {}", number(4)),
+        format!("holds passages of source {} too", number(3)),
+        format!("the passage of source {}, found here too", number(1)),
+    ] {
+        assert!(text.contains(&line), "{line:?} not in {text}");
+    }
+}
+
 /// The fill colours ("r g b rg") set in a page's content stream.
 fn fills(doc: &Document, page: lopdf::ObjectId) -> Vec<[f32; 3]> {
     let content = lopdf::content::Content::decode(&doc.get_page_content(page)).unwrap();

@@ -159,6 +159,42 @@ fn seen_at_is_listed_by_every_renderer() {
     assert!(html.contains("/srv/&lt;copy&gt;.txt") && !html.contains("/srv/<copy>"));
 }
 
+/// Copies show in every renderer: "also in" under the copied source, "holds passages
+/// of" under the copy, and the copy block's heading names the passage it repeats.
+#[test]
+fn copies_are_listed_by_every_renderer() {
+    let plain = text(&russian(), TextRenderer { width: 200, ..TextRenderer::default() });
+    assert!(!plain.contains("also in") && !plain.contains("found here too"), "{plain}");
+
+    let report = russian_with_copies();
+    let number = |id: u64| report.source(tessera_index::DocId(id)).unwrap().number;
+    let (n1, n3, n4, n5) = (number(1), number(3), number(4), number(5));
+    let also_in_3 = format!("also in source {n4}");
+    let holds = format!("holds passages of source {n3} too");
+    let heading = format!("the passage of source {n1}, found here too");
+    let t = text(&report, TextRenderer { width: 200, ..TextRenderer::default() });
+    assert!(t.contains(&also_in_3) && t.contains(&format!("also in source {n5}")) && t.contains(&holds), "{t}");
+    assert!(t.contains(&heading), "{t}");
+    let html = HtmlRenderer.render_to_string(&report).unwrap();
+    assert!(html.contains(&also_in_3) && html.contains(&holds) && html.contains(&heading), "{html}");
+    let json: serde_json::Value =
+        serde_json::from_str(&JsonRenderer::default().render_to_string(&report).unwrap()).unwrap();
+    let source = |id: u64| json["sources"].as_array().unwrap().iter().find(|s| s["id"] == id).unwrap().clone();
+    assert_eq!(source(3)["copies"], serde_json::json!([4]));
+    assert_eq!(source(4)["copy_of"], serde_json::json!([3]));
+    assert!(source(2).get("copies").is_none() && source(2).get("copy_of").is_none());
+    let copy_blocks: Vec<_> = json["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b.get("copy_of").map(|of| (b["source"].clone(), of.clone())))
+        .collect();
+    assert_eq!(
+        copy_blocks,
+        vec![(serde_json::json!(5), serde_json::json!(1)), (serde_json::json!(4), serde_json::json!(3))]
+    );
+}
+
 /// The evidence of a reworded passage of 20 terms on each side, without an exact run,
 /// found through sentence pairs.
 fn reworded_evidence(shared_terms: u32, rare_shared_terms: u32, order: f32, cosine: f32) -> tessera_search::Evidence {

@@ -270,3 +270,37 @@ fn partial_reports_list_missing_collections_once_sorted() {
     assert!(report.suspect.partial);
     assert_eq!(report.suspect.missing_collections, vec!["archive", "elibrary"]);
 }
+
+#[test]
+fn a_copy_counts_only_inside_its_sources_blocks_and_only_once_that_source_is_disabled() {
+    let mut report = russian_with_copies();
+    // Ranks: 5 (copy of 1), 1, 2, 3, 4 (copy of 3). Copies own nothing while 1 and 3 count.
+    assert_eq!(chars_of(&report), vec![(5, 90, 0), (1, 71, 71), (2, 90, 49), (3, 109, 79), (4, 121, 0)]);
+    assert_eq!(by_id(&report, 1).copies, vec![DocId(5)]);
+    assert_eq!(by_id(&report, 3).copies, vec![DocId(4)]);
+    assert_eq!(by_id(&report, 4).copy_of, vec![DocId(3)]);
+    assert!(by_id(&report, 2).copies.is_empty() && by_id(&report, 2).copy_of.is_empty());
+
+    // Without source 3, its copy takes over what 3 owned; [80, 92) is outside 3's block
+    // and stays with source 2 (up to 90) and original.
+    assert!(report.set_source_enabled(DocId(3), false));
+    assert_eq!(chars_of(&report), vec![(5, 90, 0), (1, 71, 71), (2, 90, 49), (3, 109, 0), (4, 121, 79)]);
+    assert_eq!(report.totals.borrowed_chars, 199);
+
+    // Without source 1 too: source 2, not a copy, takes [0, 41) before copy 5 (though 5
+    // ranks first); copy 4 gets [92, 122).
+    assert!(report.set_source_enabled(DocId(1), false));
+    assert_eq!(chars_of(&report), vec![(5, 90, 0), (1, 71, 0), (2, 90, 90), (3, 109, 0), (4, 121, 109)]);
+    assert_eq!(report.totals.borrowed_chars, 199);
+    // Without source 2, copy 5 stands in for source 1 on [0, 41) only: [41, 90) is
+    // outside source 1's blocks.
+    assert!(report.set_source_enabled(DocId(2), false));
+    assert_eq!(chars_of(&report), vec![(5, 90, 41), (1, 71, 0), (2, 90, 0), (3, 109, 0), (4, 121, 109)]);
+    assert_eq!(report.totals.borrowed_chars, 150);
+
+    // A copy disabled with its source leaves the passage original.
+    assert!(report.set_source_enabled(DocId(4), false));
+    assert_eq!(report.totals.borrowed_chars, 41);
+    let back: Report = serde_json::from_str(&serde_json::to_string(&report).unwrap()).unwrap();
+    assert_eq!(back, report);
+}

@@ -49,6 +49,14 @@ pub struct SearchConfig {
     /// ... and at least this many characters of the source (a reworded copy may be
     /// shorter than its source, a coincidence is short on both sides).
     pub min_source_side_chars: usize,
+    /// For each source of the revision, at most this many other candidates holding the
+    /// passages it was aligned on are aligned there too and reported as its copies
+    /// ([`crate::SourceMatch::copy_of`]): a passage found in several documents names every
+    /// one, and a reviewer who excludes the first sees the next take it over. A copy is
+    /// a candidate that loses at least half as many shared hashes to the source as the
+    /// source explained of its own; copies never change which sources the revision
+    /// picks or what they explain. `0` finds none.
+    pub max_copies: usize,
     /// Alignment settings.
     pub align: AlignConfig,
 }
@@ -65,6 +73,7 @@ impl Default for SearchConfig {
             max_rounds: 100,
             min_source_chars: 100,
             min_source_side_chars: 150,
+            max_copies: 3,
             align: AlignConfig::default(),
         }
     }

@@ -60,6 +60,12 @@ pub struct SourceMatch {
     pub shared_hashes: u32,
     /// Aligned blocks, sorted by suspect position.
     pub blocks: Vec<Block>,
+    /// `Some(doc)`: this is a copy of source `doc` of the same revision, found holding
+    /// passages `doc` was aligned on, and its blocks are those passages in this document
+    /// ([`crate::SearchConfig::max_copies`]). Copies come after every source of the
+    /// revision; a document may be both a source and a copy of another source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<DocId>,
 }
 
 /// One collection's answer for one suspect.
@@ -69,6 +75,7 @@ pub struct Revision {
     pub collection: String,
     /// Collection kind (sources or citations).
     pub kind: CollectionKind,
-    /// Sources in the order the greedy revision picked them.
+    /// Sources in the order the greedy revision picked them, then their copies (in the
+    /// order of the sources they copy).
     pub sources: Vec<SourceMatch>,
 }

@@ -173,7 +173,7 @@ impl Searcher {
         reader: &IndexReader,
         collection: &str,
         query: &Query,
-        mut source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
+        source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
         observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision, Error> {
         let min_shared = if query.has_sentences() || source_text.is_some() {
@@ -181,10 +181,6 @@ impl Searcher {
         } else {
             self.config.min_shared_hashes
         };
-        // Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed,
-        // and prepared for sentence seeding once (full terms for sources from texts).
-        let mut short_query: Option<(Query, PreparedSuspect)> = None;
-        let mut full_prepared: Option<PreparedSuspect> = None;
         let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
         let kind = coll.config().kind;
         // Citation collections hold short expressions by design: no minimum length.
@@ -196,12 +192,24 @@ impl Searcher {
             align_config.min_shared_words = 0;
             align_config.min_contrast = -1.0;
         }
+        let mut aligner = CandidateAligner {
+            reader,
+            query,
+            source_text,
+            short_query: None,
+            full_prepared: None,
+            config: align_config,
+            kind,
+            search: &self.config,
+        };
         // Variant shingles only help where sentence seeding can align what they find.
         let lookups = Lookups::new(query, query.has_sentences());
         let mut hits: Vec<(u32, DocId)> = Vec::new();
         coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
         // Per looked-up hash: explained by an earlier source of this revision (none yet).
         let mut explained_hash = vec![false; lookups.hashes.len()];
+        // ... by the source of this round (set and cleared in each round that has copies).
+        let mut newly_explained = vec![false; if self.config.max_copies > 0 { lookups.hashes.len() } else { 0 }];
         let mut candidates = self.rank(hits, &lookups, &explained_hash, min_shared);
 
         // Per suspect shingle: explained by an earlier source of this revision.
@@ -212,6 +220,9 @@ impl Searcher {
         shared.sort_unstable();
         shared.dedup();
         let mut sources = Vec::new();
+        // Copies of the revision's sources, aligned on the passages their source explained.
+        // They come after every source, so the revision's order is the greedy one.
+        let mut copies = Vec::new();
         observe(SearchProgress { aligned: 0, left: candidates.len() });
         for round in 0..self.config.max_rounds {
             let Some(best) = candidates.first() else { break };
@@ -219,32 +230,7 @@ impl Searcher {
                 break;
             }
             let best = candidates.swap_remove(0);
-            // The snapshot is read (and so verified) even when the text is used.
-            let snapshot = reader.snapshot(best.doc)?;
-            let from_snapshot = Query::from_snapshot(&snapshot, query.shingle_size);
-            let (suspect, prepared, source) = if from_snapshot.has_sentences() && query.has_sentences() {
-                let (short, prepared) = short_query.get_or_insert_with(|| {
-                    let short = query.with_short_terms();
-                    let prepared = PreparedSuspect::new(&short, &align_config);
-                    (short, prepared)
-                });
-                (&*short, Some(&*prepared), from_snapshot)
-            } else {
-                let text = match source_text.as_mut() {
-                    Some(f) => f(best.doc)?,
-                    None => None,
-                };
-                let source = text.unwrap_or(from_snapshot);
-                // Prepared only when this source can be aligned by sentences at all.
-                let prepared = (source.has_sentences() && query.has_sentences())
-                    .then(|| &*full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, &align_config)));
-                (query, prepared, source)
-            };
-            let mut blocks: Vec<Block> =
-                align::align_prepared(suspect, prepared, &source, &explained_shingle, &align_config);
-            if kind == CollectionKind::Source && !long_enough(&blocks, &self.config) {
-                blocks.clear();
-            }
+            let (blocks, held) = aligner.align(best.doc, &explained_shingle)?;
             if !blocks.is_empty() {
                 // A suspect shingle is explained by this source when it lies in one of its
                 // blocks *and* the source holds it, or one of its variants. The rest of a
@@ -252,19 +238,10 @@ impl Searcher {
                 // open to later sources: a verbatim passage of another source next to this
                 // one's is not hidden by this one's block running into it (PAN 2013
                 // collection-wide: 63 listed cases were hidden that way; docs/quality.md).
-                let mut held = source.hashes.clone();
-                held.sort_unstable();
-                // Shingle i covers tokens i .. i + size, so a block's shingles are
-                // first ..= end - size (one shingle when the text is shorter).
-                let ranges: Vec<(usize, usize)> = blocks
-                    .iter()
-                    .map(|block| {
-                        let first = block.suspect_tokens.start;
-                        let last = block.suspect_tokens.end.saturating_sub(query.shingle_size).max(first);
-                        let end = (last + 1).min(explained_shingle.len());
-                        (first.min(end), end)
-                    })
-                    .collect();
+                let ranges = shingle_ranges(&blocks, query.shingle_size, explained_shingle.len());
+                // What a copy of this source may align: the shingles of these blocks as
+                // they were before this source explained them.
+                let copy_skip = (self.config.max_copies > 0).then(|| outside_ranges(&explained_shingle, &ranges));
                 for &(start, end) in &ranges {
                     for (explained, h) in explained_shingle[start..end].iter_mut().zip(&query.hashes[start..end]) {
                         if held.binary_search(h).is_ok() {
@@ -288,13 +265,38 @@ impl Searcher {
                         }
                     }
                 }
+                // The hashes this source explained.
+                let mut newly = Vec::new();
                 for &h in &shared {
-                    let h = h as usize;
-                    if !explained_hash[h] && lookups.positions(h).iter().all(|&p| explained_shingle[p as usize]) {
-                        explained_hash[h] = true;
+                    let at = h as usize;
+                    if !explained_hash[at] && lookups.positions(at).iter().all(|&p| explained_shingle[p as usize]) {
+                        explained_hash[at] = true;
+                        newly.push(at);
                     }
                 }
-                sources.push(SourceMatch { doc: best.doc, shared_hashes: best.score, blocks });
+                if let Some(skip) = copy_skip {
+                    for &at in &newly {
+                        newly_explained[at] = true;
+                    }
+                    let copies_of =
+                        copy_candidates(&best, &candidates, &newly_explained, min_shared, self.config.max_copies);
+                    for &at in &newly {
+                        newly_explained[at] = false;
+                    }
+                    for (doc, lost) in copies_of {
+                        let (found, _) = aligner.align(doc, &skip)?;
+                        let found: Vec<Block> = found.into_iter().filter(|b| mostly_within(b, &blocks)).collect();
+                        if !found.is_empty() {
+                            copies.push(SourceMatch {
+                                doc,
+                                shared_hashes: lost,
+                                blocks: found,
+                                copy_of: Some(best.doc),
+                            });
+                        }
+                    }
+                }
+                sources.push(SourceMatch { doc: best.doc, shared_hashes: best.score, blocks, copy_of: None });
             }
             for c in &mut candidates {
                 c.rescore(&lookups, &explained_hash);
@@ -303,6 +305,7 @@ impl Searcher {
             sort_candidates(&mut candidates);
             observe(SearchProgress { aligned: round + 1, left: candidates.len() });
         }
+        sources.extend(copies);
         Ok(Revision { collection: collection.to_owned(), kind, sources })
     }
 
@@ -348,7 +351,120 @@ impl Searcher {
     }
 }
 
-/// Suspect characters covered by blocks sorted by suspect start (overlaps counted once).
+/// Aligns candidates of one revision with the suspect: the suspect cut to 32-bit terms
+/// and prepared for sentence seeding once, however many candidates are aligned.
+struct CandidateAligner<'a, 'f> {
+    reader: &'a IndexReader,
+    query: &'a Query,
+    source_text: Option<&'f mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
+    /// Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed,
+    /// and prepared for sentence seeding once (full terms for sources from texts).
+    short_query: Option<(Query, PreparedSuspect)>,
+    full_prepared: Option<PreparedSuspect>,
+    config: crate::AlignConfig,
+    kind: CollectionKind,
+    search: &'a SearchConfig,
+}
+
+impl CandidateAligner<'_, '_> {
+    /// The blocks of source `doc` (none when a source collection's blocks are too short
+    /// to report), and the source's shingle hashes, sorted. `skip` as in
+    /// [`align::align_prepared`].
+    fn align(&mut self, doc: DocId, skip: &[bool]) -> Result<(Vec<Block>, Vec<u64>), Error> {
+        let query = self.query;
+        // The snapshot is read (and so verified) even when the text is used.
+        let snapshot = self.reader.snapshot(doc)?;
+        let from_snapshot = Query::from_snapshot(&snapshot, query.shingle_size);
+        let config = &self.config;
+        let (suspect, prepared, source) = if from_snapshot.has_sentences() && query.has_sentences() {
+            let (short, prepared) = self.short_query.get_or_insert_with(|| {
+                let short = query.with_short_terms();
+                let prepared = PreparedSuspect::new(&short, config);
+                (short, prepared)
+            });
+            (&*short, Some(&*prepared), from_snapshot)
+        } else {
+            let text = match self.source_text.as_mut() {
+                Some(f) => f(doc)?,
+                None => None,
+            };
+            let source = text.unwrap_or(from_snapshot);
+            // Prepared only when this source can be aligned by sentences at all.
+            let prepared = (source.has_sentences() && query.has_sentences())
+                .then(|| &*self.full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, config)));
+            (query, prepared, source)
+        };
+        let mut blocks = align::align_prepared(suspect, prepared, &source, skip, config);
+        if self.kind == CollectionKind::Source && !long_enough(&blocks, self.search) {
+            blocks.clear();
+        }
+        let mut held = source.hashes;
+        held.sort_unstable();
+        Ok((blocks, held))
+    }
+}
+
+/// The suspect shingles of each block: shingle i covers tokens i .. i + size, so a
+/// block's shingles are first ..= end - size (one shingle when the text is shorter), cut
+/// to the `shingles` the suspect has.
+fn shingle_ranges(blocks: &[Block], size: usize, shingles: usize) -> Vec<(usize, usize)> {
+    blocks
+        .iter()
+        .map(|block| {
+            let first = block.suspect_tokens.start;
+            let last = block.suspect_tokens.end.saturating_sub(size).max(first);
+            let end = (last + 1).min(shingles);
+            (first.min(end), end)
+        })
+        .collect()
+}
+
+/// `explained` with every shingle outside `ranges` marked too: what a copy may align is
+/// the passages of the source it copies, as they were before that source explained them.
+fn outside_ranges(explained: &[bool], ranges: &[(usize, usize)]) -> Vec<bool> {
+    let mut skip = vec![true; explained.len()];
+    for &(start, end) in ranges {
+        skip[start..end].copy_from_slice(&explained[start..end]);
+    }
+    skip
+}
+
+/// The candidates that hold the passages `source` was just aligned on: those that lost at
+/// least half as many shared hashes to it (`newly[h]`: hash `h` is one it explained) as
+/// it explained of its own, and at least the minimum. At most `max`, the most hashes lost
+/// first (ties: the older document), with the count lost.
+fn copy_candidates(
+    source: &Candidate,
+    candidates: &[Candidate],
+    newly: &[bool],
+    min_shared: u32,
+    max: usize,
+) -> Vec<(DocId, u32)> {
+    let lost = |c: &Candidate| to_u32(c.shared.iter().filter(|&&h| newly[h as usize]).count());
+    let least = min_shared.max(lost(source).div_ceil(2)).max(1);
+    let mut copies: Vec<(DocId, u32)> =
+        candidates.iter().map(|c| (c.doc, lost(c))).filter(|&(_, lost)| lost >= least).collect();
+    copies.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    copies.truncate(max);
+    copies
+}
+
+/// Whether at least half of `block`'s suspect characters lie in `blocks` (a copy's block
+/// must be about the passage of the source it copies, not text its growth reached).
+fn mostly_within(block: &Block, blocks: &[Block]) -> bool {
+    let inside: usize = blocks
+        .iter()
+        .map(|b| {
+            let (start, end) = (
+                block.suspect.chars.start.max(b.suspect.chars.start),
+                block.suspect.chars.end.min(b.suspect.chars.end),
+            );
+            end.saturating_sub(start)
+        })
+        .sum();
+    2 * inside >= block.suspect.chars.end - block.suspect.chars.start
+}
+
 /// Whether a source's blocks are long enough to report on both sides.
 fn long_enough(blocks: &[Block], config: &SearchConfig) -> bool {
     covered_chars(blocks) >= config.min_source_chars
@@ -387,6 +503,35 @@ fn sort_candidates(candidates: &mut [Candidate]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copies_are_the_candidates_losing_half_of_what_the_source_explained() {
+        let candidate = |doc: u64, shared: Vec<u32>| Candidate { doc: DocId(doc), shared, score: 0, variant_score: 0 };
+        // The source explained hashes 1..=6 of its own (and 9, which it does not share).
+        let source = candidate(1, vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        let mut newly = [false; 40];
+        for h in [1, 2, 3, 4, 5, 6, 9] {
+            newly[h] = true;
+        }
+        let others = [
+            candidate(5, vec![1, 2, 3, 10]),        // 3 of 6: a copy
+            candidate(4, vec![1, 2, 3, 4, 5, 6]),   // all: the best copy
+            candidate(3, vec![4, 5, 9, 11, 12]),    // 3 (9 counts though the source lacks it)
+            candidate(2, vec![1, 2, 20, 21, 22]),   // 2 of 6: not a copy
+            candidate(6, vec![30, 31, 32, 33, 34]), // none
+        ];
+        assert_eq!(copy_candidates(&source, &others, &newly, 1, 3), vec![(DocId(4), 6), (DocId(3), 3), (DocId(5), 3)]);
+        assert_eq!(copy_candidates(&source, &others, &newly, 1, 1), vec![(DocId(4), 6)]);
+        // The minimum of shared hashes holds too.
+        assert_eq!(copy_candidates(&source, &others, &newly, 4, 3), vec![(DocId(4), 6)]);
+        assert_eq!(copy_candidates(&source, &others, &newly, 1, 0), vec![]);
+    }
+
+    #[test]
+    fn a_copy_aligns_only_inside_the_blocks_of_the_source_as_they_were() {
+        let explained = [true, false, false, true, false, false];
+        assert_eq!(outside_ranges(&explained, &[(0, 2), (4, 5)]), vec![true, false, true, true, false, true]);
+    }
 
     #[test]
     fn lookups_hold_every_distinct_hash_with_its_shingles() {

@@ -229,8 +229,10 @@ function numberSources(report) {
 
 // Which block decides each stretch of text, following the counting rules of the report
 // (SCHEMA.md): enabled sources count; a citation wholly inside one counting borrowing is
-// ignored; citation wins over borrowing; the smallest rank wins among the rest. Stretches
-// are also cut where a notice location starts or ends, so it can be marked inside.
+// ignored; citation wins over borrowing; the smallest rank wins among the rest; a copy
+// block (copy_of set) counts only inside a block of the source it copies, after every
+// block that is not a copy. Stretches are also cut where a notice location starts or
+// ends, so it can be marked inside.
 function segments(report) {
   const sources = new Map(report.sources.map((s) => [s.id, s]));
   const blocks = report.blocks;
@@ -250,8 +252,9 @@ function segments(report) {
     const start = points[i], end = points[i + 1];
     if (start >= end) continue;
     const covering = blocks.filter((b) => b.suspect_span.chars.start <= start && end <= b.suspect_span.chars.end);
-    const live = covering.filter((b) => sources.get(b.source).enabled && !ignored.has(b.id));
-    const rank = (b) => sources.get(b.source).rank;
+    const live = covering.filter((b) => sources.get(b.source).enabled && !ignored.has(b.id)
+      && (b.copy_of == null || covering.some((o) => o.source === b.copy_of && o.copy_of == null)));
+    const rank = (b) => (b.copy_of == null ? 0 : report.sources.length) + sources.get(b.source).rank;
     const pick = (list) => list.slice().sort((a, b) => rank(a) - rank(b))[0];
     let decider = pick(live.filter((b) => b.kind === "citation")) || pick(live.filter((b) => b.kind === "borrowing"));
     out.push({ start, end, decider, covering });
@@ -348,7 +351,9 @@ function renderSources(report) {
         el("div", { class: "src-meta" },
           el("span", { class: "kind " + s.kind, text: s.kind === "citation" ? "citation" : "source" }),
           " · " + s.collection + " · " + s.blocks + (s.blocks === 1 ? " passage" : " passages")),
-        (s.seen_at && s.seen_at.length) ? el("div", { class: "src-meta src-seen", text: "also seen at: " + s.seen_at.join(", ") }) : null),
+        (s.seen_at && s.seen_at.length) ? el("div", { class: "src-meta src-seen", text: "also seen at: " + s.seen_at.join(", ") }) : null,
+        copyLine(report, "also in", s.copies, "src-also-in"),
+        copyLine(report, "holds passages of", s.copy_of, "src-copy-of", "too")),
       el("div", { class: "shares" },
         el("div", { class: "report-share", title: "Share in report", text: pct(s.share_in_report) }),
         el("div", { class: "text-share", title: "Share in text", text: pct(s.share_in_text) })),
@@ -363,6 +368,23 @@ function renderSources(report) {
   applyIsolation();
 }
 
+// "also in sources 4, 7" (the other sources holding passages of this one's blocks) or
+// "holds passages of source 1 too": each number a button showing that source's passages.
+// null when the list is empty.
+function copyLine(report, label, ids, cls, tail) {
+  const numbered = (ids || []).map((id) => report.sources.find((o) => o.id === id)).filter(Boolean);
+  if (!numbered.length) return null;
+  const line = el("div", { class: "src-meta src-copies " + cls }, label + (numbered.length === 1 ? " source " : " sources "));
+  numbered.forEach((o, i) => {
+    if (i) line.append(", ");
+    const go = el("button", { type: "button", class: "copy-link", "data-n": o.number, title: "Show only the passages of source " + o.number }, String(o.number));
+    go.addEventListener("click", (e) => { e.stopPropagation(); isolate(o.id); });
+    line.append(go);
+  });
+  if (tail) line.append(" " + tail);
+  return line;
+}
+
 // A block's confidence (percent) as a pill: how sure Tessera is that it was taken from
 // its source. Reports made before confidence existed have none: shown as sure.
 function confidenceOf(b) {
@@ -374,6 +396,14 @@ function confidenceOf(b) {
 const FOUND_BY = { copy: "copied", rewording: "reworded", summary: "summary of a longer passage" };
 function foundBySuffix(b) {
   return FOUND_BY[b.found_by] ? " · " + FOUND_BY[b.found_by] : "";
+}
+
+// A copy block (copy_of set) as the static HTML report words it: it counts only once
+// the source it copies is switched off.
+function copySuffix(b, sources) {
+  if (b.copy_of == null) return "";
+  const of = sources.get(b.copy_of);
+  return " · the passage of " + (of ? "source " + of.number : "document " + b.copy_of) + ", found here too";
 }
 
 function confidencePill(b) {
@@ -401,7 +431,7 @@ function renderPassages(report) {
     const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), tabindex: "0", "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) },
       el("span", { class: "num-badge", text: String(number) }),
       el("div", {},
-        el("div", { class: "psg-where", text: b.kind + foundBySuffix(b) + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
+        el("div", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
         el("div", { class: "psg-text", text: b.suspect_excerpt })),
       confidencePill(b));
     li.addEventListener("click", () => openCompare(b.id));

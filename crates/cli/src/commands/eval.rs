@@ -127,9 +127,11 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     let bar = super::progress::files_bar(quiet, "checking suspects");
     bar.set_length(suspects.len() as u64);
     let started = Instant::now();
-    let detections: Vec<Vec<(Annotation, String)>> = suspects
+    // Each detection with its evidence line and whether it is a copy's (not scored: PAN
+    // lists one source per case, the one a revision credits).
+    let detections: Vec<Vec<(Annotation, String, bool)>> = suspects
         .par_iter()
-        .map(|susp| -> Result<Vec<(Annotation, String)>> {
+        .map(|susp| -> Result<Vec<(Annotation, String, bool)>> {
             let path = corpus.susp_dir().join(susp);
             let text = fs_err::read_to_string(&path)?;
             let suspect = engine.suspect_plain(susp, "", &text);
@@ -140,7 +142,7 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
                     let source = names.get(&src.doc.0).cloned().unwrap_or_default();
                     let a = super::align::annotation(susp, &source, b);
                     let line = super::align::evidence_line(&a, b);
-                    out.push((a, line));
+                    out.push((a, line, src.copy_of.is_some()));
                 }
             }
             bar.inc(1);
@@ -154,12 +156,27 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     timings.insert("ms_per_suspect".into(), (1000.0 * check_secs / suspects.len().max(1) as f64).into());
 
     let mut by_pair: BTreeMap<(String, String), Vec<Annotation>> = BTreeMap::new();
-    let mut evidence = Vec::new();
-    for (a, line) in detections.into_iter().flatten() {
-        by_pair.entry((a.suspicious.clone(), a.source.clone())).or_default().push(a);
-        evidence.push(line);
+    let (mut evidence, mut copy_evidence) = (Vec::new(), Vec::new());
+    let mut copies = Vec::new();
+    for (a, line, copy) in detections.into_iter().flatten() {
+        if copy {
+            copies.push(a);
+            copy_evidence.push(line);
+        } else {
+            by_pair.entry((a.suspicious.clone(), a.source.clone())).or_default().push(a);
+            evidence.push(line);
+        }
     }
-    write_evidence(&args.out, &evidence)?;
+    write_evidence(&args.out, "evidence.jsonl", &evidence)?;
+    write_evidence(&args.out, "copies.jsonl", &copy_evidence)?;
+    // What a reader who also reads every source's copies sees.
+    let with_copies = tessera_eval::score_annotations(
+        &corpus,
+        &by_pair.values().flatten().cloned().chain(copies.iter().cloned()).collect::<Vec<_>>(),
+    )?;
+    timings.insert("copy_detections".into(), copies.len().into());
+    timings.insert("recall_with_copies".into(), with_copies.entire.recall.into());
+    timings.insert("plagdet_with_copies".into(), with_copies.entire.plagdet.into());
     for ((susp, src), dets) in &by_pair {
         tessera_eval::write_detections(&det_dir, susp, src, dets)?;
     }
@@ -169,9 +186,13 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         &det_dir,
         timings,
         &format!(
-            "checked {} suspects in {check_secs:.1} s ({:.1} ms each)",
+            "checked {} suspects in {check_secs:.1} s ({:.1} ms each); with the {} blocks of copies, \
+             recall {:.4}, plagdet {:.4}",
             suspects.len(),
-            1000.0 * check_secs / suspects.len().max(1) as f64
+            1000.0 * check_secs / suspects.len().max(1) as f64,
+            copies.len(),
+            with_copies.entire.recall,
+            with_copies.entire.plagdet,
         ),
     )
 }
@@ -192,7 +213,7 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
         args.search.config(),
         quiet,
     )?;
-    write_evidence(&args.out, &summary.evidence)?;
+    write_evidence(&args.out, "evidence.jsonl", &summary.evidence)?;
     let ms = 1000.0 * summary.seconds / summary.pairs.max(1) as f64;
     let mut timings = serde_json::Map::new();
     timings.insert("align_seconds".into(), summary.seconds.into());
@@ -209,13 +230,13 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
 
 /// Writes `<out>/evidence.jsonl`: one line per detection with its block's evidence and
 /// confidence, in suspect order (what `scripts/fit_confidence.py` fits the model on).
-fn write_evidence(out: &Path, lines: &[String]) -> Result<()> {
+fn write_evidence(out: &Path, name: &str, lines: &[String]) -> Result<()> {
     let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for line in lines {
         text.push_str(line);
         text.push('\n');
     }
-    fs_err::write(out.join("evidence.jsonl"), text)?;
+    fs_err::write(out.join(name), text)?;
     Ok(())
 }
 

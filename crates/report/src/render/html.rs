@@ -336,6 +336,9 @@ impl Page<'_> {
                     .collect();
                 let _ = write!(origin, "<br>also seen at: {}", places.join(", "));
             }
+            for line in super::copy_lines(self.report, source) {
+                let _ = write!(origin, "<br><span class=\"copies\">{}</span>", escape(&line));
+            }
             let mut tags = String::new();
             if kind == BlockKind::Citation {
                 tags.push_str("<span class=\"tag\">citation</span>");

@@ -78,6 +78,28 @@ fn shorten(text: &str, max: usize) -> String {
     out
 }
 
+/// What a source's entry says of copies (every renderer words it alike), by the numbers
+/// the reader sees: "also in sources 4, 7" (other sources holding passages of this
+/// one's blocks, [`Source::copies`](crate::Source::copies)) and "holds passages of
+/// source 1 too" ([`Source::copy_of`](crate::Source::copy_of)). Empty for a source
+/// with neither.
+pub(crate) fn copy_lines(report: &Report, source: &crate::Source) -> Vec<String> {
+    let numbers = |docs: &[tessera_index::DocId]| -> Option<(usize, String)> {
+        let numbers: Vec<String> =
+            docs.iter().filter_map(|&d| report.source(d)).map(|s| s.number.to_string()).collect();
+        (!numbers.is_empty()).then(|| (numbers.len(), numbers.join(", ")))
+    };
+    let plural = |n: usize| if n == 1 { "source" } else { "sources" };
+    let mut lines = Vec::new();
+    if let Some((n, list)) = numbers(&source.copies) {
+        lines.push(format!("also in {} {list}", plural(n)));
+    }
+    if let Some((n, list)) = numbers(&source.copy_of) {
+        lines.push(format!("holds passages of {} {list} too", plural(n)));
+    }
+    lines
+}
+
 /// How a source is named: its title, else its origin, else its id.
 fn source_label(title: &str, origin: &str, id: u64) -> String {
     if !title.trim().is_empty() {
@@ -116,6 +138,8 @@ pub(crate) enum BlockFlag<'a> {
     Reason(&'a str),
     /// "reclassified from borrowing": a reviewer changed the kind Tessera detected.
     Reclassified(&'static str),
+    /// "also in source 3's passage": a copy block, counted only once that source is off.
+    CopyOf(String),
     /// "source disabled".
     SourceDisabled,
 }
@@ -133,6 +157,9 @@ impl BlockHeading<'_> {
         }
         if block.kind != block.detected_kind {
             flags.push(BlockFlag::Reclassified(block.detected_kind.as_str()));
+        }
+        if let Some(of) = block.copy_of {
+            flags.push(BlockFlag::CopyOf(copy_of_label(report, of)));
         }
         if disabled {
             flags.push(BlockFlag::SourceDisabled);
@@ -162,8 +189,18 @@ impl BlockFlag<'_> {
             BlockFlag::FoundBy(label) => (*label).to_owned(),
             BlockFlag::Reason(reason) => (*reason).to_owned(),
             BlockFlag::Reclassified(kind) => format!("reclassified from {kind}"),
+            BlockFlag::CopyOf(label) => label.clone(),
             BlockFlag::SourceDisabled => "source disabled".to_owned(),
         }
+    }
+}
+
+/// What a copy block says of the source it copies: "the passage of source 3, found here
+/// too" (the number the reader sees; the id for a source the report does not list).
+pub(crate) fn copy_of_label(report: &Report, of: tessera_index::DocId) -> String {
+    match report.source(of) {
+        Some(s) => format!("the passage of source {}, found here too", s.number),
+        None => format!("the passage of document {}, found here too", of.0),
     }
 }
 

@@ -592,6 +592,10 @@ impl<'f> Layout<'f> {
             if !source.seen_at.is_empty() {
                 origin.push_str(&format!("\nalso seen at: {}", source.seen_at.join(", ")));
             }
+            for line in super::copy_lines(report, source) {
+                origin.push('\n');
+                origin.push_str(&line);
+            }
             let title_lines = self.wrap(&plain_atoms(&title), title_w, 9.5, true);
             let origin_lines = self.wrap(&plain_atoms(&origin), title_w, 8.0, false);
             let height = title_lines.len() as f32 * 13.0 + origin_lines.len() as f32 * 11.0 + 6.0;

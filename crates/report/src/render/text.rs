@@ -142,6 +142,9 @@ impl TextRenderer {
                 let seen = shorten(&seen, self.width().saturating_sub(prefix_width));
                 writeln!(out, "{:prefix_width$}{}", "", self.paint(DIM, &seen))?;
             }
+            for line in super::copy_lines(report, source) {
+                writeln!(out, "{:prefix_width$}{}", "", self.paint(DIM, &line))?;
+            }
         }
         Ok(())
     }
@@ -161,6 +164,9 @@ impl TextRenderer {
             let mut notes = String::new();
             if block.kind != block.detected_kind {
                 notes.push_str(" (reclassified)");
+            }
+            if let Some(of) = block.copy_of {
+                notes.push_str(&format!(" ({})", super::copy_of_label(report, of)));
             }
             if !enabled {
                 notes.push_str(" (source disabled)");

@@ -40,7 +40,7 @@ pub fn same(suspect: &str, start: usize, end: usize) -> Block {
 }
 
 pub fn source_match(doc: u64, blocks: Vec<Block>) -> SourceMatch {
-    SourceMatch { doc: DocId(doc), shared_hashes: 1, blocks }
+    SourceMatch { doc: DocId(doc), shared_hashes: 1, blocks, copy_of: None }
 }
 
 pub fn revision(collection: &str, kind: CollectionKind, sources: Vec<SourceMatch>) -> Revision {
@@ -109,6 +109,38 @@ pub fn russian_with(options: &ReportOptions) -> Report {
         ),
     ];
     Report::build(SuspectInfo::new("sochinenie.docx", "Сочинение о семье", RU), &revisions, &sources, options)
+}
+
+/// [`russian`] with two copies found by the search: source 4 holds the second sentence
+/// that source 3 was aligned on (its block starts 12 characters earlier, in text source
+/// 3's block does not cover), and source 5, ranked first, holds the first sentence that
+/// source 1 was aligned on.
+pub fn russian_with_copies() -> Report {
+    let report = russian();
+    let mut copy_of_3 = source_match(4, vec![same(RU, 80, 201)]);
+    copy_of_3.copy_of = Some(DocId(3));
+    let mut copy_of_1 = source_match(5, vec![same(RU, 0, 90)]);
+    copy_of_1.copy_of = Some(DocId(1));
+    let web = revision(
+        "web",
+        CollectionKind::Source,
+        vec![
+            copy_of_1,
+            source_match(
+                1,
+                vec![
+                    block(RU, 0, 41, span(&format!("{RU_SOURCE_PREFIX}{RU}"), 29, 70)),
+                    block(RU, 92, 122, span(&format!("{RU_SOURCE_PREFIX}{RU}"), 121, 151)),
+                ],
+            ),
+            source_match(2, vec![same(RU, 0, 90)]),
+        ],
+    );
+    let theses = revision("theses", CollectionKind::Source, vec![source_match(3, vec![same(RU, 92, 201)]), copy_of_3]);
+    let infos: Vec<_> = [1, 2, 3, 4, 5].iter().map(|&d| info(d, "web", CollectionKind::Source, "", "")).collect();
+    let built = Report::build(SuspectInfo::new("s.txt", "", RU), &[web, theses], &infos, &ReportOptions::default());
+    assert_eq!(built.totals, report.totals, "copies change nothing while their sources count");
+    built
 }
 
 /// The English case. Blocks (suspect chars):
