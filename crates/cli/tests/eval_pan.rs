@@ -162,6 +162,15 @@ fn a_case_credited_to_a_twin_source_is_found_among_its_copies() {
     let copy: Value = serde_json::from_str(copies.trim()).unwrap();
     assert_eq!(copy["source"], "source-document00001.txt", "{copies}");
     assert_eq!(copy["this_offset"].as_u64(), Some(c.case.0 as u64), "{copies}");
+
+    // `--max-copies 0` finds none, and credits the same.
+    let (code, stdout, stderr) =
+        run(dir, &["eval", "pan", "--corpus", "pan", "--out", "out0", "--index", "out/index", "--max-copies", "0"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let none: Value = serde_json::from_str(&fs::read_to_string(dir.join("out0/scores.json")).unwrap()).unwrap();
+    assert_eq!(none["timings"]["copy_detections"], 0, "{none:#}");
+    assert_eq!(none["scores"], scores["scores"]);
+    assert_eq!(fs::read_to_string(dir.join("out0/copies.jsonl")).unwrap(), "");
 }
 
 #[test]

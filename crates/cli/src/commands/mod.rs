@@ -171,6 +171,11 @@ pub struct SearchArgs {
     /// words, in any language; a check takes about 10 % longer with them).
     #[arg(long)]
     pub no_edit_lookups: bool,
+    /// Other sources holding a passage a source was found on, aligned there and listed
+    /// as its copies ("also in"; they count once a reviewer disables the source), at
+    /// most this many per source; 0 finds none.
+    #[arg(long, default_value_t = SearchConfig::default().max_copies)]
+    pub max_copies: usize,
     /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
     /// '{"seed_cosine":0.4,"max_sentence_gap":3}'); flags above win over it.
     #[arg(long, value_name = "JSON", value_parser = parse_align_config)]
@@ -194,6 +199,7 @@ impl SearchArgs {
             text_min_shared_hashes: self.text_min_shared_hashes,
             synonym_lookups: !self.no_synonym_lookups,
             edit_lookups: !self.no_edit_lookups,
+            max_copies: self.max_copies,
             align: AlignConfig {
                 max_gap: self.max_gap,
                 min_block_shingles: self.min_block_shingles,
