@@ -452,6 +452,25 @@ fn a_source_switched_off_hands_its_passage_to_its_copy() {
     assert_ne!(marked(first.0), json!(0));
     d.screenshot(shots.as_deref(), "page-also-in.png");
 
+    // The comparison of the passage names the copy, and opens the copy's own comparison.
+    let mark = d.find(&format!("#document mark.borrowing[data-source=\"{}\"]", first.0));
+    d.call("POST", &format!("/element/{mark}/click"), json!({}));
+    let also = d.wait_for(
+        "return !document.getElementById('compare').hidden && document.getElementById('compare-also').textContent;",
+    );
+    assert_eq!(also, json!(format!("Also found in source {}", copy.1)));
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-also .copy-link")), json!({}));
+    let kind = d.wait_for(&format!(
+        "const k = document.getElementById('compare-kind').textContent; return k.endsWith('source {}') && k;",
+        copy.1
+    ));
+    assert_eq!(kind, json!(format!("Borrowing · source {}", copy.1)));
+    assert_eq!(
+        d.script("return document.getElementById('compare-also').textContent;"),
+        json!(format!("Also found in source {}", first.1))
+    );
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+
     let toggle = d.find(&format!(".src-row[data-source=\"{}\"] input.source-toggle", first.0));
     d.call("POST", &format!("/element/{toggle}/click"), json!({}));
     d.wait_for(&format!(

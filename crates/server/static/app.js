@@ -645,6 +645,29 @@ function renderSentencePairs(b) {
   details.open = b.found_by === "summary";
 }
 
+// The other sources holding this passage (Turnitin's "all sources" of a match): blocks
+// over the same text that copy this block's source, or, for a copy, the block it copies
+// and its other copies. Each opens its own comparison.
+function renderCompareAlso(report, b) {
+  const line = $("compare-also");
+  line.textContent = "";
+  const family = b.copy_of == null ? b.source : b.copy_of;
+  const s = b.suspect_span.chars;
+  const others = report.blocks.filter((o) => o.id !== b.id && o.source !== b.source
+    && (o.copy_of === family || (o.copy_of == null && o.source === family))
+    && o.suspect_span.chars.start < s.end && s.start < o.suspect_span.chars.end);
+  line.hidden = !others.length;
+  if (!others.length) return;
+  line.append(others.length === 1 ? "Also found in source " : "Also found in sources ");
+  others.forEach((o, i) => {
+    const of = report.sources.find((x) => x.id === o.source);
+    if (i) line.append(", ");
+    const go = el("button", { type: "button", class: "copy-link", "data-block": o.id, title: "Compare with source " + of.number }, String(of.number));
+    go.addEventListener("click", () => openCompare(o.id));
+    line.append(go);
+  });
+}
+
 function openCompare(blockId) {
   const report = state.report;
   const b = report.blocks[blockId];
@@ -680,6 +703,7 @@ function openCompare(blockId) {
     $("compare-diff").textContent = "";
     $("compare-legend").hidden = true;
   }
+  renderCompareAlso(report, b);
   renderSentencePairs(b);
   $("compare-reason").textContent = b.reason ? "Detected as citation: " + b.reason : (b.kind !== b.detected_kind ? "Reclassified by a reviewer" : "");
   const other = b.kind === "borrowing" ? "citation" : "borrowing";
