@@ -75,6 +75,10 @@ def test_repeats_are_skipped_unless_forced_and_titles_come_from_the_first_line(t
     assert index.stats()["collections"][0]["docs"] == 2
     report = index.check(text)
     assert report["sources"][0]["title"] == "The Clockmakers of Prague"
+    # The forced second copy is credited nothing and listed as the first one's copy.
+    first, copy = report["sources"]
+    assert first["copies"] == [copy["id"]] and copy["copy_of"] == [first["id"]]
+    assert copy["share_in_report"] == 0 and copy["share_in_text"] == first["share_in_text"] > 90
 
 
 def test_add_paths_lists_failures_and_checks_files(tmp_path):

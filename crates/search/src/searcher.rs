@@ -285,8 +285,10 @@ impl Searcher {
                     }
                     for (doc, lost) in copies_of {
                         let (found, _) = aligner.align(doc, &skip)?;
+                        // The blocks about the source's passages, long enough by themselves.
                         let found: Vec<Block> = found.into_iter().filter(|b| mostly_within(b, &blocks)).collect();
-                        if !found.is_empty() {
+                        let reported = kind != CollectionKind::Source || long_enough(&found, &self.config);
+                        if !found.is_empty() && reported {
                             copies.push(SourceMatch {
                                 doc,
                                 shared_hashes: lost,
