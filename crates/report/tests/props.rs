@@ -19,65 +19,112 @@ fn text_strategy() -> impl Strategy<Value = String> {
     proptest::collection::vec(c, 0..120).prop_map(|chars| chars.into_iter().collect())
 }
 
-/// Revisions: (is_citation, sources: [(blocks: [(start, len)])]).
-type RawRevisions = Vec<(bool, Vec<Vec<(usize, usize)>>)>;
+/// Revisions: (is_citation, sources: [(blocks: [(start, len)])], copies: [(copied
+/// source, document, blocks)]). A copy copies source `copied % sources`; its document
+/// is a new one, or (`document % 3 == 0`) another source of the revision, which is then
+/// both a source and a copy.
+type RawRevisions = Vec<(bool, Vec<RawBlocks>, Vec<(usize, usize, RawBlocks)>)>;
+type RawBlocks = Vec<(usize, usize)>;
 
 fn revisions_strategy() -> impl Strategy<Value = RawRevisions> {
     let block = (0usize..130, 0usize..60);
-    let source = proptest::collection::vec(block, 0..4);
-    let revision = (any::<bool>(), proptest::collection::vec(source, 0..4));
+    let source = proptest::collection::vec(block.clone(), 0..4);
+    let copy = (0usize..4, 0usize..6, proptest::collection::vec(block, 0..3));
+    let revision = (any::<bool>(), proptest::collection::vec(source, 0..4), proptest::collection::vec(copy, 0..3));
     proptest::collection::vec(revision, 0..4)
 }
 
 fn build(text: &str, raw: &RawRevisions) -> Report {
-    let mut doc = 0;
+    let (mut doc, mut copy_doc) = (0, 1000);
+    let blocks_of = |blocks: &RawBlocks| blocks.iter().map(|&(start, len)| same(text, start, start + len)).collect();
     let revisions: Vec<_> = raw
         .iter()
         .enumerate()
-        .map(|(r, (is_citation, sources))| {
+        .map(|(r, (is_citation, sources, copies))| {
             let kind = if *is_citation { CollectionKind::Citation } else { CollectionKind::Source };
-            let sources = sources
+            let mut found: Vec<_> = sources
                 .iter()
                 .map(|blocks| {
                     doc += 1;
-                    let blocks = blocks.iter().map(|&(start, len)| same(text, start, start + len)).collect();
-                    source_match(doc, blocks)
+                    source_match(doc, blocks_of(blocks))
                 })
                 .collect();
-            revision(&format!("c{r}"), kind, sources)
+            let ids: Vec<u64> = found.iter().map(|s| s.doc.0).collect();
+            for (copied, document, blocks) in copies {
+                let Some(&of) = ids.get(copied % ids.len().max(1)) else { continue };
+                let id = match ids.get(document / 3 % ids.len()) {
+                    Some(&other) if document % 3 == 0 && other != of => other,
+                    // Ids of their own, so that sources keep theirs with copies or without.
+                    _ => {
+                        copy_doc += 1;
+                        copy_doc
+                    }
+                };
+                let mut copy = source_match(id, blocks_of(blocks));
+                copy.copy_of = Some(DocId(of));
+                found.push(copy);
+            }
+            revision(&format!("c{r}"), kind, found)
         })
         .collect();
     Report::build(SuspectInfo::new("p", "", text), &revisions, &[], &ReportOptions::default())
 }
 
+/// Where a block counts (SCHEMA.md rule 5): its span, or for a copy block the parts of it
+/// that blocks of the copied source (not copies) cover.
+fn counting_parts(report: &Report, block: &tessera_report::Block) -> Vec<(usize, usize)> {
+    let (s, e) = (block.suspect_span.chars.start, block.suspect_span.chars.end);
+    let Some(of) = block.copy_of else { return vec![(s, e)] };
+    // The characters the copied source's blocks cover, one at a time.
+    let covered: Vec<bool> = (s..e)
+        .map(|i| {
+            report.blocks.iter().any(|o| {
+                o.source == of && o.copy_of.is_none() && o.suspect_span.chars.start <= i && i < o.suspect_span.chars.end
+            })
+        })
+        .collect();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    for (k, &inside) in covered.iter().enumerate() {
+        match parts.last_mut() {
+            Some(last) if inside && last.1 == s + k => last.1 += 1,
+            _ if inside => parts.push((s + k, s + k + 1)),
+            _ => {}
+        }
+    }
+    parts
+}
+
 /// Per character: (kind, owner source) by the documented rules, one character at a time.
 fn model(report: &Report) -> Vec<Option<(BlockKind, DocId)>> {
     let n = report.suspect.char_len as usize;
-    // Priority is the rank (SCHEMA.md rule 4), not the position: sources are listed by number.
-    let priority = |doc: DocId| report.sources.iter().find(|s| s.id == doc && s.enabled).map(|s| s.rank);
-    let counted: Vec<_> = report.blocks.iter().filter_map(|b| priority(b.source).map(|p| (b, p))).collect();
+    // Priority is the rank (SCHEMA.md rule 4), not the position: sources are listed by
+    // number; copies come after every block that is not a copy (rule 5).
+    let priority = |b: &tessera_report::Block| {
+        let rank = report.sources.iter().find(|s| s.id == b.source && s.enabled).map(|s| s.rank)?;
+        Some((b.copy_of.is_some(), rank))
+    };
+    // (part, block, priority) of every counting block.
+    let counted: Vec<_> = report
+        .blocks
+        .iter()
+        .filter_map(|b| priority(b).map(|p| (b, p)))
+        .flat_map(|(b, p)| counting_parts(report, b).into_iter().map(move |part| (part, b, p)))
+        .collect();
     let inside_borrowing = |s: usize, e: usize| {
-        counted.iter().any(|(b, _)| {
-            b.kind == BlockKind::Borrowing && b.suspect_span.chars.start <= s && e <= b.suspect_span.chars.end
-        })
+        counted.iter().any(|((ps, pe), b, _)| b.kind == BlockKind::Borrowing && *ps <= s && e <= *pe)
     };
     (0..n)
         .map(|i| {
-            let covering: Vec<_> = counted
-                .iter()
-                .filter(|(b, _)| b.suspect_span.chars.start <= i && i < b.suspect_span.chars.end)
-                .collect();
+            let covering: Vec<_> = counted.iter().filter(|((s, e), _, _)| *s <= i && i < *e).collect();
             let citation = covering
                 .iter()
-                .filter(|(b, _)| {
-                    b.kind == BlockKind::Citation
-                        && !inside_borrowing(b.suspect_span.chars.start, b.suspect_span.chars.end)
-                })
-                .min_by_key(|(_, p)| *p);
-            let borrowing = covering.iter().filter(|(b, _)| b.kind == BlockKind::Borrowing).min_by_key(|(_, p)| *p);
+                .filter(|((s, e), b, _)| b.kind == BlockKind::Citation && !inside_borrowing(*s, *e))
+                .min_by_key(|(_, _, p)| *p);
+            let borrowing =
+                covering.iter().filter(|(_, b, _)| b.kind == BlockKind::Borrowing).min_by_key(|(_, _, p)| *p);
             citation
-                .map(|(b, _)| (BlockKind::Citation, b.source))
-                .or_else(|| borrowing.map(|(b, _)| (BlockKind::Borrowing, b.source)))
+                .map(|(_, b, _)| (BlockKind::Citation, b.source))
+                .or_else(|| borrowing.map(|(_, b, _)| (BlockKind::Borrowing, b.source)))
         })
         .collect()
 }
@@ -130,6 +177,17 @@ proptest! {
         prop_assert_eq!(numbers, (1..=report.sources.len() as u32).collect::<Vec<_>>());
         for pair in report.sources.windows(2) {
             prop_assert!(pair[0].report_chars >= pair[1].report_chars);
+        }
+    }
+
+    #[test]
+    fn copies_change_nothing_while_every_source_counts(text in text_strategy(), raw in revisions_strategy()) {
+        let with = build(&text, &raw);
+        let without: RawRevisions = raw.iter().map(|(c, sources, _)| (*c, sources.clone(), Vec::new())).collect();
+        let without = build(&text, &without);
+        prop_assert_eq!(with.totals, without.totals);
+        for source in &without.sources {
+            prop_assert_eq!(with.source(source.id).unwrap().report_chars, source.report_chars);
         }
     }
 
