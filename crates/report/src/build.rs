@@ -146,6 +146,7 @@ impl Report {
             totals: Totals::default(),
             sources: report_sources,
             blocks,
+            segments: Vec::new(),
         };
         report.recompute();
         report

@@ -436,6 +436,13 @@ pub struct Report {
     pub sources: Vec<Source>,
     /// Blocks sorted by suspect start, then source id, then suspect end, then source start.
     pub blocks: Vec<Block>,
+    /// Who each character is counted for: the maximal runs of the suspect with one owner
+    /// (the counting rules of SCHEMA.md), in text order; what a renderer highlights, so
+    /// that no renderer applies the rules itself. Derived from the blocks, the sources'
+    /// `enabled` flags and the blocks' kinds by [`recompute`](crate::Report::recompute)
+    /// (reports stored before this field read as empty until recomputed).
+    #[serde(default)]
+    pub segments: Vec<crate::Segment>,
 }
 
 impl Report {

@@ -47,12 +47,11 @@ struct Counted {
 }
 
 impl Report {
-    /// The owned runs of the suspect, in text order; characters no counting block covers
-    /// are in no segment. Overlapping blocks are cut at every block boundary and each
-    /// piece goes to one owner by the rules of this module, so segments never overlap
-    /// and their lengths add up to the borrowed plus cited characters.
-    #[must_use]
-    pub fn segments(&self) -> Vec<Segment> {
+    /// The owned runs of the suspect, in text order ([`Report::segments`]); characters no
+    /// counting block covers are in no segment. Overlapping blocks are cut at every block
+    /// boundary and each piece goes to one owner by the rules of this module, so segments
+    /// never overlap and their lengths add up to the borrowed plus cited characters.
+    fn owned_segments(&self) -> Vec<Segment> {
         let counted = self.counted_blocks();
         // (char position, byte position, is_start, index into counted)
         let mut events: Vec<(usize, usize, bool, usize)> = Vec::with_capacity(counted.len() * 2);
@@ -128,7 +127,8 @@ impl Report {
 
         let mut borrowed = 0u64;
         let mut cited = 0u64;
-        for segment in self.segments() {
+        let segments = self.owned_segments();
+        for segment in &segments {
             let len = (segment.span.chars.end - segment.span.chars.start) as u64;
             match segment.kind {
                 BlockKind::Borrowing => borrowed += len,
@@ -152,6 +152,7 @@ impl Report {
         self.totals.borrowings = percent(borrowed, total);
         self.totals.citations = percent(cited, total);
         self.totals.originality = if total == 0 { 100.0 } else { percent(original, total) };
+        self.segments = segments;
     }
 
     /// Position in `sources` of every source id (the first, should one repeat).

@@ -154,7 +154,7 @@ fn check(report: &Report) -> Result<(), TestCaseError> {
 
     // Segments are ordered, disjoint, and agree with the model.
     let mut last_end = 0;
-    for segment in report.segments() {
+    for segment in &report.segments {
         let (s, e) = (segment.span.chars.start, segment.span.chars.end);
         prop_assert!(last_end <= s && s < e);
         last_end = e;

@@ -199,7 +199,7 @@ fn a_borrowing_only_partly_covering_a_citation_loses_the_overlap() {
 fn segments_cover_exactly_the_counted_chars() {
     let report = english();
     let segments: Vec<(usize, usize, u64, BlockKind)> =
-        report.segments().iter().map(|s| (s.span.chars.start, s.span.chars.end, s.source.0, s.kind)).collect();
+        report.segments.iter().map(|s| (s.span.chars.start, s.span.chars.end, s.source.0, s.kind)).collect();
     assert_eq!(
         segments,
         vec![

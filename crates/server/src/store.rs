@@ -379,7 +379,12 @@ impl CheckStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::Io { path, source: e }),
         };
-        serde_json::from_slice(&bytes).map(Some).map_err(|e| Error::Corrupt { file: path, reason: e.to_string() })
+        let mut report: Report =
+            serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { file: path, reason: e.to_string() })?;
+        // Shares, totals and segments are derived: a report stored by an older version
+        // gets the fields it lacks (segments) and the counting rules of this one.
+        report.recompute();
+        Ok(Some(report))
     }
 
     /// Every check, in acceptance order.

@@ -227,60 +227,28 @@ function numberSources(report) {
   report.sources.sort((a, b) => a.number - b.number);
 }
 
-// Which block decides each stretch of text, following the counting rules of the report
-// (SCHEMA.md): enabled sources count; a citation wholly inside one counting borrowing is
-// ignored; citation wins over borrowing; the smallest rank wins among the rest; a copy
-// block (copy_of set) counts only inside a block of the source it copies, after every
-// block that is not a copy. Stretches are also cut where a notice location starts or
-// ends, so it can be marked inside.
+// Which block decides each stretch of text, and which blocks cover it. Who each character
+// is counted for comes from the report's segments, computed by the engine by the counting
+// rules of SCHEMA.md (the page applies no rule of its own); a stretch no segment holds but
+// blocks cover is shown as not counted. Stretches are cut where a block, a segment or a
+// notice location starts or ends, so each can be marked inside.
 function segments(report) {
-  const sources = new Map(report.sources.map((s) => [s.id, s]));
   const blocks = report.blocks;
-  // Where each block of an enabled source counts: its span, or for a copy the parts of it
-  // that the copied source's blocks (not copies) cover.
-  const copied = new Map();
-  for (const b of blocks) {
-    if (b.copy_of != null) continue;
-    if (!copied.has(b.source)) copied.set(b.source, []);
-    copied.get(b.source).push([b.suspect_span.chars.start, b.suspect_span.chars.end]);
-  }
-  for (const spans of copied.values()) {
-    spans.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-    const merged = [];
-    for (const sp of spans) {
-      const last = merged[merged.length - 1];
-      if (last && sp[0] <= last[1]) last[1] = Math.max(last[1], sp[1]);
-      else merged.push([sp[0], sp[1]]);
-    }
-    spans.splice(0, spans.length, ...merged);
-  }
-  const parts = [];
-  for (const b of blocks) {
-    if (!sources.get(b.source).enabled) continue;
-    const bs = b.suspect_span.chars;
-    if (b.copy_of == null) { parts.push({ b, start: bs.start, end: bs.end }); continue; }
-    for (const [cs, ce] of copied.get(b.copy_of) || []) {
-      const start = Math.max(bs.start, cs), end = Math.min(bs.end, ce);
-      if (start < end) parts.push({ b, start, end });
-    }
-  }
-  // A citation part wholly inside one counting borrowing part is ignored.
-  const counting = parts.filter((p) => p.b.kind !== "citation"
-    || !parts.some((o) => o.b.kind === "borrowing" && o.start <= p.start && p.end <= o.end));
+  const owned = report.segments || [];
   const cuts = new Set([0, report.suspect.char_len]);
   for (const b of blocks) { cuts.add(b.suspect_span.chars.start); cuts.add(b.suspect_span.chars.end); }
+  for (const s of owned) { cuts.add(s.span.chars.start); cuts.add(s.span.chars.end); }
   for (const t of tricks(report)) { cuts.add(t.start); cuts.add(t.end); }
   const points = [...cuts].filter((p) => p >= 0 && p <= report.suspect.char_len).sort((a, b) => a - b);
-  const rank = (p) => (p.b.copy_of == null ? 0 : report.sources.length) + sources.get(p.b.source).rank;
-  const pick = (list) => list.slice().sort((a, b) => rank(a) - rank(b))[0];
   const out = [];
+  let k = 0; // segments are in text order and never overlap
   for (let i = 0; i + 1 < points.length; i++) {
     const start = points[i], end = points[i + 1];
     if (start >= end) continue;
+    while (k < owned.length && owned[k].span.chars.end <= start) k++;
+    const seg = owned[k] && owned[k].span.chars.start <= start && end <= owned[k].span.chars.end ? owned[k] : null;
     const covering = blocks.filter((b) => b.suspect_span.chars.start <= start && end <= b.suspect_span.chars.end);
-    const here = counting.filter((p) => p.start <= start && end <= p.end);
-    const part = pick(here.filter((p) => p.b.kind === "citation")) || pick(here.filter((p) => p.b.kind === "borrowing"));
-    out.push({ start, end, decider: part ? part.b : undefined, covering });
+    out.push({ start, end, decider: seg ? blocks[seg.block] : undefined, covering });
   }
   return out;
 }

@@ -164,6 +164,46 @@ fn errors_are_json_with_meaningful_status_codes() {
     assert_eq!((status, code(&v)), (404, "not_found".into()), "{v}");
 }
 
+/// The sum of the lengths of a report's segments, and whether any is counted for `source`.
+fn segment_chars(report: &Value, source: u64) -> (u64, bool) {
+    let segments = report["segments"].as_array().unwrap();
+    let len = |s: &Value| s["span"]["chars"]["end"].as_u64().unwrap() - s["span"]["chars"]["start"].as_u64().unwrap();
+    (segments.iter().map(len).sum(), segments.iter().any(|s| s["source"] == source))
+}
+
+/// Reports carry who each character is counted for (the page highlights them and applies
+/// no rule of its own); edits recompute them, and a report stored before they existed
+/// gets them when it is read.
+#[test]
+fn segments_follow_edits_and_are_filled_in_stored_reports() {
+    let s = TestServer::start(|_| {});
+    let (_, accepted) = s.upload("thesis.txt", THESIS.as_bytes(), None);
+    let id = accepted["id"].as_str().unwrap().to_owned();
+    let report = s.wait(&id)["report"].clone();
+    let counted =
+        |r: &Value| r["totals"]["borrowed_chars"].as_u64().unwrap() + r["totals"]["cited_chars"].as_u64().unwrap();
+    let source = report["sources"][0]["id"].as_u64().unwrap();
+    assert_eq!(segment_chars(&report, source), (counted(&report), true));
+
+    let (status, edited) = s.send_json(
+        "PATCH",
+        &format!("/api/checks/{id}/report"),
+        &json!({"sources": [{"id": source, "enabled": false}]}),
+        None,
+    );
+    assert_eq!(status, 200, "{edited}");
+    assert_eq!(segment_chars(&edited, source), (counted(&edited), false));
+
+    // The stored report as an older version wrote it: no segments.
+    let file = s.data_dir().join("checks").join(&id).join("report.json");
+    let mut stored: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(stored.as_object_mut().unwrap().remove("segments").is_some());
+    std::fs::write(&file, serde_json::to_vec(&stored).unwrap()).unwrap();
+    let (status, read) = s.get(&format!("/api/checks/{id}/report.json"));
+    assert_eq!(status, 200, "{read}");
+    assert_eq!(read["segments"], edited["segments"]);
+}
+
 #[test]
 fn upload_names_cannot_escape_the_check_directory() {
     let s = TestServer::start(|_| {});

@@ -413,13 +413,13 @@ impl Page<'_> {
     fn document(&mut self) {
         let report = self.report;
         let text = report.suspect.text.as_str();
-        let segments = report.segments();
+        let segments = &report.segments;
         let tricks = self.trick_marks();
 
         // Cut the text at every segment and trick boundary; each piece has at most one
         // segment (they never overlap) and the trick marks covering it.
         let mut cuts: Vec<usize> = vec![0, report.suspect.char_len as usize];
-        for s in &segments {
+        for s in segments {
             cuts.extend([s.span.chars.start, s.span.chars.end]);
         }
         for t in &tricks {

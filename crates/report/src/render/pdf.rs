@@ -829,7 +829,7 @@ fn document_atoms(report: &Report) -> Vec<Atom> {
     let mut styles = vec![Style::default(); len];
     let mut badges: Vec<Vec<Atom>> = vec![Vec::new(); len + 1];
     let mut last: Option<(crate::DocId, usize)> = None;
-    for seg in report.segments() {
+    for seg in &report.segments {
         let number = report.source(seg.source).map_or(0, |s| s.number);
         let (strong, light) = source_colours(number);
         let line = match seg.kind {
