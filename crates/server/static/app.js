@@ -213,20 +213,6 @@ function sourceStyle(number) {
   return "--c:" + c.strong + ";--f:" + c.fill;
 }
 
-// Reports written before numbers existed get them here, as Tessera gives them
-// (SCHEMA.md): largest share in report first, then share in text, then rank.
-function numberSources(report) {
-  const n = report.sources.length;
-  const seen = new Set(report.sources.map((s) => s.number));
-  const valid = seen.size === n && report.sources.every((s) => Number.isInteger(s.number) && s.number >= 1 && s.number <= n);
-  if (!valid) {
-    const order = report.sources.slice().sort((a, b) =>
-      (b.report_chars - a.report_chars) || (b.text_chars - a.text_chars) || (a.rank - b.rank));
-    order.forEach((s, i) => { s.number = i + 1; });
-  }
-  report.sources.sort((a, b) => a.number - b.number);
-}
-
 // Which block decides each stretch of text, and which blocks cover it. Who each character
 // is counted for comes from the report's segments, computed by the engine by the counting
 // rules of SCHEMA.md (the page applies no rule of its own); a stretch no segment holds but
@@ -557,7 +543,6 @@ function renderMembers() {
 function renderReport(report) {
   state.report = report;
   state.chars = Array.from(report.suspect.text);
-  numberSources(report);
   const s = report.suspect;
   $("doc-title").textContent = s.title || s.name;
   $("doc-origin").textContent = s.title && s.name && s.title !== s.name ? s.name : "";

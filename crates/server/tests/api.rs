@@ -194,14 +194,19 @@ fn segments_follow_edits_and_are_filled_in_stored_reports() {
     assert_eq!(status, 200, "{edited}");
     assert_eq!(segment_chars(&edited, source), (counted(&edited), false));
 
-    // The stored report as an older version wrote it: no segments.
+    // The stored report as an older version wrote it: no segments, no source numbers.
     let file = s.data_dir().join("checks").join(&id).join("report.json");
     let mut stored: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert!(stored.as_object_mut().unwrap().remove("segments").is_some());
+    for source in stored["sources"].as_array_mut().unwrap() {
+        assert!(source.as_object_mut().unwrap().remove("number").is_some());
+    }
     std::fs::write(&file, serde_json::to_vec(&stored).unwrap()).unwrap();
     let (status, read) = s.get(&format!("/api/checks/{id}/report.json"));
     assert_eq!(status, 200, "{read}");
     assert_eq!(read["segments"], edited["segments"]);
+    let numbers: Vec<u64> = read["sources"].as_array().unwrap().iter().map(|s| s["number"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, (1..=numbers.len() as u64).collect::<Vec<_>>());
 }
 
 #[test]
