@@ -445,6 +445,9 @@ fn a_source_switched_off_hands_its_passage_to_its_copy() {
     assert_eq!(first.3, format!("also in source {}", copy.1), "{rows:?}");
     assert_eq!(copy.4, format!("holds passages of source {} too", first.1), "{rows:?}");
     assert_eq!(copy.2, "0%", "a copy counts for nothing while its source counts: {rows:?}");
+    // The copy's block repeats a passage: the header counts the four passages found.
+    let meta = d.script("return document.getElementById('doc-meta').textContent;");
+    assert!(meta.as_str().unwrap().contains(" · 4 highlighted passages · 5 sources"), "{meta}");
     let marked = |id: u64| {
         d.script(&format!("return document.querySelectorAll('#document mark.borrowing[data-source=\"{id}\"]').length;"))
     };

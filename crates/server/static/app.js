@@ -546,7 +546,9 @@ function renderReport(report) {
   const s = report.suspect;
   $("doc-title").textContent = s.title || s.name;
   $("doc-origin").textContent = s.title && s.name && s.title !== s.name ? s.name : "";
-  $("doc-meta").textContent = s.char_len.toLocaleString("en") + " characters · " + report.blocks.length + " highlighted passages · " + report.sources.length + " sources";
+  // A copy's blocks repeat passages already counted (listed under "also in"): not counted here.
+  const passages = report.blocks.filter((b) => b.copy_of == null).length;
+  $("doc-meta").textContent = s.char_len.toLocaleString("en") + " characters · " + passages + " highlighted passages · " + report.sources.length + " sources";
   $("print-date").textContent = "Checked " + (state.check && state.check.created_ms ? new Date(state.check.created_ms).toLocaleString("en-GB") : "") + " · printed " + new Date().toLocaleString("en-GB");
   $("download-json").href = "/api/checks/" + state.checkId + "/report.json";
   $("download-html").href = "/api/checks/" + state.checkId + "/report.html";
