@@ -204,9 +204,13 @@ fn check_against(
     synonym_lookups: bool,
     edit_lookups: bool,
 ) -> serde_json::Value {
+    check_with(sources, suspect, tessera_engine::SearchConfig { synonym_lookups, edit_lookups, ..Default::default() })
+}
+
+/// [`check_against`] with these search settings.
+fn check_with(sources: &[(&str, &str)], suspect: &str, search: tessera_engine::SearchConfig) -> serde_json::Value {
     let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
     let dir = tempfile::tempdir().unwrap();
-    let search = tessera_engine::SearchConfig { synonym_lookups, edit_lookups, ..Default::default() };
     let options = EngineOptions { search, ..EngineOptions::default() };
     let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
     for (name, text) in sources {
@@ -302,6 +306,46 @@ fn a_passage_found_through_variants_is_claimed_once_among_copies() {
     report.set_source_enabled(first, false);
     assert_eq!(report.totals.borrowed_chars, borrowed, "the copy takes the passage over");
     assert_eq!(report.source(second).unwrap().report_chars, borrowed);
+}
+
+/// A text made of more sources than `max_rounds`: each gets a round once the text is
+/// long enough for `shingles_per_round`, and only `max_rounds` of them without it.
+#[test]
+fn a_long_text_of_many_sources_is_not_cut_at_max_rounds() {
+    // 40 sources of 60 made-up words each (a small generator: no two share a phrase).
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut word = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let letters = b"bcdfghklmnprstvz";
+        let vowels = b"aeiou";
+        (0..3)
+            .map(|i| {
+                format!(
+                    "{}{}",
+                    letters[(seed >> (8 * i)) as usize % 16] as char,
+                    vowels[(seed >> (8 * i + 4)) as usize % 5] as char
+                )
+            })
+            .collect::<String>()
+    };
+    let sources: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            let words: Vec<String> = (0..60).map(|_| word()).collect();
+            (format!("s{i:02}.txt"), format!("{}.", words.join(" ")))
+        })
+        .collect();
+    let suspect = sources.iter().map(|(_, text)| text.as_str()).collect::<Vec<_>>().join("\n\n");
+    let sources: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let found = |shingles_per_round: usize| {
+        let search = tessera_engine::SearchConfig { max_rounds: 10, shingles_per_round, ..Default::default() };
+        let json = check_with(&sources, &suspect, search);
+        json["sources"].as_array().unwrap().len()
+    };
+    assert_eq!(found(0), 10);
+    // 40 x 58 shingles, one round per 50 of them: 46 rounds.
+    assert_eq!(found(50), 40);
 }
 
 #[test]

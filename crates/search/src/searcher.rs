@@ -125,7 +125,8 @@ impl Searcher {
     /// one word dropped or two swapped; the engine makes the kinds `synonym_lookups` and
     /// `edit_lookups` ask for); they count towards the minimum,
     /// but only order the sources that share none of the suspect's own shingles, after
-    /// those that do. Stage 2 repeats, up to `max_rounds` times: take the best
+    /// those that do. Stage 2 repeats, up to `max_rounds` times (more for a long suspect:
+    /// [`SearchConfig::rounds_for`]): take the best
     /// candidate, align it, mark the suspect shingles its blocks explain, take those
     /// hashes away from every other candidate, drop candidates left with fewer than
     /// the minimum, re-rank.
@@ -210,7 +211,8 @@ impl Searcher {
         let mut explained_hash = vec![false; lookups.hashes.len()];
         // ... by the source of this round (set and cleared in each round that has copies).
         let mut newly_explained = vec![false; if self.config.max_copies > 0 { lookups.hashes.len() } else { 0 }];
-        let mut candidates = self.rank(hits, &lookups, &explained_hash, min_shared);
+        let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
+        let mut candidates = self.rank(hits, &lookups, &explained_hash, min_shared, max_candidates);
 
         // Per suspect shingle: explained by an earlier source of this revision.
         let mut explained_shingle = vec![false; query.hashes.len()];
@@ -224,7 +226,7 @@ impl Searcher {
         // They come after every source, so the revision's order is the greedy one.
         let mut copies = Vec::new();
         observe(SearchProgress { aligned: 0, left: candidates.len() });
-        for round in 0..self.config.max_rounds {
+        for round in 0..max_rounds {
             let Some(best) = candidates.first() else { break };
             if best.total() < min_shared {
                 break;
@@ -327,6 +329,7 @@ impl Searcher {
         lookups: &Lookups,
         explained: &[bool],
         min_shared: u32,
+        max_candidates: usize,
     ) -> Vec<Candidate> {
         let mut df = vec![0u32; lookups.hashes.len()];
         for &(h, _) in &hits {
@@ -348,7 +351,7 @@ impl Searcher {
         }
         candidates.retain(|c| c.total() >= min_shared);
         sort_candidates(&mut candidates);
-        candidates.truncate(self.config.max_candidates);
+        candidates.truncate(max_candidates);
         candidates
     }
 }

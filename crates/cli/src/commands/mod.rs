@@ -137,9 +137,15 @@ impl CreateArgs {
 /// Search settings (they do not change fingerprints, so any value works with any index).
 #[derive(Debug, Args, Clone)]
 pub struct SearchArgs {
-    /// Rounds of the greedy revision (sources per collection at most).
+    /// Rounds of the greedy revision (sources per collection at most), for a suspect up
+    /// to `--shingles-per-round` times as many shingles (about words).
     #[arg(long, default_value_t = SearchConfig::default().max_rounds)]
     pub max_rounds: usize,
+    /// A longer suspect gets one round per this many shingles (and twice as many
+    /// candidates), so a long text made of many sources is not cut short; 0: no more
+    /// than `--max-rounds` whatever the length.
+    #[arg(long, default_value_t = SearchConfig::default().shingles_per_round)]
+    pub shingles_per_round: usize,
     /// Shingles allowed between two exact runs of one block.
     #[arg(long, default_value_t = SearchConfig::default().align.max_gap)]
     pub max_gap: usize,
@@ -192,6 +198,7 @@ impl SearchArgs {
         let defaults = SearchConfig::default();
         SearchConfig {
             max_rounds: self.max_rounds,
+            shingles_per_round: self.shingles_per_round,
             min_source_chars: self.min_source_chars,
             min_source_side_chars: self.min_source_side_chars,
             max_postings_per_hash: self.max_postings_per_hash,
