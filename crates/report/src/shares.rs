@@ -295,7 +295,7 @@ impl Report {
     /// The ids of the other sources holding copies of `doc`'s passages, and of the sources
     /// whose passages `doc` holds as copies, each by rank ([`Source::copies`],
     /// [`Source::copy_of`]).
-    pub(crate) fn copy_links(&self) -> BTreeMap<DocId, (Vec<DocId>, Vec<DocId>)> {
+    fn copy_links(&self) -> BTreeMap<DocId, (Vec<DocId>, Vec<DocId>)> {
         let rank: BTreeMap<DocId, u32> = self.sources.iter().map(|s| (s.id, s.rank)).collect();
         let pairs: BTreeSet<(DocId, DocId)> = self
             .blocks

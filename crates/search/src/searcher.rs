@@ -232,8 +232,9 @@ impl Searcher {
                 break;
             }
             let best = candidates.swap_remove(0);
-            let (blocks, held) = aligner.align(best.doc, &explained_shingle)?;
+            let (blocks, mut held) = aligner.align(best.doc, &explained_shingle)?;
             if !blocks.is_empty() {
+                held.sort_unstable();
                 // A suspect shingle is explained by this source when it lies in one of its
                 // blocks *and* the source holds it, or one of its variants. The rest of a
                 // block (reworded words, or text a block reached past its borrowing) stays
@@ -242,8 +243,10 @@ impl Searcher {
                 // collection-wide: 63 listed cases were hidden that way; docs/quality.md).
                 let ranges = shingle_ranges(&blocks, query.shingle_size, explained_shingle.len());
                 // What a copy of this source may align: the shingles of these blocks as
-                // they were before this source explained them.
-                let copy_skip = (self.config.max_copies > 0).then(|| outside_ranges(&explained_shingle, &ranges));
+                // they were before this source explained them (only those are kept: a
+                // copy of the whole suspect's marks each round would cost a long suspect
+                // its length in every round).
+                let before = (self.config.max_copies > 0).then(|| marks_in(&explained_shingle, &ranges));
                 for &(start, end) in &ranges {
                     for (explained, h) in explained_shingle[start..end].iter_mut().zip(&query.hashes[start..end]) {
                         if held.binary_search(h).is_ok() {
@@ -276,7 +279,7 @@ impl Searcher {
                         newly.push(at);
                     }
                 }
-                if let Some(skip) = copy_skip {
+                if let Some(before) = before {
                     for &at in &newly {
                         newly_explained[at] = true;
                     }
@@ -285,6 +288,11 @@ impl Searcher {
                     for &at in &newly {
                         newly_explained[at] = false;
                     }
+                    let skip = if copies_of.is_empty() {
+                        Vec::new()
+                    } else {
+                        outside_ranges(explained_shingle.len(), &ranges, &before)
+                    };
                     for (doc, lost) in copies_of {
                         let (found, _) = aligner.align(doc, &skip)?;
                         // The blocks about the source's passages, long enough by themselves.
@@ -373,7 +381,7 @@ struct CandidateAligner<'a, 'f> {
 
 impl CandidateAligner<'_, '_> {
     /// The blocks of source `doc` (none when a source collection's blocks are too short
-    /// to report), and the source's shingle hashes, sorted. `skip` as in
+    /// to report), and the source's shingle hashes, in text order. `skip` as in
     /// [`align::align_prepared`].
     fn align(&mut self, doc: DocId, skip: &[bool]) -> Result<(Vec<Block>, Vec<u64>), Error> {
         let query = self.query;
@@ -403,9 +411,7 @@ impl CandidateAligner<'_, '_> {
         if self.kind == CollectionKind::Source && !long_enough(&blocks, self.search) {
             blocks.clear();
         }
-        let mut held = source.hashes;
-        held.sort_unstable();
-        Ok((blocks, held))
+        Ok((blocks, source.hashes))
     }
 }
 
@@ -424,12 +430,21 @@ fn shingle_ranges(blocks: &[Block], size: usize, shingles: usize) -> Vec<(usize,
         .collect()
 }
 
-/// `explained` with every shingle outside `ranges` marked too: what a copy may align is
-/// the passages of the source it copies, as they were before that source explained them.
-fn outside_ranges(explained: &[bool], ranges: &[(usize, usize)]) -> Vec<bool> {
-    let mut skip = vec![true; explained.len()];
+/// The marks of `explained` inside `ranges`, range after range.
+fn marks_in(explained: &[bool], ranges: &[(usize, usize)]) -> Vec<bool> {
+    ranges.iter().flat_map(|&(start, end)| explained[start..end].iter().copied()).collect()
+}
+
+/// The skip marks of a copy, for a suspect of `shingles` shingles: every shingle outside
+/// `ranges` marked, those inside as `marks` ([`marks_in`]) saved them. What a copy may
+/// align is the passages of the source it copies, as they were before that source
+/// explained them.
+fn outside_ranges(shingles: usize, ranges: &[(usize, usize)], marks: &[bool]) -> Vec<bool> {
+    let mut skip = vec![true; shingles];
+    let mut at = 0;
     for &(start, end) in ranges {
-        skip[start..end].copy_from_slice(&explained[start..end]);
+        skip[start..end].copy_from_slice(&marks[at..at + end - start]);
+        at += end - start;
     }
     skip
 }
@@ -535,7 +550,9 @@ mod tests {
     #[test]
     fn a_copy_aligns_only_inside_the_blocks_of_the_source_as_they_were() {
         let explained = [true, false, false, true, false, false];
-        assert_eq!(outside_ranges(&explained, &[(0, 2), (4, 5)]), vec![true, false, true, true, false, true]);
+        let ranges = [(0, 2), (4, 5)];
+        let marks = marks_in(&explained, &ranges);
+        assert_eq!(outside_ranges(explained.len(), &ranges, &marks), vec![true, false, true, true, false, true]);
     }
 
     #[test]

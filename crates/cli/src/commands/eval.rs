@@ -228,8 +228,9 @@ fn pan_pairwise(args: &PanArgs, corpus: &PanCorpus, quiet: bool) -> Result<ExitC
     )
 }
 
-/// Writes `<out>/evidence.jsonl`: one line per detection with its block's evidence and
-/// confidence, in suspect order (what `scripts/fit_confidence.py` fits the model on).
+/// Writes `<out>/<name>` (`evidence.jsonl`, `copies.jsonl`): one line per detection with
+/// its block's evidence and confidence, in suspect order (what `scripts/fit_confidence.py`
+/// fits the model on).
 fn write_evidence(out: &Path, name: &str, lines: &[String]) -> Result<()> {
     let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for line in lines {
