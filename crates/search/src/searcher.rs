@@ -209,8 +209,6 @@ impl Searcher {
         coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
         // Per looked-up hash: explained by an earlier source of this revision (none yet).
         let mut explained_hash = vec![false; lookups.hashes.len()];
-        // ... by the source of this round (set and cleared in each round that has copies).
-        let mut newly_explained = vec![false; if self.config.max_copies > 0 { lookups.hashes.len() } else { 0 }];
         let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
         let mut candidates = self.rank(hits, &lookups, &explained_hash, min_shared, max_candidates);
 
@@ -221,17 +219,41 @@ impl Searcher {
         let mut shared: Vec<u32> = candidates.iter().flat_map(|c| c.shared.iter().copied()).collect();
         shared.sort_unstable();
         shared.dedup();
+        // Which candidates share each hash, and which shared hashes stand for each suspect
+        // shingle: a round visits only the shingles its source explained, the hashes
+        // standing for them and the candidates sharing those. Rescoring every candidate
+        // and testing every shared hash in each round cost a long suspect (1,500 rounds
+        // over 1.6 million shingles) a quarter of its check (docs/performance.md).
+        let holders = Inverted::new(
+            lookups.hashes.len(),
+            candidates.iter().enumerate().flat_map(|(c, cand)| cand.shared.iter().map(move |&h| (h, to_u32(c)))),
+        );
+        let standing_for = Inverted::new(
+            query.hashes.len(),
+            shared.iter().flat_map(|&h| lookups.positions(h as usize).iter().map(move |&p| (p, h))),
+        );
+        drop(shared);
+        // Candidates still in the race: not aligned yet, and sharing enough unexplained
+        // hashes (scores only fall, so one that drops out never comes back).
+        let mut alive = vec![true; candidates.len()];
+        let mut left = candidates.len();
+        // Per candidate: the hashes it lost to this round's source (set and cleared in
+        // each round that has copies).
+        let mut lost = vec![0u32; if self.config.max_copies > 0 { candidates.len() } else { 0 }];
         let mut sources = Vec::new();
         // Copies of the revision's sources, aligned on the passages their source explained.
         // They come after every source, so the revision's order is the greedy one.
         let mut copies = Vec::new();
-        observe(SearchProgress { aligned: 0, left: candidates.len() });
+        observe(SearchProgress { aligned: 0, left });
         for round in 0..max_rounds {
-            let Some(best) = candidates.first() else { break };
+            let Some(at) = best_candidate(&candidates, &alive) else { break };
+            let best = &candidates[at];
             if best.total() < min_shared {
                 break;
             }
-            let best = candidates.swap_remove(0);
+            alive[at] = false;
+            left -= 1;
+            let chosen_score = best.score;
             let (blocks, mut held) = aligner.align(best.doc, &explained_shingle)?;
             if !blocks.is_empty() {
                 held.sort_unstable();
@@ -247,10 +269,13 @@ impl Searcher {
                 // copy of the whole suspect's marks each round would cost a long suspect
                 // its length in every round).
                 let before = (self.config.max_copies > 0).then(|| marks_in(&explained_shingle, &ranges));
+                // The shingles this source explains.
+                let mut flipped: Vec<u32> = Vec::new();
                 for &(start, end) in &ranges {
-                    for (explained, h) in explained_shingle[start..end].iter_mut().zip(&query.hashes[start..end]) {
-                        if held.binary_search(h).is_ok() {
-                            *explained = true;
+                    for (p, h) in query.hashes.iter().enumerate().take(end).skip(start) {
+                        if !explained_shingle[p] && held.binary_search(h).is_ok() {
+                            explained_shingle[p] = true;
+                            flipped.push(to_u32(p));
                         }
                     }
                 }
@@ -265,28 +290,53 @@ impl Searcher {
                     }
                     for &p in lookups.positions(h) {
                         let p = p as usize;
-                        if ranges.iter().any(|&(start, end)| (start..end).contains(&p)) {
+                        if !explained_shingle[p] && ranges.iter().any(|&(start, end)| (start..end).contains(&p)) {
                             explained_shingle[p] = true;
+                            flipped.push(to_u32(p));
                         }
                     }
                 }
-                // The hashes this source explained.
+                // The hashes this source explained: those whose shingles are all explained
+                // now, one of them in this round.
                 let mut newly = Vec::new();
-                for &h in &shared {
-                    let at = h as usize;
-                    if !explained_hash[at] && lookups.positions(at).iter().all(|&p| explained_shingle[p as usize]) {
-                        explained_hash[at] = true;
-                        newly.push(at);
+                for &p in &flipped {
+                    for &h in standing_for.get(p as usize) {
+                        let at = h as usize;
+                        if !explained_hash[at] && lookups.positions(at).iter().all(|&p| explained_shingle[p as usize]) {
+                            explained_hash[at] = true;
+                            newly.push(at);
+                        }
                     }
                 }
-                if let Some(before) = before {
-                    for &at in &newly {
-                        newly_explained[at] = true;
+                // Each candidate's score loses the hashes just explained.
+                for &h in &newly {
+                    for &c in holders.get(h) {
+                        let c = &mut candidates[c as usize];
+                        if lookups.own[h] { c.score -= 1 } else { c.variant_score -= 1 }
                     }
-                    let copies_of =
-                        copy_candidates(&best, &candidates, &newly_explained, min_shared, self.config.max_copies);
-                    for &at in &newly {
-                        newly_explained[at] = false;
+                }
+                let best = &candidates[at];
+                if let Some(before) = before {
+                    for &h in &newly {
+                        for &c in holders.get(h) {
+                            lost[c as usize] += 1;
+                        }
+                    }
+                    let copies_of = copy_candidates(
+                        lost[at],
+                        candidates
+                            .iter()
+                            .zip(&lost)
+                            .zip(&alive)
+                            .filter(|(_, alive)| **alive)
+                            .map(|((c, &n), _)| (c.doc, n)),
+                        min_shared,
+                        self.config.max_copies,
+                    );
+                    for &h in &newly {
+                        for &c in holders.get(h) {
+                            lost[c as usize] = 0;
+                        }
                     }
                     let skip = if copies_of.is_empty() {
                         Vec::new()
@@ -308,14 +358,15 @@ impl Searcher {
                         }
                     }
                 }
-                sources.push(SourceMatch { doc: best.doc, shared_hashes: best.score, blocks, copy_of: None });
+                for (c, alive) in candidates.iter().zip(alive.iter_mut()) {
+                    if *alive && c.total() < min_shared {
+                        *alive = false;
+                        left -= 1;
+                    }
+                }
+                sources.push(SourceMatch { doc: best.doc, shared_hashes: chosen_score, blocks, copy_of: None });
             }
-            for c in &mut candidates {
-                c.rescore(&lookups, &explained_hash);
-            }
-            candidates.retain(|c| c.total() >= min_shared);
-            sort_candidates(&mut candidates);
-            observe(SearchProgress { aligned: round + 1, left: candidates.len() });
+            observe(SearchProgress { aligned: round + 1, left });
         }
         sources.extend(copies);
         Ok(Revision { collection: collection.to_owned(), kind, sources })
@@ -449,21 +500,18 @@ fn outside_ranges(shingles: usize, ranges: &[(usize, usize)], marks: &[bool]) ->
     skip
 }
 
-/// The candidates that hold the passages `source` was just aligned on: those that lost at
-/// least half as many shared hashes to it (`newly[h]`: hash `h` is one it explained) as
-/// it explained of its own, and at least the minimum. At most `max`, the most hashes lost
-/// first (ties: the older document), with the count lost.
+/// The candidates that hold the passages a source was just aligned on: those that lost at
+/// least half as many shared hashes to it as it explained of its own (`source_lost`), and
+/// at least the minimum. `lost`: each other candidate with the count it lost. At most
+/// `max`, the most hashes lost first (ties: the older document), with the count lost.
 fn copy_candidates(
-    source: &Candidate,
-    candidates: &[Candidate],
-    newly: &[bool],
+    source_lost: u32,
+    lost: impl Iterator<Item = (DocId, u32)>,
     min_shared: u32,
     max: usize,
 ) -> Vec<(DocId, u32)> {
-    let lost = |c: &Candidate| to_u32(c.shared.iter().filter(|&&h| newly[h as usize]).count());
-    let least = min_shared.max(lost(source).div_ceil(2)).max(1);
-    let mut copies: Vec<(DocId, u32)> =
-        candidates.iter().map(|c| (c.doc, lost(c))).filter(|&(_, lost)| lost >= least).collect();
+    let least = min_shared.max(source_lost.div_ceil(2)).max(1);
+    let mut copies: Vec<(DocId, u32)> = lost.filter(|&(_, lost)| lost >= least).collect();
     copies.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     copies.truncate(max);
     copies
@@ -512,12 +560,51 @@ fn union_len(mut spans: Vec<Span>) -> usize {
 
 /// Best first; ties go to the older document, so results never depend on hit order.
 fn sort_candidates(candidates: &mut [Candidate]) {
-    // Variant shingles add candidates without reordering the ones the suspect's own
-    // shingles rank: they decide only among sources sharing none of those.
+    candidates.sort_unstable_by(rank_order);
+}
+
+/// The order of [`sort_candidates`]. Variant shingles add candidates without reordering
+/// the ones the suspect's own shingles rank: they decide only among sources sharing none
+/// of those.
+fn rank_order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
     let variants_only = |c: &Candidate| if c.score == 0 { c.variant_score } else { 0 };
-    candidates.sort_unstable_by(|a, b| {
-        b.score.cmp(&a.score).then(variants_only(b).cmp(&variants_only(a))).then(a.doc.cmp(&b.doc))
-    });
+    b.score.cmp(&a.score).then(variants_only(b).cmp(&variants_only(a))).then(a.doc.cmp(&b.doc))
+}
+
+/// The index of the best candidate still `alive`, in the order of [`sort_candidates`].
+fn best_candidate(candidates: &[Candidate], alive: &[bool]) -> Option<usize> {
+    (0..candidates.len()).filter(|&c| alive[c]).min_by(|&a, &b| rank_order(&candidates[a], &candidates[b]))
+}
+
+/// Values by key in one flat list (a list per key would cost an allocation per key, and
+/// keys here are every looked-up hash or every suspect shingle).
+struct Inverted {
+    starts: Vec<u32>,
+    values: Vec<u32>,
+}
+
+impl Inverted {
+    /// Keys below `keys`; each key's values in the order `pairs` gives them.
+    fn new(keys: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
+        let mut starts = vec![0u32; keys + 1];
+        for (k, _) in pairs.clone() {
+            starts[k as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut values = vec![0u32; starts[keys] as usize];
+        for (k, v) in pairs {
+            values[next[k as usize] as usize] = v;
+            next[k as usize] += 1;
+        }
+        Self { starts, values }
+    }
+
+    fn get(&self, key: usize) -> &[u32] {
+        &self.values[self.starts[key] as usize..self.starts[key + 1] as usize]
+    }
 }
 
 #[cfg(test)]
@@ -526,25 +613,22 @@ mod tests {
 
     #[test]
     fn copies_are_the_candidates_losing_half_of_what_the_source_explained() {
-        let candidate = |doc: u64, shared: Vec<u32>| Candidate { doc: DocId(doc), shared, score: 0, variant_score: 0 };
-        // The source explained hashes 1..=6 of its own (and 9, which it does not share).
-        let source = candidate(1, vec![1, 2, 3, 4, 5, 6, 7, 8]);
-        let mut newly = [false; 40];
-        for h in [1, 2, 3, 4, 5, 6, 9] {
-            newly[h] = true;
-        }
+        // The source explained 6 hashes of its own; what each other candidate lost to it.
         let others = [
-            candidate(5, vec![1, 2, 3, 10]),        // 3 of 6: a copy
-            candidate(4, vec![1, 2, 3, 4, 5, 6]),   // all: the best copy
-            candidate(3, vec![4, 5, 9, 11, 12]),    // 3 (9 counts though the source lacks it)
-            candidate(2, vec![1, 2, 20, 21, 22]),   // 2 of 6: not a copy
-            candidate(6, vec![30, 31, 32, 33, 34]), // none
+            (DocId(5), 3), // 3 of 6: a copy
+            (DocId(4), 6), // all: the best copy
+            (DocId(3), 3), // 3
+            (DocId(2), 2), // 2 of 6: not a copy
+            (DocId(6), 0), // none
         ];
-        assert_eq!(copy_candidates(&source, &others, &newly, 1, 3), vec![(DocId(4), 6), (DocId(3), 3), (DocId(5), 3)]);
-        assert_eq!(copy_candidates(&source, &others, &newly, 1, 1), vec![(DocId(4), 6)]);
+        let copies = |min_shared, max| copy_candidates(6, others.iter().copied(), min_shared, max);
+        assert_eq!(copies(1, 3), vec![(DocId(4), 6), (DocId(3), 3), (DocId(5), 3)]);
+        assert_eq!(copies(1, 1), vec![(DocId(4), 6)]);
         // The minimum of shared hashes holds too.
-        assert_eq!(copy_candidates(&source, &others, &newly, 4, 3), vec![(DocId(4), 6)]);
-        assert_eq!(copy_candidates(&source, &others, &newly, 1, 0), vec![]);
+        assert_eq!(copies(4, 3), vec![(DocId(4), 6)]);
+        assert_eq!(copies(1, 0), vec![]);
+        // An odd count needs its half rounded up.
+        assert_eq!(copy_candidates(5, others.iter().copied(), 1, 5), vec![(DocId(4), 6), (DocId(3), 3), (DocId(5), 3)]);
     }
 
     #[test]

@@ -15,7 +15,45 @@ pub(super) struct Run {
     len: usize,
 }
 
-pub(super) fn exact_runs(suspect: &[u64], source: &[u64], skip: &[bool], max_occurrences: usize) -> Vec<Run> {
+/// A suspect's shingle hashes with their positions, sorted by hash, so that a source's
+/// shingles can be looked up in it: made once per suspect, it saves each source's
+/// alignment a pass over the whole suspect (a long suspect is aligned with a source per
+/// 500 of its shingles, so that pass made its check quadratic; docs/performance.md).
+#[derive(Debug, Clone, Default)]
+pub(super) struct ShingleIndex {
+    entries: Vec<(u64, u32)>,
+}
+
+impl ShingleIndex {
+    pub(super) fn new(hashes: &[u64]) -> Self {
+        let mut entries: Vec<(u64, u32)> = hashes.iter().enumerate().map(|(i, &h)| (h, i as u32)).collect();
+        entries.sort_unstable();
+        Self { entries }
+    }
+
+    /// Whether this indexes `hashes` (as many shingles; made from them by contract).
+    pub(super) fn indexes(&self, hashes: &[u64]) -> bool {
+        self.entries.len() == hashes.len()
+    }
+
+    /// The suspect shingles of hash `h`, in text order.
+    fn positions(&self, h: u64) -> impl Iterator<Item = usize> + '_ {
+        let start = self.entries.partition_point(|e| e.0 < h);
+        self.entries[start..].iter().take_while(move |e| e.0 == h).map(|e| e.1 as usize)
+    }
+}
+
+/// The exact shared runs of `suspect` and `source`, suspect shingles marked in `skip` left
+/// out; a source hash counts at its first `max_occurrences` positions only. With the
+/// suspect's `index`, the source's hashes are looked up in it; without, the suspect's
+/// hashes are looked up in the source's (the same runs either way).
+pub(super) fn exact_runs(
+    suspect: &[u64],
+    index: Option<&ShingleIndex>,
+    source: &[u64],
+    skip: &[bool],
+    max_occurrences: usize,
+) -> Vec<Run> {
     let mut positions: HashMap<u64, Vec<u32>> = HashMap::with_capacity(source.len());
     for (j, &h) in source.iter().enumerate() {
         let list = positions.entry(h).or_default();
@@ -26,13 +64,24 @@ pub(super) fn exact_runs(suspect: &[u64], source: &[u64], skip: &[bool], max_occ
     // Matches grouped by diagonal; a run extends while the next suspect shingle matches
     // the next source shingle.
     let mut matches: Vec<(i64, u32)> = Vec::new();
-    for (i, h) in suspect.iter().enumerate() {
-        if skip.get(i).copied().unwrap_or(false) {
-            continue;
+    let mut add = |i: usize, list: &[u32]| {
+        if !skip.get(i).copied().unwrap_or(false) {
+            matches.extend(list.iter().map(|&j| (i64::from(j) - i as i64, i as u32)));
         }
-        if let Some(list) = positions.get(h) {
-            for &j in list {
-                matches.push((i64::from(j) - i as i64, i as u32));
+    };
+    match index.filter(|index| index.indexes(suspect)) {
+        Some(index) => {
+            for (&h, list) in &positions {
+                for i in index.positions(h) {
+                    add(i, list);
+                }
+            }
+        }
+        None => {
+            for (i, h) in suspect.iter().enumerate() {
+                if let Some(list) = positions.get(h) {
+                    add(i, list);
+                }
             }
         }
     }
@@ -157,7 +206,26 @@ mod tests {
     use tessera_index::Snapshot;
     use tessera_normalize::Span;
 
+    use super::{ShingleIndex, exact_runs};
     use crate::{AlignConfig, Query, align};
+
+    #[test]
+    fn the_suspects_index_finds_the_runs_a_pass_over_the_suspect_finds() {
+        // Repeats on both sides, a skipped shingle, and a hash over the occurrence limit.
+        let suspect = [1, 2, 3, 9, 1, 2, 3, 4, 7, 7, 7, 5, 6];
+        let source = [0, 1, 2, 3, 4, 8, 7, 7, 1, 2, 5, 6, 3];
+        let mut skip = vec![false; suspect.len()];
+        skip[5] = true;
+        let index = ShingleIndex::new(&suspect);
+        for max in [1, 2, 8] {
+            let scanned = exact_runs(&suspect, None, &source, &skip, max);
+            assert!(!scanned.is_empty());
+            assert_eq!(exact_runs(&suspect, Some(&index), &source, &skip, max), scanned, "max {max}");
+        }
+        // An index of another suspect is not used.
+        let other = ShingleIndex::new(&suspect[..4]);
+        assert_eq!(exact_runs(&suspect, Some(&other), &source, &[], 2), exact_runs(&suspect, None, &source, &[], 2));
+    }
 
     /// A query whose token i spans bytes/chars [10 i, 10 i + 5).
     fn query(hashes: &[u64], size: usize) -> Query {

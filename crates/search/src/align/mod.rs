@@ -73,8 +73,9 @@ use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
 use crate::{AlignConfig, Block, Evidence, Query, SentencePair};
-use exact_runs::{Run, choose_runs, exact_runs, longest_within, merge_runs};
+use exact_runs::{Run, ShingleIndex, choose_runs, exact_runs, longest_within, merge_runs};
 use resolve::{overlaps, resolve};
+use sentence_seeds::Covered;
 pub use sentence_seeds::PreparedSuspect;
 use sentence_seeds::Sentences;
 
@@ -108,7 +109,8 @@ pub fn align_prepared(
     skip: &[bool],
     config: &AlignConfig,
 ) -> Vec<Block> {
-    let runs = choose_runs(exact_runs(&suspect.hashes, &source.hashes, skip, config.max_occurrences));
+    let index = prepared.filter(|p| p.made_for(suspect, config)).map(|p| &p.shingles);
+    let runs = choose_runs(exact_runs(&suspect.hashes, index, &source.hashes, skip, config.max_occurrences));
     let sentences = suspect.has_sentences() && source.has_sentences();
     // With sentences, shorter exact blocks are seeds too: a cluster must validate.
     let min =
@@ -248,11 +250,7 @@ impl SentenceAligner<'_> {
     /// found with their own gap, short passages dropped. Summary passages come with the
     /// evidence their admission measured on their final spans (step 5 takes it as is).
     fn align(&self, exact: Vec<Passage>, runs: &[Run]) -> Vec<(Passage, Option<Evidence>)> {
-        let mut covered = vec![false; self.suspect.token_bytes.len()];
-        for p in &exact {
-            let end = p.s.end.min(covered.len());
-            covered[p.s.start.min(end)..end].fill(true);
-        }
+        let covered = Covered::new(exact.iter().map(|p| p.s));
         let mut seeds = self.sentence_seeds(&covered);
         for p in &exact {
             seeds.push(Seed {

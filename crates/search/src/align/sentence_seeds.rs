@@ -6,7 +6,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use tessera_fingerprint::Synonyms;
 use tessera_normalize::Span;
 
-use super::{Seed, SentenceAligner};
+use super::{Seed, SentenceAligner, ShingleIndex};
 use crate::{AlignConfig, Query};
 
 /// What sentence seeding needs from a suspect, whatever the source: its sentences, the
@@ -31,6 +31,8 @@ pub struct PreparedSuspect {
     concepts: Vec<ConceptKey>,
     /// Concept -> its range in `concepts`.
     concept_ranges: HashMap<u32, (u32, u32)>,
+    /// The suspect's shingles by hash, for exact runs.
+    pub(super) shingles: ShingleIndex,
     min_sentence_terms: usize,
     max_sentence_terms: usize,
     synonyms: bool,
@@ -118,6 +120,7 @@ impl PreparedSuspect {
             term_starts,
             concepts,
             concept_ranges,
+            shingles: ShingleIndex::new(&suspect.hashes),
             min_sentence_terms: config.min_sentence_terms,
             max_sentence_terms: config.max_sentence_terms,
             synonyms: synonyms.is_some(),
@@ -459,25 +462,37 @@ impl<'a> SentenceAligner<'a> {
     /// Sentence-pair seeds, each trimmed to the terms the two sentences share. Suspect
     /// sentences mostly inside exact runs (`covered`) get none: the runs say where they
     /// come from, to the word.
-    pub(super) fn sentence_seeds(&self, covered: &[bool]) -> Vec<Seed> {
+    pub(super) fn sentence_seeds(&self, covered: &Covered) -> Vec<Seed> {
         let (sq, t_terms) = (self.suspect, self.t_terms);
         let t_bags: Vec<Bag> = self.t_sent.units.iter().map(|u| self.bag(&t_terms[u.start..u.end])).collect();
         let mut postings = BagPostings::new(t_bags.iter());
         let mut pair_bags: Vec<Option<Bag>> = (0..t_bags.len()).map(|_| None).collect();
         let mut seeds = Vec::new();
-        // Only suspect sentences sharing a term with the source can seed.
-        let mut candidates: Vec<u32> = Vec::new();
+        // Only suspect sentences sharing a term with the source can seed: how many of
+        // their distinct terms the source holds (counted in place: a long suspect's list
+        // of sentences per shared term was long to sort for every source).
+        let mut held = vec![0u32; self.s_sent.units.len()];
         for term in self.t_df.keys() {
-            if let Some(list) = self.prepared.sentences_of.get(term) {
-                candidates.extend_from_slice(list);
+            for &i in self.prepared.sentences_of.get(term).map_or(&[][..], Vec::as_slice) {
+                held[i as usize] += 1;
             }
         }
-        candidates.sort_unstable();
-        candidates.dedup();
-        for i in candidates {
-            let i = i as usize;
+        for (i, &shared) in held.iter().enumerate() {
+            if shared == 0 {
+                continue;
+            }
+            // ... and only those sharing enough of their terms with it: a seed's Dice
+            // counts terms shared with one source sentence (or pair), at most those the
+            // whole source holds, over both bags' sizes. Most sentences of a long suspect
+            // share a word or two with any source, and meeting them cost most of its check
+            // (docs/performance.md); the seeds are the same.
+            let terms = (self.prepared.term_starts[i + 1] - self.prepared.term_starts[i]) as usize;
+            let most = (shared as usize).min(terms);
+            if (2.0 * most as f64 / (terms + most) as f64) < self.config.seed_dice {
+                continue;
+            }
             let u = &self.s_sent.units[i];
-            let in_runs = covered[u.start..u.end].iter().filter(|&&c| c).count();
+            let in_runs = covered.within(*u);
             if self.mostly_skipped(*u) || 2 * in_runs > u.end - u.start {
                 continue;
             }
@@ -533,6 +548,31 @@ impl<'a> SentenceAligner<'a> {
     }
 }
 
+/// The suspect tokens of a source's exact passages, as sorted disjoint spans (a mark per
+/// suspect token, made for each source, cost a long suspect its length in every round).
+pub(super) struct Covered(Vec<Span>);
+
+impl Covered {
+    pub(super) fn new(spans: impl Iterator<Item = Span>) -> Self {
+        let mut spans: Vec<Span> = spans.filter(|s| s.start < s.end).collect();
+        spans.sort_unstable_by_key(|s| s.start);
+        let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+        for s in spans {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
+            }
+        }
+        Self(merged)
+    }
+
+    /// How many tokens of `r` are covered.
+    pub(super) fn within(&self, r: Span) -> usize {
+        let from = self.0.partition_point(|s| s.end <= r.start);
+        self.0[from..].iter().take_while(|s| s.start < r.end).map(|s| s.end.min(r.end) - s.start.max(r.start)).sum()
+    }
+}
+
 /// Trims token range `r` of `terms` to its first and last term that `other` holds.
 fn trim(terms: &[u64], r: Span, other: &[u64]) -> Span {
     let holds = |k: &usize| other.contains(&terms[*k]);
@@ -552,6 +592,19 @@ mod tests {
     use super::super::fixtures::*;
     use super::*;
     use crate::{align, align_pair, align_prepared};
+
+    #[test]
+    fn covered_counts_each_token_of_overlapping_passages_once() {
+        let span = |start, end| Span { start, end };
+        let covered = Covered::new([span(10, 20), span(2, 5), span(15, 25), span(25, 27), span(8, 8)].into_iter());
+        let marks: Vec<bool> = (0..40).map(|k| (2..5).contains(&k) || (10..27).contains(&k)).collect();
+        for start in 0..40 {
+            for end in start..40 {
+                let expected = marks[start..end].iter().filter(|&&c| c).count();
+                assert_eq!(covered.within(span(start, end)), expected, "{start}..{end}");
+            }
+        }
+    }
 
     #[test]
     fn long_sentences_are_cut_into_equal_pieces() {
