@@ -1,11 +1,14 @@
 //! Step 5, evidence: what each passage rests on, measured on its final spans (the
 //! facts of [`Evidence`]; its confidence drops sentence passages too weak to stand).
 
+use std::sync::PoisonError;
+
 use foldhash::{HashMap, HashMapExt};
 
 use tessera_normalize::Span;
 
 use super::exact_runs::{Run, longest_within};
+use super::sentence_seeds::Stretches;
 use super::sentence_seeds::{Bag, BagPostings};
 use super::{Passage, SentenceAligner, to_u32};
 use crate::Evidence;
@@ -139,83 +142,96 @@ impl SentenceAligner<'_> {
     /// paired with the same region, is matched better by the borrowing itself.
     pub(super) fn contrast(&self, p: &Passage, cosine: f64) -> Option<f64> {
         let t_terms = &self.t_terms[p.t.start..p.t.end];
-        let best = self.best_elsewhere(&self.bag(t_terms), &self.suspect.terms, p.s)?;
+        let best = self.best_elsewhere(&self.bag(t_terms), p.s)?;
         // A stretch equal to the passage's side matches exactly as well; the sliding sums
         // may differ from the bag's in the last bits.
         let contrast = cosine - best;
         Some(if contrast.abs() < 1e-9 { 0.0 } else { contrast })
     }
 
-    /// The best tf-idf cosine of `fixed` with a stretch of `terms` as long as `own`,
+    /// The best tf-idf cosine of `fixed` with a stretch of the suspect as long as `own`,
     /// starting every quarter of that length, among those overlapping `own` by at most a
     /// quarter of it. The stretch slides: each step adds and removes a few terms, and the
     /// dot product and norm follow (the whole text once per passage, not once per
-    /// stretch).
-    fn best_elsewhere(&self, fixed: &Bag, terms: &[u64], own: Span) -> Option<f64> {
+    /// stretch). Terms are the suspect's dense ids, their counts and weights in arrays:
+    /// a long suspect's passages each slide over all of it, and hash maps made that most
+    /// of its check (docs/performance.md).
+    fn best_elsewhere(&self, fixed: &Bag, own: Span) -> Option<f64> {
+        let prepared = self.prepared;
+        let ids = &prepared.term_ids;
         let len = own.end.saturating_sub(own.start);
-        if len == 0 || len > terms.len() || fixed.norm <= 0.0 {
+        if len == 0 || len > ids.len() || fixed.norm <= 0.0 {
             return None;
         }
         let step = (len / 4).max(1);
-        let fixed_weight: HashMap<u64, f64> = fixed.weights.iter().copied().collect();
-        let mut window = Window { terms: HashMap::with_capacity(len), dot: 0.0, norm2: 0.0 };
-        // A term's idf and fixed weight are looked up when it enters the window, and kept
-        // while it stays: it leaves as often as it enters.
-        let weights = |term: u64| (self.idf(term), fixed_weight.get(&term).copied().unwrap_or(0.0));
+        let mut scratch = prepared.stretches.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let Stretches { t_df, weight, count } = &mut *scratch;
+        let distinct = prepared.df_by_id.len();
+        if count.len() != distinct {
+            *t_df = vec![0; distinct];
+            *weight = vec![0.0; distinct];
+            *count = vec![0; distinct];
+        }
+        let id_of = |term: &u64| prepared.id_of_term.get(term).map(|&id| id as usize);
+        for (term, d) in &self.t_df {
+            if let Some(id) = id_of(term) {
+                t_df[id] = *d;
+            }
+        }
+        for (term, w) in &fixed.weights {
+            if let Some(id) = id_of(term) {
+                weight[id] = *w;
+            }
+        }
+        // `idf` of a term by id: the same table, the same sentence frequencies.
+        let idf = |id: usize, t_df: &[u32]| {
+            self.idf_of_df.get((prepared.df_by_id[id] + t_df[id]) as usize).copied().unwrap_or(1e-3)
+        };
+        let (mut dot, mut norm2) = (0.0f64, 0.0f64);
         let mut best: Option<f64> = None;
         let (mut start, mut end) = (0, 0);
-        for at in (0..=terms.len() - len).step_by(step) {
+        for at in (0..=ids.len() - len).step_by(step) {
             while end < at + len {
-                window.add(terms[end], weights);
+                let id = ids[end] as usize;
+                let idf = idf(id, t_df);
+                // (c + 1)² - c² = 2c + 1.
+                norm2 += idf * idf * (2.0 * f64::from(count[id]) + 1.0);
+                dot += idf * weight[id];
+                count[id] += 1;
                 end += 1;
             }
             while start < at {
-                window.remove(terms[start]);
+                let id = ids[start] as usize;
+                let idf = idf(id, t_df);
+                // (c - 1)² - c² = -(2c - 1).
+                norm2 -= idf * idf * (2.0 * f64::from(count[id]) - 1.0);
+                dot -= idf * weight[id];
+                count[id] -= 1;
                 start += 1;
             }
             let overlap = (at + len).min(own.end).saturating_sub(at.max(own.start));
             if 4 * overlap > len {
                 continue;
             }
-            let norm = window.norm2.max(0.0).sqrt() * fixed.norm;
-            let cosine = if norm > 0.0 { window.dot / norm } else { 0.0 };
+            let norm = norm2.max(0.0).sqrt() * fixed.norm;
+            let cosine = if norm > 0.0 { dot / norm } else { 0.0 };
             best = Some(best.map_or(cosine, |b: f64| b.max(cosine)));
         }
-        best
-    }
-}
-
-/// A sliding stretch of terms: each term's count (with its idf and its weight in a fixed
-/// bag), and the stretch's tf-idf dot product with that bag and squared norm, kept up to
-/// date as terms come and go.
-struct Window {
-    terms: HashMap<u64, (u32, f64, f64)>,
-    dot: f64,
-    norm2: f64,
-}
-
-impl Window {
-    /// Adds one occurrence of `term`; `weights` gives its idf and fixed weight when it is
-    /// new to the window.
-    fn add(&mut self, term: u64, weights: impl Fn(u64) -> (f64, f64)) {
-        let (count, idf, fixed) = self.terms.entry(term).or_insert_with(|| {
-            let (idf, fixed) = weights(term);
-            (0, idf, fixed)
-        });
-        // (c + 1)² - c² = 2c + 1.
-        self.norm2 += *idf * *idf * (2.0 * f64::from(*count) + 1.0);
-        self.dot += *idf * *fixed;
-        *count += 1;
-    }
-
-    /// Removes one occurrence of `term`, which the window holds.
-    fn remove(&mut self, term: u64) {
-        if let Some((count, idf, fixed)) = self.terms.get_mut(&term).filter(|(count, ..)| *count > 0) {
-            // (c - 1)² - c² = -(2c - 1).
-            self.norm2 -= *idf * *idf * (2.0 * f64::from(*count) - 1.0);
-            self.dot -= *idf * *fixed;
-            *count -= 1;
+        // Leave the scratch as found: all zero.
+        for &id in &ids[start..end] {
+            count[id as usize] = 0;
         }
+        for term in self.t_df.keys() {
+            if let Some(id) = id_of(term) {
+                t_df[id] = 0;
+            }
+        }
+        for (term, _) in &fixed.weights {
+            if let Some(id) = id_of(term) {
+                weight[id] = 0.0;
+            }
+        }
+        best
     }
 }
 
@@ -626,6 +642,43 @@ mod tests {
         // Alone, the ghost matches the region better than the rest of the essay does.
         let alone = contrast(&format!("{GHOST} {own}"), GHOST);
         assert!(alone > 0.0, "{alone}");
+    }
+
+    /// The stretches slid over the suspect (counts by term id, one scratch for every
+    /// passage) give what bags of each stretch give, passage after passage.
+    #[test]
+    fn the_best_stretch_elsewhere_is_the_best_of_every_stretchs_bag() {
+        let t = text_query(LONG_SOURCE);
+        let suspect = format!("{GHOST} {EN_SUSPECT_BEFORE}{EN_SOURCE_PASSAGE}{EN_SUSPECT_AFTER} {RESCUE}");
+        let q = text_query(&suspect);
+        let config = AlignConfig::default();
+        let prepared = PreparedSuspect::new(&q, &config);
+        let aligner = SentenceAligner::new(&q, &prepared, &t, &t.terms, &[], &config);
+        let n = q.terms.len();
+        let mut checked = 0;
+        for (s, region) in
+            [(find(&suspect, RESCUE), rescue_in_source()), (find(&suspect, GHOST), rescue_in_source())]
+                .into_iter()
+                .chain((0..4).map(|k| {
+                    (tessera_normalize::Span { start: 0, end: suspect.len() * (k + 1) / 6 }, rescue_in_source())
+                }))
+        {
+            let (s, region) = (tokens_of(&q, s), tokens_of(&t, region));
+            let fixed = aligner.bag(&t.terms[region.start..region.end]);
+            let len = s.end - s.start;
+            let naive = (0..=n - len)
+                .step_by((len / 4).max(1))
+                .filter(|&at| 4 * (at + len).min(s.end).saturating_sub(at.max(s.start)) <= len)
+                .map(|at| SentenceAligner::cosine(&aligner.bag(&q.terms[at..at + len]), &fixed))
+                .fold(None, |best: Option<f64>, c| Some(best.map_or(c, |b| b.max(c))));
+            let slid = aligner.best_elsewhere(&fixed, s);
+            match (slid, naive) {
+                (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{s:?}: {a} against {b}"),
+                other => assert_eq!(other.0.is_some(), other.1.is_some(), "{s:?}"),
+            }
+            checked += usize::from(naive.is_some_and(|b| b > 0.0));
+        }
+        assert!(checked >= 3, "{checked}");
     }
 
     /// End to end: the ghost, found as a passage of its own when the rule is off, is

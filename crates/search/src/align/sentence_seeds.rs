@@ -2,6 +2,8 @@
 //! with the source sentences (or pairs of adjacent ones) whose cosine and Dice reach the
 //! thresholds, with source words swapped for the suspect's WordNet neighbours first.
 
+use std::sync::Mutex;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use tessera_fingerprint::Synonyms;
 use tessera_normalize::Span;
@@ -33,10 +35,39 @@ pub struct PreparedSuspect {
     concept_ranges: HashMap<u32, (u32, u32)>,
     /// The suspect's shingles by hash, for exact runs.
     pub(super) shingles: ShingleIndex,
+    /// The suspect's terms as dense ids, and each id's term: stretches slid over the whole
+    /// suspect keep their counts in arrays, not hash maps ([`SentenceAligner::contrast`]).
+    pub(super) term_ids: Vec<u32>,
+    pub(super) id_of_term: HashMap<u64, u32>,
+    /// Each id's suspect sentence frequency (`df` by id).
+    pub(super) df_by_id: Vec<u32>,
+    /// Their scratch, made once per suspect.
+    pub(super) stretches: StretchScratch,
     min_sentence_terms: usize,
     max_sentence_terms: usize,
     synonyms: bool,
     max_senses: usize,
+}
+
+/// Per suspect term id ([`PreparedSuspect::term_ids`]): its sentence frequency in the source
+/// at hand, its weight in the bag being matched, and its count in the stretch. All zero
+/// between uses.
+#[derive(Debug, Default)]
+pub(super) struct Stretches {
+    pub(super) t_df: Vec<u32>,
+    pub(super) weight: Vec<f64>,
+    pub(super) count: Vec<u32>,
+}
+
+/// [`Stretches`] behind a lock, so that a prepared suspect stays shareable; a clone starts
+/// with its own.
+#[derive(Debug, Default)]
+pub(super) struct StretchScratch(pub(super) Mutex<Stretches>);
+
+impl Clone for StretchScratch {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// A distinct term of a suspect sentence ([`PreparedSuspect`]).
@@ -101,6 +132,19 @@ impl PreparedSuspect {
             }
             term_starts.push(sentence_terms.len() as u32);
         }
+        let mut id_of_term: HashMap<u64, u32> = HashMap::new();
+        let mut terms_by_id = Vec::new();
+        let term_ids = suspect
+            .terms
+            .iter()
+            .map(|&term| {
+                *id_of_term.entry(term).or_insert_with(|| {
+                    terms_by_id.push(term);
+                    (terms_by_id.len() - 1) as u32
+                })
+            })
+            .collect();
+        let df_by_id = terms_by_id.iter().map(|term| df.get(term).copied().unwrap_or(0)).collect();
         let synonyms = suspect.synonyms.as_deref().filter(|_| config.synonyms);
         let mut concepts = Vec::new();
         let mut concept_ranges = HashMap::new();
@@ -121,6 +165,10 @@ impl PreparedSuspect {
             concepts,
             concept_ranges,
             shingles: ShingleIndex::new(&suspect.hashes),
+            df_by_id,
+            term_ids,
+            id_of_term,
+            stretches: StretchScratch::default(),
             min_sentence_terms: config.min_sentence_terms,
             max_sentence_terms: config.max_sentence_terms,
             synonyms: synonyms.is_some(),
