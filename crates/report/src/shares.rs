@@ -10,9 +10,12 @@
 //!    the winning kind the source with the smallest rank owns the character.
 //! 4. A copy block (a passage of another source's blocks found again in its own source,
 //!    [`Block::copy_of`](crate::Block::copy_of)) counts only inside that source's blocks,
-//!    and after every block that is not a copy: it changes nothing while that source
-//!    counts, and takes the passage over when a reviewer disables it (what a reviewer who
-//!    excludes a source expects: the next source holding the passage is shown).
+//!    in one part per block of that source (each part judged by rule 2 on its own, as the
+//!    block it stands in for; a copy's part is never the borrowing block of rule 2), and
+//!    after every block that is not a copy: it changes
+//!    nothing while that source counts, and takes the passage over when a reviewer
+//!    disables it (what a reviewer who excludes a source expects: the next source holding
+//!    the passage is shown).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -44,6 +47,8 @@ struct Counted {
     priority: usize,
     id: BlockId,
     source: DocId,
+    /// A part of a copy block (rule 4).
+    copy: bool,
 }
 
 impl Report {
@@ -220,14 +225,24 @@ impl Report {
             span.chars.start = span.chars.start.min(limit);
             span.chars.end = span.chars.end.min(limit);
             span.bytes.end = span.bytes.end.max(span.bytes.start);
-            let counted_block =
-                |span: TextSpan, priority: usize| Counted { span, kind: b.kind, priority, id: b.id, source: b.source };
+            let counted_block = |span: TextSpan, priority: usize| Counted {
+                span,
+                kind: b.kind,
+                priority,
+                id: b.id,
+                source: b.source,
+                copy: b.copy_of.is_some(),
+            };
             match b.copy_of {
                 None if span.chars.start < span.chars.end => counted.push(counted_block(span, priorities[at])),
                 None => {}
                 Some(of) => {
                     // Rule 4: the parts inside the copied source's blocks, after every
-                    // block that is not a copy.
+                    // block that is not a copy. One part per block of that source, so
+                    // that rule 2 judges each part as it judges the block it stands in
+                    // for: a part spanning two of its blocks could swallow a citation
+                    // neither holds, or stand out of a borrowing both lie in, and change
+                    // what counts while the copied source counts itself.
                     let priority = priorities.len() + priorities[at];
                     for passage in copied.get(&of).map_or(&[][..], Vec::as_slice) {
                         if let Some(part) = intersection(span, *passage) {
@@ -240,10 +255,11 @@ impl Report {
 
         // Borrowing spans by start, with the furthest end reached so far: a citation
         // [s, e) lies inside one borrowing iff some borrowing starting at or before s
-        // ends at or after e.
+        // ends at or after e. Copies' parts are left out (rule 4): a copy found on a
+        // cited passage would otherwise hide the citation it stands beside.
         let mut borrowing: Vec<(usize, usize)> = counted
             .iter()
-            .filter(|c| c.kind == BlockKind::Borrowing)
+            .filter(|c| c.kind == BlockKind::Borrowing && !c.copy)
             .map(|c| (c.span.chars.start, c.span.chars.end))
             .collect();
         borrowing.sort_unstable();
@@ -265,8 +281,8 @@ impl Report {
 }
 
 impl Report {
-    /// For every source some copy block names, the union of its blocks' suspect spans
-    /// (enabled or not, of any kind), sorted: where its copies may count.
+    /// For every source some copy block names, its blocks' suspect spans (enabled or not,
+    /// of any kind; not its copies'), sorted: where its copies may count, block by block.
     fn copied_passages(&self) -> BTreeMap<DocId, Vec<TextSpan>> {
         let copied: BTreeSet<DocId> = self.blocks.iter().filter_map(|b| b.copy_of).collect();
         let mut passages: BTreeMap<DocId, Vec<TextSpan>> = BTreeMap::new();
@@ -275,19 +291,7 @@ impl Report {
         }
         for spans in passages.values_mut() {
             spans.sort_unstable_by_key(|s| (s.chars.start, s.chars.end));
-            let mut merged: Vec<TextSpan> = Vec::with_capacity(spans.len());
-            for &span in spans.iter() {
-                match merged.last_mut() {
-                    Some(last) if span.chars.start <= last.chars.end => {
-                        if span.chars.end > last.chars.end {
-                            last.chars.end = span.chars.end;
-                            last.bytes.end = span.bytes.end;
-                        }
-                    }
-                    _ => merged.push(span),
-                }
-            }
-            *spans = merged;
+            spans.dedup_by_key(|s| (s.chars.start, s.chars.end));
         }
         passages
     }

@@ -70,28 +70,18 @@ fn build(text: &str, raw: &RawRevisions) -> Report {
     Report::build(SuspectInfo::new("p", "", text), &revisions, &[], &ReportOptions::default())
 }
 
-/// Where a block counts (SCHEMA.md rule 5): its span, or for a copy block the parts of it
-/// that blocks of the copied source (not copies) cover.
+/// Where a block counts (SCHEMA.md rule 5): its span, or for a copy block its part inside
+/// each block of the copied source (not a copy), one part per block.
 fn counting_parts(report: &Report, block: &tessera_report::Block) -> Vec<(usize, usize)> {
     let (s, e) = (block.suspect_span.chars.start, block.suspect_span.chars.end);
     let Some(of) = block.copy_of else { return vec![(s, e)] };
-    // The characters the copied source's blocks cover, one at a time.
-    let covered: Vec<bool> = (s..e)
-        .map(|i| {
-            report.blocks.iter().any(|o| {
-                o.source == of && o.copy_of.is_none() && o.suspect_span.chars.start <= i && i < o.suspect_span.chars.end
-            })
-        })
-        .collect();
-    let mut parts: Vec<(usize, usize)> = Vec::new();
-    for (k, &inside) in covered.iter().enumerate() {
-        match parts.last_mut() {
-            Some(last) if inside && last.1 == s + k => last.1 += 1,
-            _ if inside => parts.push((s + k, s + k + 1)),
-            _ => {}
-        }
-    }
-    parts
+    report
+        .blocks
+        .iter()
+        .filter(|o| o.source == of && o.copy_of.is_none())
+        .map(|o| (s.max(o.suspect_span.chars.start), e.min(o.suspect_span.chars.end)))
+        .filter(|(ps, pe)| ps < pe)
+        .collect()
 }
 
 /// Per character: (kind, owner source) by the documented rules, one character at a time.
@@ -111,7 +101,9 @@ fn model(report: &Report) -> Vec<Option<(BlockKind, DocId)>> {
         .flat_map(|(b, p)| counting_parts(report, b).into_iter().map(move |part| (part, b, p)))
         .collect();
     let inside_borrowing = |s: usize, e: usize| {
-        counted.iter().any(|((ps, pe), b, _)| b.kind == BlockKind::Borrowing && *ps <= s && e <= *pe)
+        counted
+            .iter()
+            .any(|((ps, pe), b, _)| b.kind == BlockKind::Borrowing && b.copy_of.is_none() && *ps <= s && e <= *pe)
     };
     (0..n)
         .map(|i| {

@@ -304,3 +304,69 @@ fn a_copy_counts_only_inside_its_sources_blocks_and_only_once_that_source_is_dis
     let back: Report = serde_json::from_str(&serde_json::to_string(&report).unwrap()).unwrap();
     assert_eq!(back, report);
 }
+
+/// A found document: (doc, blocks as (start, end), the source it is a copy of).
+type Found = (u64, Vec<(usize, usize)>, Option<u64>);
+
+/// Builds a report of `revisions` (is a citation collection, documents found) over
+/// `text`, and the same without the copies.
+fn with_and_without_copies(text: &str, revisions: &[(bool, Vec<Found>)]) -> (Report, Report) {
+    let build = |copies: bool| {
+        let revisions: Vec<_> = revisions
+            .iter()
+            .enumerate()
+            .map(|(r, (citation, sources))| {
+                let kind = if *citation { CollectionKind::Citation } else { CollectionKind::Source };
+                let found = sources
+                    .iter()
+                    .filter(|(_, _, of)| copies || of.is_none())
+                    .map(|(doc, blocks, of)| {
+                        let mut found = source_match(*doc, blocks.iter().map(|&(s, e)| same(text, s, e)).collect());
+                        found.copy_of = of.map(DocId);
+                        found
+                    })
+                    .collect();
+                revision(&format!("c{r}"), kind, found)
+            })
+            .collect();
+        Report::build(SuspectInfo::new("p", "", text), &revisions, &[], &ReportOptions::default())
+    };
+    (build(true), build(false))
+}
+
+/// A copy spanning two blocks of its source counts as two parts: the citation block that
+/// lies inside a borrowing stays ignored, as it is without the copy (the copy's part
+/// over both used to be a citation of its own and took those characters from the
+/// borrowing).
+#[test]
+fn a_copy_over_two_blocks_of_its_source_counts_block_by_block() {
+    let text = "a".repeat(58);
+    let (with, without) = with_and_without_copies(
+        &text,
+        &[
+            (false, vec![(1, vec![(13, 48)], None)]),
+            (true, vec![(2, vec![(23, 49), (13, 23)], None), (3, vec![(0, 49)], Some(2))]),
+        ],
+    );
+    assert_eq!((without.totals.borrowed_chars, without.totals.cited_chars), (10, 26));
+    assert_eq!(with.totals, without.totals);
+    assert_eq!(with.source(DocId(3)).unwrap().report_chars, 0);
+}
+
+/// A copy found as a borrowing on a passage its source's block cites does not hide that
+/// citation (a citation wholly inside a borrowing block is ignored, but a copy's part is
+/// no such block).
+#[test]
+fn a_copy_does_not_hide_the_citation_it_copies() {
+    let text = "aaaaaaaaaaaж[1aaaaaaaaa  a«a] aa«\"a\"a\nж»";
+    let (with, without) =
+        with_and_without_copies(text, &[(false, vec![(1, vec![(11, 22)], None), (2, vec![(0, 22)], Some(1))])]);
+    assert_eq!(without.blocks[0].kind, BlockKind::Citation, "{:?}", without.blocks);
+    assert_eq!(with.blocks.iter().find(|b| b.source == DocId(2)).unwrap().kind, BlockKind::Borrowing);
+    assert_eq!((without.totals.borrowed_chars, without.totals.cited_chars), (0, 11));
+    assert_eq!(with.totals, without.totals);
+    // Without source 1, the copy stands in for it: the passage is borrowed from 2.
+    let mut with = with;
+    assert!(with.set_source_enabled(DocId(1), false));
+    assert_eq!((with.totals.borrowed_chars, with.totals.cited_chars), (11, 0));
+}
