@@ -389,7 +389,74 @@ impl CollectionReader<'_> {
         }
         Ok(())
     }
+
+    /// [`lookup_sorted`](Self::lookup_sorted) without the hashes that more than `max_docs`
+    /// live documents of the collection hold (all segments together): `f` is called only
+    /// for the others, in the same order. Such a hash's documents are dropped as soon as
+    /// one segment passes `max_docs` of them, so memory stays within `max_docs` hits per
+    /// hash and segment: a check ranks sources by the hashes they share and skips
+    /// frequent ones anyway, and in a large collection a frequent shingle has millions of
+    /// postings, which collecting first would cost 16 bytes each.
+    pub fn lookup_sorted_at_most(
+        &self,
+        hashes: &[u64],
+        max_docs: usize,
+        mut f: impl FnMut(usize, DocId),
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        let live = |doc: DocId| self.deleted.is_empty() || self.deleted.binary_search(&doc.0).is_err();
+        // One segment's hits of the hashes it holds at most `max_docs` times, and the hashes
+        // it holds more often. A segment reports a hash's documents one after the other.
+        let segment_hits = |s: &OpenSegment| -> Result<SegmentHits> {
+            let (mut hits, mut over) = (Vec::new(), Vec::new());
+            let mut run: Option<(usize, usize)> = None;
+            s.reader.view()?.postings().lookup(hashes, |i, local| {
+                let doc = s.global(local);
+                if !live(doc) || over.last() == Some(&i) {
+                    return;
+                }
+                let start = match run {
+                    Some((hash, start)) if hash == i => start,
+                    _ => {
+                        run = Some((i, hits.len()));
+                        hits.len()
+                    }
+                };
+                hits.push((i, doc));
+                if hits.len() - start > max_docs {
+                    hits.truncate(start);
+                    over.push(i);
+                }
+            })?;
+            Ok((hits, over))
+        };
+        let segments = &self.state.segments;
+        let per_segment: Vec<SegmentHits> = if segments.len() < 2 || hashes.len() < PARALLEL_LOOKUP_HASHES {
+            segments.iter().map(segment_hits).collect::<Result<_>>()?
+        } else {
+            segments.par_iter().map(segment_hits).collect::<Result<_>>()?
+        };
+        let mut count = vec![0usize; hashes.len()];
+        for (hits, over) in &per_segment {
+            for &i in over {
+                count[i] = usize::MAX;
+            }
+            for &(i, _) in hits {
+                count[i] = count[i].saturating_add(1);
+            }
+        }
+        for (i, doc) in per_segment.into_iter().flat_map(|(hits, _)| hits) {
+            if count[i] <= max_docs {
+                f(i, doc);
+            }
+        }
+        Ok(())
+    }
 }
+
+/// One segment's answer to a bounded look-up: the hits of the hashes it holds at most the
+/// limit times, and the indexes of the hashes it holds more often.
+type SegmentHits = (Vec<(usize, DocId)>, Vec<usize>);
 
 /// Below this many hashes a look-up runs the segments one after the other (the if-new rule
 /// looks up a page's probes, a few dozen: not worth a thread).

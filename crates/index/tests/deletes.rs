@@ -103,3 +103,65 @@ fn collection_stats_count_live_documents_and_deleted_ones() {
     let a = r.collection("a").unwrap().info();
     assert_eq!((a.docs, a.deleted), (2, 2));
 }
+
+/// `lookup_sorted_at_most` answers what `lookup_sorted` does without the hashes more than
+/// `max` live documents hold, counted over every segment: a hash spread thin over
+/// segments, one held many times in one segment, one whose holders are mostly deleted.
+#[test]
+fn a_bounded_look_up_leaves_out_exactly_the_frequent_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
+    let mut w = index.writer(WriterOptions::default()).unwrap();
+    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    // Hashes (spread over the key space as real ones are; postings keep truncated keys):
+    // `spread` in every document, `first` in the first segment's six, `deleted` in two
+    // documents a segment, `own(n)` in document n alone.
+    let (spread, first, deleted) = (common::mix(1000), common::mix(2000), common::mix(3000));
+    let own = |n: u64| common::mix(4000 + n);
+    let mut ids = Vec::new();
+    let mut n = 0u64;
+    for segment in 0..3u64 {
+        for k in 0..6u64 {
+            n += 1;
+            let mut hashes = vec![spread, own(n)];
+            if segment == 0 {
+                hashes.push(first);
+            }
+            if k < 2 {
+                hashes.push(deleted);
+            }
+            let s = common::snapshot_from(hashes);
+            ids.push(w.add("a", NewDocument { meta: doc_meta(n), snapshot: &s, text: None }).unwrap());
+        }
+        w.commit().unwrap();
+    }
+    // Of `deleted`'s six holders, four are deleted.
+    for &k in &[0, 1, 6, 7] {
+        assert!(w.delete(ids[k]).unwrap());
+    }
+    w.commit().unwrap();
+    let r = index.reader().unwrap();
+    assert!(r.collection("a").unwrap().info().segments >= 2);
+    let mut q: Vec<u64> = vec![spread, first, deleted, common::mix(999)];
+    q.extend((1..=n).map(own));
+    // Enough hashes for the segments to be looked up in parallel.
+    q.extend((0..300).map(|k| common::mix(10_000 + k)));
+    q.sort_unstable();
+    let c = r.collection("a").unwrap();
+    let mut all = Vec::new();
+    c.lookup_sorted(&q, |i, d| all.push((i, d))).unwrap();
+    assert!(all.len() > 10, "{all:?}");
+    for max in 0..20 {
+        let held = |i: usize| all.iter().filter(|h| h.0 == i).count();
+        let expected: Vec<(usize, DocId)> = all.iter().copied().filter(|&(i, _)| held(i) <= max).collect();
+        let mut got = Vec::new();
+        c.lookup_sorted_at_most(&q, max, |i, d| got.push((i, d))).unwrap();
+        assert_eq!(got, expected, "max {max}");
+    }
+    // At 3: the spread hash (14 live holders) and the first segment's (4 live) are left
+    // out; the mostly deleted one (2 live) stays.
+    let mut kept = Vec::new();
+    c.lookup_sorted_at_most(&q, 3, |i, _| kept.push(q[i])).unwrap();
+    assert!(!kept.contains(&spread) && !kept.contains(&first) && kept.contains(&deleted), "{kept:?}");
+    assert!(kept.contains(&own(3)) && !kept.contains(&own(1)), "{kept:?}");
+}

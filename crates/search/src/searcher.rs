@@ -206,7 +206,11 @@ impl Searcher {
         // Variant shingles only help where sentence seeding can align what they find.
         let lookups = Lookups::new(query, query.has_sentences());
         let mut hits: Vec<(u32, DocId)> = Vec::new();
-        coll.lookup_sorted(&lookups.hashes, |i, doc| hits.push((i as u32, doc)))?;
+        // A hash held by more than `max_postings_per_hash` documents ranks nothing: the
+        // look-up leaves it out without gathering its documents.
+        coll.lookup_sorted_at_most(&lookups.hashes, self.config.max_postings_per_hash, |i, doc| {
+            hits.push((i as u32, doc));
+        })?;
         // Per looked-up hash: explained by an earlier source of this revision (none yet).
         let mut explained_hash = vec![false; lookups.hashes.len()];
         let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
@@ -380,8 +384,8 @@ impl Searcher {
         if long_enough(&blocks, &self.config) { blocks } else { Vec::new() }
     }
 
-    /// Stage 1: group hits by document, skipping too frequent hashes; keep the best
-    /// `max_candidates`, best first.
+    /// Stage 1: group hits (too frequent hashes already left out by the look-up) by
+    /// document; keep the best `max_candidates`, best first.
     fn rank(
         &self,
         mut hits: Vec<(u32, DocId)>,
@@ -390,12 +394,6 @@ impl Searcher {
         min_shared: u32,
         max_candidates: usize,
     ) -> Vec<Candidate> {
-        let mut df = vec![0u32; lookups.hashes.len()];
-        for &(h, _) in &hits {
-            df[h as usize] += 1;
-        }
-        let max_df = u32::try_from(self.config.max_postings_per_hash).unwrap_or(u32::MAX);
-        hits.retain(|&(h, _)| df[h as usize] <= max_df);
         hits.sort_unstable_by_key(|&(h, doc)| (doc, h));
         hits.dedup();
         let mut candidates: Vec<Candidate> = Vec::new();
