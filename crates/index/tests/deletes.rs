@@ -6,14 +6,11 @@
 mod common;
 
 use common::{collection, doc_meta, doc_snapshot};
-use tessera_index::{CollectionKind, DocId, Error, Index, NewDocument, WriterOptions};
+use tessera_index::{CollectionKind, DocId, Error, Index, NewDocument};
 
 #[test]
 fn deleted_documents_disappear_from_lookups_after_commit() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
-    let mut w = index.writer(WriterOptions::default()).unwrap();
-    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let (dir, index, mut w) = common::index_with_collection_a();
     let s = doc_snapshot(3, 40);
     let first = w.add("a", NewDocument { meta: doc_meta(1), snapshot: &s, text: None }).unwrap();
     let second = w.add("a", NewDocument { meta: doc_meta(2), snapshot: &s, text: None }).unwrap();
@@ -55,10 +52,7 @@ fn deleted_documents_disappear_from_lookups_after_commit() {
 
 #[test]
 fn places_seen_are_listed_in_order_without_repeats() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
-    let mut w = index.writer(WriterOptions::default()).unwrap();
-    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let (_dir, index, mut w) = common::index_with_collection_a();
     let s = doc_snapshot(5, 30);
     let id = w.add("a", NewDocument { meta: doc_meta(5), snapshot: &s, text: None }).unwrap();
     w.commit().unwrap();
@@ -76,10 +70,7 @@ fn places_seen_are_listed_in_order_without_repeats() {
 
 #[test]
 fn collection_stats_count_live_documents_and_deleted_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
-    let mut w = index.writer(WriterOptions::default()).unwrap();
-    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let (_dir, index, mut w) = common::index_with_collection_a();
     w.ensure_collection(collection("b", CollectionKind::Source, false)).unwrap();
     let s = doc_snapshot(3, 40);
     let mut ids = Vec::new();
@@ -109,10 +100,7 @@ fn collection_stats_count_live_documents_and_deleted_ones() {
 /// segments, one held many times in one segment, one whose holders are mostly deleted.
 #[test]
 fn a_bounded_look_up_leaves_out_exactly_the_frequent_hashes() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
-    let mut w = index.writer(WriterOptions::default()).unwrap();
-    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    let (_dir, index, mut w) = common::index_with_collection_a();
     // Hashes (spread over the key space as real ones are; postings keep truncated keys):
     // `spread` in every document, `first` in the first segment's six, `deleted` in two
     // documents a segment, `own(n)` in document n alone.

@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use tessera_index::{CollectionConfig, CollectionKind, DocMeta, SentenceEdge, Snapshot};
+use tessera_index::{
+    CollectionConfig, CollectionKind, DocMeta, Index, IndexWriter, SentenceEdge, Snapshot, WriterOptions,
+};
 
 /// splitmix64: a cheap, well-mixed deterministic "random" u64 from a counter.
 pub fn mix(mut x: u64) -> u64 {
@@ -87,4 +89,13 @@ pub fn derived_snapshot(n: u64, len: usize) -> (Snapshot, Vec<u64>) {
     s.sentence_edges = ascii_edges(s.sentence_starts.len());
     s.hashes = hashes;
     (s, full)
+}
+
+/// A new index in a temporary folder, with a writer and an empty source collection "a".
+pub fn index_with_collection_a() -> (tempfile::TempDir, Index, IndexWriter) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::Value::Null).unwrap();
+    let mut w = index.writer(WriterOptions::default()).unwrap();
+    w.ensure_collection(collection("a", CollectionKind::Source, false)).unwrap();
+    (dir, index, w)
 }
