@@ -353,41 +353,10 @@ impl CollectionReader<'_> {
     /// With several segments and many hashes, the segments are looked up in parallel
     /// (rayon; their hits are then reported in the same order): a check's stage 1 looks
     /// up thousands of hashes in every segment, and decoding postings buckets is most of
-    /// its time.
-    pub fn lookup_sorted(&self, hashes: &[u64], mut f: impl FnMut(usize, DocId)) -> Result<()> {
-        use rayon::prelude::*;
-        let live = |doc: DocId| self.deleted.is_empty() || self.deleted.binary_search(&doc.0).is_err();
-        if self.state.segments.len() < 2 || hashes.len() < PARALLEL_LOOKUP_HASHES {
-            for s in &self.state.segments {
-                let view = s.reader.view()?;
-                view.postings().lookup(hashes, |i, local| {
-                    let doc = s.global(local);
-                    if live(doc) {
-                        f(i, doc);
-                    }
-                })?;
-            }
-            return Ok(());
-        }
-        let per_segment: Vec<Vec<(usize, DocId)>> = self
-            .state
-            .segments
-            .par_iter()
-            .map(|s| {
-                let mut hits = Vec::new();
-                s.reader.view()?.postings().lookup(hashes, |i, local| {
-                    let doc = s.global(local);
-                    if live(doc) {
-                        hits.push((i, doc));
-                    }
-                })?;
-                Ok(hits)
-            })
-            .collect::<Result<_>>()?;
-        for (i, doc) in per_segment.into_iter().flatten() {
-            f(i, doc);
-        }
-        Ok(())
+    /// its time. (It is [`lookup_sorted_at_most`](Self::lookup_sorted_at_most) without a
+    /// limit: one look-up, so both answer alike.)
+    pub fn lookup_sorted(&self, hashes: &[u64], f: impl FnMut(usize, DocId)) -> Result<()> {
+        self.lookup_sorted_at_most(hashes, usize::MAX, f)
     }
 
     /// [`lookup_sorted`](Self::lookup_sorted) without the hashes that more than `max_docs`

@@ -41,15 +41,11 @@ impl Candidate {
         self.score + self.variant_score
     }
 
-    /// Counts the shared hashes that `explained` does not mark, by kind.
-    fn rescore(&mut self, lookups: &Lookups, explained: &[bool]) {
-        let (mut own, mut variant) = (0, 0);
-        for &h in &self.shared {
-            if !explained[h as usize] {
-                if lookups.own[h as usize] { own += 1 } else { variant += 1 }
-            }
-        }
-        (self.score, self.variant_score) = (own, variant);
+    /// Counts the shared hashes by kind (before any is explained: the revision then
+    /// takes explained ones away as it goes).
+    fn count_shared(&mut self, lookups: &Lookups) {
+        let own = to_u32(self.shared.iter().filter(|&&h| lookups.own[h as usize]).count());
+        (self.score, self.variant_score) = (own, to_u32(self.shared.len()) - own);
     }
 }
 
@@ -214,7 +210,7 @@ impl Searcher {
         // Per looked-up hash: explained by an earlier source of this revision (none yet).
         let mut explained_hash = vec![false; lookups.hashes.len()];
         let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
-        let mut candidates = self.rank(hits, &lookups, &explained_hash, min_shared, max_candidates);
+        let mut candidates = self.rank(hits, &lookups, min_shared, max_candidates);
 
         // Per suspect shingle: explained by an earlier source of this revision.
         let mut explained_shingle = vec![false; query.hashes.len()];
@@ -390,7 +386,6 @@ impl Searcher {
         &self,
         mut hits: Vec<(u32, DocId)>,
         lookups: &Lookups,
-        explained: &[bool],
         min_shared: u32,
         max_candidates: usize,
     ) -> Vec<Candidate> {
@@ -404,7 +399,7 @@ impl Searcher {
             }
         }
         for c in &mut candidates {
-            c.rescore(lookups, explained);
+            c.count_shared(lookups);
         }
         candidates.retain(|c| c.total() >= min_shared);
         sort_candidates(&mut candidates);

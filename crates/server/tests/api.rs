@@ -41,12 +41,7 @@ fn upload_check_read_edit_download() {
     // Switch off the first borrowing source: borrowings fall, the edit is stored.
     let source = report["sources"].as_array().unwrap().iter().find(|s| s["kind"] == "source").unwrap();
     let source_id = source["id"].as_u64().unwrap();
-    let (status, edited) = s.send_json(
-        "PATCH",
-        &format!("/api/checks/{id}/report"),
-        &json!({"sources": [{"id": source_id, "enabled": false}]}),
-        None,
-    );
+    let (status, edited) = s.edit_report(&id, &json!({"sources": [{"id": source_id, "enabled": false}]}));
     assert_eq!(status, 200, "{edited}");
     let (b1, _, o1) = totals(&edited);
     assert!(b1 < b0 && o1 > o0, "{b0} -> {b1}");
@@ -61,12 +56,7 @@ fn upload_check_read_edit_download() {
         .iter()
         .find(|b| b["kind"] == "borrowing" && b["source"].as_u64() != Some(source_id))
         .unwrap();
-    let (status, edited2) = s.send_json(
-        "PATCH",
-        &format!("/api/checks/{id}/report"),
-        &json!({"blocks": [{"id": block["id"], "kind": "citation"}]}),
-        None,
-    );
+    let (status, edited2) = s.edit_report(&id, &json!({"blocks": [{"id": block["id"], "kind": "citation"}]}));
     assert_eq!(status, 200, "{edited2}");
     let (b2, c2, _) = totals(&edited2);
     assert!(b2 < b1 && c2 > totals(&edited).1);
@@ -92,14 +82,9 @@ fn upload_check_read_edit_download() {
     assert!(has(b"/FontFile2") && has(b"/ToUnicode"), "the font is embedded with its text map");
 
     // Edits naming what the report does not have are refused, and change nothing.
-    let (status, err) = s.send_json(
-        "PATCH",
-        &format!("/api/checks/{id}/report"),
-        &json!({"sources": [{"id": 999_999, "enabled": false}]}),
-        None,
-    );
+    let (status, err) = s.edit_report(&id, &json!({"sources": [{"id": 999_999, "enabled": false}]}));
     assert_eq!((status, err["error"]["code"].as_str()), (422, Some("unknown_target")));
-    let (status, err) = s.send_json("PATCH", &format!("/api/checks/{id}/report"), &json!({"colour": "red"}), None);
+    let (status, err) = s.edit_report(&id, &json!({"colour": "red"}));
     assert_eq!(status, 422, "{err}");
     assert!(err["error"]["message"].is_string());
     let (_, after) = s.get(&format!("/api/checks/{id}"));
@@ -185,12 +170,7 @@ fn segments_follow_edits_and_are_filled_in_stored_reports() {
     let source = report["sources"][0]["id"].as_u64().unwrap();
     assert_eq!(segment_chars(&report, source), (counted(&report), true));
 
-    let (status, edited) = s.send_json(
-        "PATCH",
-        &format!("/api/checks/{id}/report"),
-        &json!({"sources": [{"id": source, "enabled": false}]}),
-        None,
-    );
+    let (status, edited) = s.edit_report(&id, &json!({"sources": [{"id": source, "enabled": false}]}));
     assert_eq!(status, 200, "{edited}");
     assert_eq!(segment_chars(&edited, source), (counted(&edited), false));
 
@@ -238,7 +218,7 @@ fn writes_need_the_token_when_one_is_set() {
     let check = s.wait(id);
     let source = check["report"]["sources"][0]["id"].clone();
     let edit = json!({"sources": [{"id": source, "enabled": false}]});
-    assert_eq!(s.send_json("PATCH", &format!("/api/checks/{id}/report"), &edit, None).0, 401);
+    assert_eq!(s.edit_report(id, &edit).0, 401);
     assert_eq!(s.send_json("PATCH", &format!("/api/checks/{id}/report"), &edit, Some("s3cret")).0, 200);
     let (status, health) = s.get("/api/health");
     assert_eq!((status, health["token_required"].as_bool()), (200, Some(true)));

@@ -90,6 +90,11 @@ impl TestServer {
         (r.status().as_u16(), ct, cd, r.body_mut().read_to_vec().unwrap())
     }
 
+    /// Edits check `id`'s report (`PATCH /api/checks/{id}/report`) without a token.
+    pub fn edit_report(&self, id: &str, edit: &Value) -> (u16, Value) {
+        self.send_json("PATCH", &format!("/api/checks/{id}/report"), edit, None)
+    }
+
     pub fn send_json(&self, method: &str, path: &str, body: &Value, token: Option<&str>) -> (u16, Value) {
         let url = format!("{}{path}", self.base);
         let mut req = match method {
