@@ -28,11 +28,14 @@ pub struct PreparedSuspect {
     /// its terms are sorted and counted once here. Empty without sentences.
     sentence_terms: Vec<SentenceTerm>,
     term_starts: Vec<u32>,
-    /// The WordNet concepts of the suspect's terms, sorted (empty without synonyms);
-    /// terms of more than `synonym_max_senses` senses are left out.
+    /// The WordNet concepts of the suspect's terms, sorted by concept, own keys first (empty
+    /// without synonyms); terms of more than `synonym_max_senses` senses are left out.
     concepts: Vec<ConceptKey>,
-    /// Concept -> its range in `concepts`.
-    concept_ranges: HashMap<u32, (u32, u32)>,
+    /// Concept -> its range in `concepts`: where it starts, where its own keys end, where
+    /// it ends.
+    concept_ranges: HashMap<u32, (u32, u32, u32)>,
+    /// The keys of `concept_ranges`, as a filter that answers most misses.
+    concept_filter: ConceptFilter,
     /// The suspect's shingles by hash, for exact runs.
     pub(super) shingles: ShingleIndex,
     /// The suspect's terms as dense ids, and each id's term: stretches slid over the whole
@@ -82,25 +85,73 @@ struct SentenceTerm {
 
 /// One WordNet concept of one term: `own` when a word of the term is in the concept's
 /// synset, not when the concept is only related (a hypernym, an opposite).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct ConceptKey {
     concept: u32,
     term: u64,
     own: bool,
+    /// The term's dense id ([`PreparedSuspect::term_ids`]).
+    id: u32,
 }
 
-/// Appends the concepts of `terms` (those of at most `max_senses` senses) to `out` and
-/// sorts it.
-fn concept_keys(synonyms: &Synonyms, terms: impl Iterator<Item = u64>, max_senses: usize, out: &mut Vec<ConceptKey>) {
-    for term in terms {
+/// Appends the concepts of `terms` (with their dense ids; those of at most `max_senses`
+/// senses) to `out` and sorts it.
+fn concept_keys(
+    synonyms: &Synonyms,
+    terms: impl Iterator<Item = (u64, u32)>,
+    max_senses: usize,
+    out: &mut Vec<ConceptKey>,
+) {
+    for (term, id) in terms {
         let (own, related) = synonyms.senses(term);
         if own.len() > max_senses {
             continue;
         }
-        out.extend(own.iter().map(|&concept| ConceptKey { concept, term, own: true }));
-        out.extend(related.iter().map(|&concept| ConceptKey { concept, term, own: false }));
+        out.extend(own.iter().map(|&concept| ConceptKey { concept, term, own: true, id }));
+        out.extend(related.iter().map(|&concept| ConceptKey { concept, term, own: false, id }));
     }
-    out.sort_unstable();
+    // Own keys first in each concept: a source term's related concept meets only those,
+    // and a hypernym is related to many suspect terms.
+    out.sort_unstable_by_key(|k| (k.concept, !k.own, k.term));
+}
+
+/// Which concepts a suspect's terms hold, as bits keyed by a hash of the concept: a
+/// clear bit says "not held" for certain, a set bit sends the look-up on to
+/// `concept_ranges`. A source term's concepts are mostly not the suspect's, and this
+/// answers them from a few kilobytes instead of a hash table of every suspect concept
+/// (a third of a PAN-sized check's neighbour search went to those look-ups).
+#[derive(Debug, Clone, Default)]
+struct ConceptFilter {
+    bits: Vec<u64>,
+    /// log2 of the number of bits.
+    shift: u32,
+}
+
+impl ConceptFilter {
+    /// A filter of about eight bits per concept (so about one look-up in nine of a
+    /// concept the suspect lacks goes on to the table).
+    fn new(concepts: impl ExactSizeIterator<Item = u32> + Clone) -> Self {
+        let log2 = (concepts.len().max(1) * 8).next_power_of_two().trailing_zeros().max(6);
+        let mut filter = Self { bits: vec![0; 1 << (log2 - 6)], shift: 64 - log2 };
+        for c in concepts {
+            let b = filter.bit(c);
+            filter.bits[b >> 6] |= 1 << (b & 63);
+        }
+        filter
+    }
+
+    fn bit(&self, concept: u32) -> usize {
+        // Fibonacci hashing: the top bits of the product spread neighbouring ids.
+        (u64::from(concept).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    fn may_hold(&self, concept: u32) -> bool {
+        if self.bits.is_empty() {
+            return false;
+        }
+        let b = self.bit(concept);
+        self.bits[b >> 6] & (1 << (b & 63)) != 0
+    }
 }
 
 impl PreparedSuspect {
@@ -148,13 +199,18 @@ impl PreparedSuspect {
         let synonyms = suspect.synonyms.as_deref().filter(|_| config.synonyms);
         let mut concepts = Vec::new();
         let mut concept_ranges = HashMap::new();
+        let mut concept_filter = ConceptFilter::default();
         if let Some(synonyms) = synonyms {
-            concept_keys(synonyms, df.keys().copied(), config.synonym_max_senses, &mut concepts);
+            let terms = df.keys().map(|&term| (term, id_of_term[&term]));
+            concept_keys(synonyms, terms, config.synonym_max_senses, &mut concepts);
             let mut start = 0;
             for chunk in concepts.chunk_by(|a, b| a.concept == b.concept) {
-                concept_ranges.insert(chunk[0].concept, (start as u32, (start + chunk.len()) as u32));
+                let own = chunk.iter().take_while(|k| k.own).count();
+                let range = (start as u32, (start + own) as u32, (start + chunk.len()) as u32);
+                concept_ranges.insert(chunk[0].concept, range);
                 start += chunk.len();
             }
+            concept_filter = ConceptFilter::new(concept_ranges.keys().copied());
         }
         Self {
             sentences,
@@ -164,6 +220,7 @@ impl PreparedSuspect {
             term_starts,
             concepts,
             concept_ranges,
+            concept_filter,
             shingles: ShingleIndex::new(&suspect.hashes),
             df_by_id,
             term_ids,
@@ -206,28 +263,39 @@ fn with_neighbours(synonyms: &Synonyms, prepared: &PreparedSuspect, source: &[u6
     let mut present = source.to_vec();
     present.sort_unstable();
     present.dedup();
+    // The suspect's terms the source holds, by dense id, and the source's terms the
+    // suspect lacks: the only ones that may be replaced.
+    let mut in_source = vec![false; prepared.df_by_id.len()];
+    let mut lacking_terms = Vec::new();
+    for &term in &present {
+        match prepared.id_of_term.get(&term) {
+            Some(&id) if prepared.df_by_id[id as usize] > 0 => in_source[id as usize] = true,
+            _ => lacking_terms.push(term),
+        }
+    }
     let suspect = &prepared.concepts;
-    let keys_of = |c: &u32| match prepared.concept_ranges.get(c) {
-        Some(&(start, end)) => &suspect[start as usize..end as usize],
-        None => &[],
-    };
+    // A concept's suspect keys: all of them, or only those own to their term.
+    let keys_of =
+        |c: &u32, only_own: bool| match prepared.concept_filter.may_hold(*c).then(|| prepared.concept_ranges.get(c)) {
+            Some(Some(&(start, own_end, end))) => {
+                &suspect[start as usize..if only_own { own_end } else { end } as usize]
+            }
+            _ => &[],
+        };
     // (source term, suspect term) for every shared concept own to one of them.
     let mut matches: Vec<(u64, u64)> = Vec::new();
-    for &term in &present {
-        if prepared.df.contains_key(&term) {
-            continue;
-        }
+    for term in lacking_terms {
         let (own, related) = synonyms.senses(term);
         if own.len() > prepared.max_senses {
             continue;
         }
         // A suspect term the source holds too is no stand-in.
-        let lacking = |k: &&ConceptKey| present.binary_search(&k.term).is_err();
+        let lacking = |k: &&ConceptKey| !in_source[k.id as usize];
         for c in own {
-            matches.extend(keys_of(c).iter().filter(lacking).map(|k| (term, k.term)));
+            matches.extend(keys_of(c, false).iter().filter(lacking).map(|k| (term, k.term)));
         }
         for c in related {
-            matches.extend(keys_of(c).iter().filter(|k| k.own).filter(lacking).map(|k| (term, k.term)));
+            matches.extend(keys_of(c, true).iter().filter(lacking).map(|k| (term, k.term)));
         }
     }
     if matches.is_empty() {
@@ -744,6 +812,79 @@ mod tests {
         // Without the suspect's neighbours (a query made elsewhere) alignment is exact.
         let plain = Query { synonyms: None, ..q.clone() };
         assert_eq!(align_pair(&plain, &s, &[], &AlignConfig::default()), without);
+    }
+
+    /// What `with_neighbours` must answer, from the table's senses and every pair of terms:
+    /// each source term the suspect lacks becomes the suspect term (not in the source) of
+    /// the most shared concepts (own-own, own-related, related-own), the smallest on a tie.
+    fn neighbours_by_every_pair(synonyms: &Synonyms, suspect: &[u64], source: &[u64], max_senses: usize) -> Vec<u64> {
+        let shared = |t: u64, s: u64| {
+            let ((own_t, related_t), (own_s, related_s)) = (synonyms.senses(t), synonyms.senses(s));
+            let of = |x: &[u32], y: &[u32]| x.iter().filter(|c| y.contains(c)).count();
+            of(own_t, own_s) + of(own_t, related_s) + of(related_t, own_s)
+        };
+        let few_senses = |t: &u64| synonyms.senses(*t).0.len() <= max_senses;
+        let stand_ins: Vec<u64> = suspect.iter().copied().filter(|s| !source.contains(s)).filter(few_senses).collect();
+        source
+            .iter()
+            .map(|&t| {
+                if suspect.contains(&t) || !few_senses(&t) {
+                    return t;
+                }
+                let mut best = (0, t);
+                for &s in &stand_ins {
+                    let n = shared(t, s);
+                    if n > best.0 || (n == best.0 && n > 0 && s < best.1) {
+                        best = (n, s);
+                    }
+                }
+                best.1
+            })
+            .collect()
+    }
+
+    #[test]
+    fn neighbours_are_the_suspect_terms_sharing_the_most_concepts() {
+        // Texts of many synonyms, hypernyms and opposites, each in a few sentences.
+        let suspect = "The big dog wrote a short poem about the large animal. A cat composed verse on an easy \
+            task. The pupils found the difficult exam hard, and the teacher was glad. People travel by car \
+            and automobile to the city; the town is small and the village tiny.";
+        let sources = [
+            "The huge hound penned a brief verse about the great beast. A kitten wrote poetry on a simple \
+             job. Students thought the hard test difficult, and the instructor was happy.",
+            "Persons journey by motorcar to the metropolis; the township is little and the hamlet minute. \
+             The dog and the cat wrote.",
+            "Nothing here is shared with anything at all, zebra quantum.",
+        ];
+        let q = text_query(suspect);
+        let synonyms = q.synonyms.clone().expect("English queries carry WordNet neighbours");
+        for max_senses in [1, 4, AlignConfig::default().synonym_max_senses, 100] {
+            let config = AlignConfig { synonym_max_senses: max_senses, ..AlignConfig::default() };
+            let prepared = PreparedSuspect::new(&q, &config);
+            let mut replaced = 0;
+            for text in sources {
+                let source = text_query(text);
+                let want = neighbours_by_every_pair(&synonyms, &q.terms, &source.terms, max_senses);
+                let got = prepared.source_terms_with_neighbours(&q, &source.terms);
+                assert_eq!(got.as_deref().unwrap_or(&source.terms), want, "{max_senses} {text}");
+                assert_eq!(got.is_none(), want == source.terms, "None when nothing changes");
+                replaced += want.iter().zip(&source.terms).filter(|(a, b)| a != b).count();
+            }
+            assert!(replaced >= 3 || max_senses == 1, "{max_senses}: {replaced} replaced");
+        }
+    }
+
+    #[test]
+    fn a_concept_filter_holds_every_concept_it_was_made_of() {
+        for n in [0usize, 1, 7, 64, 1000, 5000] {
+            let held: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 3).collect();
+            let filter = ConceptFilter::new(held.iter().copied());
+            assert!(held.iter().all(|&c| filter.may_hold(c)), "{n}");
+            // About eight bits a concept: most others are answered "no".
+            let others = (0..10_000u32).map(|i| i * 7 + 1).filter(|c| !held.contains(c));
+            let (count, passed) = others.fold((0, 0), |(n, p), c| (n + 1, p + usize::from(filter.may_hold(c))));
+            assert!(passed * 4 < count, "{n}: {passed} of {count} pass");
+        }
     }
 
     #[test]
