@@ -49,6 +49,7 @@ mod align;
 mod config;
 mod error;
 mod evidence;
+mod parts;
 mod query;
 mod revision;
 mod searcher;

@@ -3,6 +3,7 @@
 use tessera_index::{CollectionKind, DocId, IndexReader};
 use tessera_normalize::Span;
 
+use crate::parts::SuspectParts;
 use crate::{Block, Error, PreparedSuspect, Query, Revision, SearchConfig, SourceMatch, align};
 
 /// Searches collections for the sources of a suspect. Built once, reused.
@@ -195,6 +196,7 @@ impl Searcher {
             source_text,
             short_query: None,
             full_prepared: None,
+            parts: SuspectParts::plan(query, self.config.part_tokens),
             config: align_config,
             kind,
             search: &self.config,
@@ -254,7 +256,17 @@ impl Searcher {
             alive[at] = false;
             left -= 1;
             let chosen_score = best.score;
-            let (blocks, mut held) = aligner.align(best.doc, &explained_shingle)?;
+            // The suspect shingles the candidate shares: a long suspect's parts where they
+            // are close together are aligned. A hash at many shingles is a phrase the
+            // suspect repeats, and would make them close by chance.
+            let near = best
+                .shared
+                .iter()
+                .map(|&h| lookups.positions(h as usize))
+                .filter(|positions| positions.len() <= NEAR_MAX_POSITIONS)
+                .flatten()
+                .map(|&p| p as usize);
+            let (blocks, mut held) = aligner.align(best.doc, &explained_shingle, near)?;
             if !blocks.is_empty() {
                 held.sort_unstable();
                 // A suspect shingle is explained by this source when it lies in one of its
@@ -344,7 +356,9 @@ impl Searcher {
                         outside_ranges(explained_shingle.len(), &ranges, &before)
                     };
                     for (doc, lost) in copies_of {
-                        let (found, _) = aligner.align(doc, &skip)?;
+                        // A copy is aligned on the source's passages only.
+                        let near = ranges.iter().flat_map(|&(start, end)| start..end.max(start + 1));
+                        let (found, _) = aligner.align(doc, &skip, near)?;
                         // The blocks about the source's passages, long enough by themselves.
                         let found: Vec<Block> = found.into_iter().filter(|b| mostly_within(b, &blocks)).collect();
                         let reported = kind != CollectionKind::Source || long_enough(&found, &self.config);
@@ -408,6 +422,10 @@ impl Searcher {
     }
 }
 
+/// A shared hash at more suspect shingles than this does not say where a long suspect's
+/// source is ([`SuspectParts`]).
+const NEAR_MAX_POSITIONS: usize = 4;
+
 /// Aligns candidates of one revision with the suspect: the suspect cut to 32-bit terms
 /// and prepared for sentence seeding once, however many candidates are aligned.
 struct CandidateAligner<'a, 'f> {
@@ -418,6 +436,9 @@ struct CandidateAligner<'a, 'f> {
     /// and prepared for sentence seeding once (full terms for sources from texts).
     short_query: Option<(Query, PreparedSuspect)>,
     full_prepared: Option<PreparedSuspect>,
+    /// A long suspect's parts, each aligned as a suspect of its own (`None` for a suspect
+    /// of one part).
+    parts: Option<SuspectParts>,
     config: crate::AlignConfig,
     kind: CollectionKind,
     search: &'a SearchConfig,
@@ -426,32 +447,47 @@ struct CandidateAligner<'a, 'f> {
 impl CandidateAligner<'_, '_> {
     /// The blocks of source `doc` (none when a source collection's blocks are too short
     /// to report), and the source's shingle hashes, in text order. `skip` as in
-    /// [`align::align_prepared`].
-    fn align(&mut self, doc: DocId, skip: &[bool]) -> Result<(Vec<Block>, Vec<u64>), Error> {
+    /// [`align::align_prepared`]; a long suspect is aligned in its parts near the suspect
+    /// shingles `near` ([`SuspectParts`]).
+    fn align(
+        &mut self,
+        doc: DocId,
+        skip: &[bool],
+        near: impl IntoIterator<Item = usize>,
+    ) -> Result<(Vec<Block>, Vec<u64>), Error> {
         let query = self.query;
         // The snapshot is read (and so verified) even when the text is used.
         let snapshot = self.reader.snapshot(doc)?;
         let from_snapshot = Query::from_snapshot(&snapshot, query.shingle_size);
         let config = &self.config;
-        let (suspect, prepared, source) = if from_snapshot.has_sentences() && query.has_sentences() {
-            let (short, prepared) = self.short_query.get_or_insert_with(|| {
-                let short = query.with_short_terms();
-                let prepared = PreparedSuspect::new(&short, config);
-                (short, prepared)
-            });
-            (&*short, Some(&*prepared), from_snapshot)
+        // A snapshot with sentences is aligned with the suspect's terms cut to its 32 bits;
+        // else the source's text, when at hand, with full terms.
+        let short = from_snapshot.has_sentences() && query.has_sentences();
+        let source = if short {
+            from_snapshot
         } else {
             let text = match self.source_text.as_mut() {
                 Some(f) => f(doc)?,
                 None => None,
             };
-            let source = text.unwrap_or(from_snapshot);
-            // Prepared only when this source can be aligned by sentences at all.
-            let prepared = (source.has_sentences() && query.has_sentences())
-                .then(|| &*self.full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, config)));
-            (query, prepared, source)
+            text.unwrap_or(from_snapshot)
         };
-        let mut blocks = align::align_prepared(suspect, prepared, &source, skip, config);
+        // Prepared only when this source can be aligned by sentences at all.
+        let prepared = source.has_sentences() && query.has_sentences();
+        let mut blocks = if let Some(parts) = self.parts.as_mut() {
+            parts.align(query, near, &source, skip, short, prepared, config)
+        } else if short {
+            let (short, prepared) = self.short_query.get_or_insert_with(|| {
+                let short = query.with_short_terms();
+                let prepared = PreparedSuspect::new(&short, config);
+                (short, prepared)
+            });
+            align::align_prepared(short, Some(prepared), &source, skip, config)
+        } else {
+            let prepared =
+                prepared.then(|| &*self.full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, config)));
+            align::align_prepared(query, prepared, &source, skip, config)
+        };
         if self.kind == CollectionKind::Source && !long_enough(&blocks, self.search) {
             blocks.clear();
         }

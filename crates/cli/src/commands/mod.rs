@@ -146,6 +146,10 @@ pub struct SearchArgs {
     /// than `--max-rounds` whatever the length.
     #[arg(long, default_value_t = SearchConfig::default().shingles_per_round)]
     pub shingles_per_round: usize,
+    /// A suspect of more tokens (about words) than this is aligned in parts of about as
+    /// many, each with statistics of its own; 0: in one part whatever its length.
+    #[arg(long, default_value_t = SearchConfig::default().part_tokens)]
+    pub part_tokens: usize,
     /// Shingles allowed between two exact runs of one block.
     #[arg(long, default_value_t = SearchConfig::default().align.max_gap)]
     pub max_gap: usize,
@@ -199,6 +203,7 @@ impl SearchArgs {
         SearchConfig {
             max_rounds: self.max_rounds,
             shingles_per_round: self.shingles_per_round,
+            part_tokens: self.part_tokens,
             min_source_chars: self.min_source_chars,
             min_source_side_chars: self.min_source_side_chars,
             max_postings_per_hash: self.max_postings_per_hash,
