@@ -312,24 +312,8 @@ fn a_passage_found_through_variants_is_claimed_once_among_copies() {
 /// long enough for `shingles_per_round`, and only `max_rounds` of them without it.
 #[test]
 fn a_long_text_of_many_sources_is_not_cut_at_max_rounds() {
-    // 40 sources of 60 made-up words each (a small generator: no two share a phrase).
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut word = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let letters = b"bcdfghklmnprstvz";
-        let vowels = b"aeiou";
-        (0..3)
-            .map(|i| {
-                format!(
-                    "{}{}",
-                    letters[(seed >> (8 * i)) as usize % 16] as char,
-                    vowels[(seed >> (8 * i + 4)) as usize % 5] as char
-                )
-            })
-            .collect::<String>()
-    };
+    // 40 sources of 60 made-up words each: no two share a phrase.
+    let mut word = made_up_words(0x2545_f491_4f6c_dd1d);
     let sources: Vec<(String, String)> = (0..40)
         .map(|i| {
             let words: Vec<String> = (0..60).map(|_| word()).collect();
