@@ -42,6 +42,8 @@ pub struct PreparedSuspect {
     /// suspect keep their counts in arrays, not hash maps ([`SentenceAligner::contrast`]).
     pub(super) term_ids: Vec<u32>,
     pub(super) id_of_term: HashMap<u64, u32>,
+    /// Each id's term.
+    terms_by_id: Vec<u64>,
     /// Each id's suspect sentence frequency (`df` by id).
     pub(super) df_by_id: Vec<u32>,
     /// Their scratch, made once per suspect.
@@ -85,13 +87,32 @@ struct SentenceTerm {
 
 /// One WordNet concept of one term: `own` when a word of the term is in the concept's
 /// synset, not when the concept is only related (a hypernym, an opposite).
+///
+/// Eight bytes: a long suspect is prepared part by part, and the parts' vocabularies hold
+/// many more keys than the whole text's one (an 8 MB text's check held 100 MB of them at
+/// 24 bytes a key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct ConceptKey {
     concept: u32,
-    term: u64,
-    own: bool,
-    /// The term's dense id ([`PreparedSuspect::term_ids`]).
-    id: u32,
+    /// The term's dense id ([`PreparedSuspect::term_ids`]), with [`Self::OWN`] set when
+    /// the concept is the term's own.
+    id_own: u32,
+}
+
+impl ConceptKey {
+    const OWN: u32 = 1 << 31;
+
+    fn new(concept: u32, id: u32, own: bool) -> Self {
+        Self { concept, id_own: id | if own { Self::OWN } else { 0 } }
+    }
+
+    fn id(self) -> u32 {
+        self.id_own & !Self::OWN
+    }
+
+    fn own(self) -> bool {
+        self.id_own & Self::OWN != 0
+    }
 }
 
 /// Appends the concepts of `terms` (with their dense ids; those of at most `max_senses`
@@ -107,12 +128,12 @@ fn concept_keys(
         if own.len() > max_senses {
             continue;
         }
-        out.extend(own.iter().map(|&concept| ConceptKey { concept, term, own: true, id }));
-        out.extend(related.iter().map(|&concept| ConceptKey { concept, term, own: false, id }));
+        out.extend(own.iter().map(|&concept| ConceptKey::new(concept, id, true)));
+        out.extend(related.iter().map(|&concept| ConceptKey::new(concept, id, false)));
     }
     // Own keys first in each concept: a source term's related concept meets only those,
     // and a hypernym is related to many suspect terms.
-    out.sort_unstable_by_key(|k| (k.concept, !k.own, k.term));
+    out.sort_unstable_by_key(|k| (k.concept, !k.own(), k.id()));
 }
 
 /// Which concepts a suspect's terms hold, as bits keyed by a hash of the concept: a
@@ -205,7 +226,7 @@ impl PreparedSuspect {
             concept_keys(synonyms, terms, config.synonym_max_senses, &mut concepts);
             let mut start = 0;
             for chunk in concepts.chunk_by(|a, b| a.concept == b.concept) {
-                let own = chunk.iter().take_while(|k| k.own).count();
+                let own = chunk.iter().take_while(|k| k.own()).count();
                 let range = (start as u32, (start + own) as u32, (start + chunk.len()) as u32);
                 concept_ranges.insert(chunk[0].concept, range);
                 start += chunk.len();
@@ -225,6 +246,7 @@ impl PreparedSuspect {
             df_by_id,
             term_ids,
             id_of_term,
+            terms_by_id,
             stretches: StretchScratch::default(),
             min_sentence_terms: config.min_sentence_terms,
             max_sentence_terms: config.max_sentence_terms,
@@ -290,12 +312,13 @@ fn with_neighbours(synonyms: &Synonyms, prepared: &PreparedSuspect, source: &[u6
             continue;
         }
         // A suspect term the source holds too is no stand-in.
-        let lacking = |k: &&ConceptKey| !in_source[k.id as usize];
+        let lacking = |k: &&ConceptKey| !in_source[k.id() as usize];
+        let suspect_term = |k: &ConceptKey| (term, prepared.terms_by_id[k.id() as usize]);
         for c in own {
-            matches.extend(keys_of(c, false).iter().filter(lacking).map(|k| (term, k.term)));
+            matches.extend(keys_of(c, false).iter().filter(lacking).map(suspect_term));
         }
         for c in related {
-            matches.extend(keys_of(c, true).iter().filter(lacking).map(|k| (term, k.term)));
+            matches.extend(keys_of(c, true).iter().filter(lacking).map(suspect_term));
         }
     }
     if matches.is_empty() {
