@@ -18,6 +18,8 @@
 //! the parts where it shares suspect shingles close together ([`NEAR_SHINGLES`]): every
 //! part would cost an alignment per part and round.
 
+use std::borrow::Cow;
+
 use tessera_normalize::Span;
 
 use crate::{AlignConfig, Block, PreparedSuspect, Query, align};
@@ -30,16 +32,50 @@ use crate::{AlignConfig, Block, PreparedSuspect, Query, align};
 /// holding the most of its shingles.
 const NEAR_SHINGLES: usize = 50;
 
+/// A suspect as alignment uses it, each form made when first needed: cut to 32-bit terms
+/// and prepared (for sources from snapshots with sentences), or with full terms and
+/// prepared when the source has sentences too (for sources from their texts). The whole
+/// suspect of a check is one; each part of a long suspect is another. A part's full form
+/// is kept only once a source needs it: the short one is made from it and dropped
+/// otherwise (8 MB checks held 30-100 MB more with every part's full form).
+#[derive(Default)]
+pub(crate) struct SuspectForms<'q> {
+    query: Option<Cow<'q, Query>>,
+    short: Option<(Query, PreparedSuspect)>,
+    full: Option<PreparedSuspect>,
+}
+
+impl<'q> SuspectForms<'q> {
+    /// The suspect to align a source with and its preparation: the short form when
+    /// `short`, else the full one, prepared when `prepared`. `make` gives the full form.
+    pub(crate) fn get(
+        &mut self,
+        make: impl Fn() -> Cow<'q, Query>,
+        short: bool,
+        prepared: bool,
+        config: &AlignConfig,
+    ) -> (&Query, Option<&PreparedSuspect>) {
+        if short {
+            let query = &self.query;
+            let (q, p) = self.short.get_or_insert_with(|| {
+                let q = query.as_ref().map_or_else(|| make().with_short_terms(), |q| q.with_short_terms());
+                let p = PreparedSuspect::new(&q, config);
+                (q, p)
+            });
+            return (q, Some(p));
+        }
+        let query: &Query = self.query.get_or_insert_with(make);
+        let p = prepared.then(|| &*self.full.get_or_insert_with(|| PreparedSuspect::new(query, config)));
+        (query, p)
+    }
+}
+
 /// One part: the tokens it owns, the tokens it is aligned over (its own and the margins),
-/// and the part as a suspect, prepared when first needed.
+/// and the part as a suspect, made when first needed.
 struct Part {
     own: Span,
     over: Span,
-    /// The part with 32-bit terms (for sources from snapshots), prepared.
-    short: Option<(Query, PreparedSuspect)>,
-    /// The part with full terms (for sources from their texts), prepared when both have
-    /// sentences.
-    full: Option<(Query, Option<PreparedSuspect>)>,
+    forms: SuspectForms<'static>,
 }
 
 /// A suspect's parts ([`SuspectParts::plan`]).
@@ -77,7 +113,7 @@ impl SuspectParts {
                 start: plan.cut_at_or_before(start.saturating_sub(margin)),
                 end: plan.cut_at_or_after(end + margin),
             };
-            plan.parts.push(Part { own, over, short: None, full: None });
+            plan.parts.push(Part { own, over, forms: SuspectForms::default() });
             start = end;
         }
         Some(plan)
@@ -130,39 +166,24 @@ impl SuspectParts {
         let mut blocks = Vec::new();
         for k in (0..self.parts.len()).filter(|&k| chosen[k]) {
             let (own, mut over) = (self.parts[k].own, self.parts[k].over);
+            let owned = |b: &Block| (own.start..own.end).contains(&b.suspect_tokens.start);
             loop {
+                let make = || Cow::Owned(part_of(query, over));
                 let found = if over == self.parts[k].over {
-                    let part = &mut self.parts[k];
-                    let (suspect, prepared) = if short {
-                        let (q, p) = part.short.get_or_insert_with(|| {
-                            let q = part_of(query, over).with_short_terms();
-                            let p = PreparedSuspect::new(&q, config);
-                            (q, p)
-                        });
-                        (&*q, Some(&*p))
-                    } else {
-                        let (q, p) = part.full.get_or_insert_with(|| (part_of(query, over), None));
-                        if prepared && p.is_none() {
-                            *p = Some(PreparedSuspect::new(q, config));
-                        }
-                        (&*q, p.as_ref().filter(|_| prepared))
-                    };
+                    let (suspect, prepared) = self.parts[k].forms.get(make, short, prepared, config);
                     align_over(suspect, prepared, over, source, skip, config)
                 } else {
-                    // A wider stretch for this source alone, prepared here.
-                    let wide = part_of(query, over);
-                    let suspect = if short { wide.with_short_terms() } else { wide };
-                    let prepared = prepared.then(|| PreparedSuspect::new(&suspect, config));
-                    align_over(&suspect, prepared.as_ref(), over, source, skip, config)
+                    // A wider stretch for this source alone.
+                    let mut wide = SuspectForms::default();
+                    let (suspect, prepared) = wide.get(make, short, prepared, config);
+                    align_over(suspect, prepared, over, source, skip, config)
                 };
                 let reaches_end = |b: &Block| b.suspect_tokens.end + query.shingle_size >= over.end;
-                if over.end < self.tokens
-                    && found.iter().any(|b| (own.start..own.end).contains(&b.suspect_tokens.start) && reaches_end(b))
-                {
+                if over.end < self.tokens && found.iter().any(|b| owned(b) && reaches_end(b)) {
                     over.end = self.cut_at_or_after(over.end + self.part_tokens);
                     continue;
                 }
-                blocks.extend(found.into_iter().filter(|b| (own.start..own.end).contains(&b.suspect_tokens.start)));
+                blocks.extend(found.into_iter().filter(owned));
                 break;
             }
         }

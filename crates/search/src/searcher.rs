@@ -3,8 +3,10 @@
 use tessera_index::{CollectionKind, DocId, IndexReader};
 use tessera_normalize::Span;
 
-use crate::parts::SuspectParts;
-use crate::{Block, Error, PreparedSuspect, Query, Revision, SearchConfig, SourceMatch, align};
+use std::borrow::Cow;
+
+use crate::parts::{SuspectForms, SuspectParts};
+use crate::{Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
 
 /// Searches collections for the sources of a suspect. Built once, reused.
 #[derive(Debug, Clone, Default)]
@@ -194,8 +196,7 @@ impl Searcher {
             reader,
             query,
             source_text,
-            short_query: None,
-            full_prepared: None,
+            whole: SuspectForms::default(),
             parts: SuspectParts::plan(query, self.config.part_tokens),
             config: align_config,
             kind,
@@ -434,8 +435,7 @@ struct CandidateAligner<'a, 'f> {
     source_text: Option<&'f mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
     /// Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed,
     /// and prepared for sentence seeding once (full terms for sources from texts).
-    short_query: Option<(Query, PreparedSuspect)>,
-    full_prepared: Option<PreparedSuspect>,
+    whole: SuspectForms<'a>,
     /// A long suspect's parts, each aligned as a suspect of its own (`None` for a suspect
     /// of one part).
     parts: Option<SuspectParts>,
@@ -476,17 +476,9 @@ impl CandidateAligner<'_, '_> {
         let prepared = source.has_sentences() && query.has_sentences();
         let mut blocks = if let Some(parts) = self.parts.as_mut() {
             parts.align(query, near, &source, skip, short, prepared, config)
-        } else if short {
-            let (short, prepared) = self.short_query.get_or_insert_with(|| {
-                let short = query.with_short_terms();
-                let prepared = PreparedSuspect::new(&short, config);
-                (short, prepared)
-            });
-            align::align_prepared(short, Some(prepared), &source, skip, config)
         } else {
-            let prepared =
-                prepared.then(|| &*self.full_prepared.get_or_insert_with(|| PreparedSuspect::new(query, config)));
-            align::align_prepared(query, prepared, &source, skip, config)
+            let (suspect, prepared) = self.whole.get(|| Cow::Borrowed(query), short, prepared, config);
+            align::align_prepared(suspect, prepared, &source, skip, config)
         };
         if self.kind == CollectionKind::Source && !long_enough(&blocks, self.search) {
             blocks.clear();
