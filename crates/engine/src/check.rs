@@ -15,14 +15,24 @@ use tessera_index::{CollectionInfo, DocId, DocMeta, IndexReader};
 use tessera_report::{Report, SourceInfo, SuspectInfo};
 use tessera_search::{Query, Revision, SearchProgress};
 
+use crate::chunks::{JoinedRevision, TextChunk};
 use crate::{Engine, Error, Result};
 
 /// A suspect ready to be searched: what the report shows of it (name, title, text,
-/// extraction's notices) and its fingerprints.
+/// extraction's notices) and its fingerprints, or, for a text longer than
+/// [`tessera_search::SearchConfig::chunk_bytes`], its chunks, each fingerprinted when
+/// its turn comes in a search (`crate::chunks`).
 #[derive(Debug, Clone)]
 pub struct Suspect {
     info: SuspectInfo,
-    query: Arc<Query>,
+    fingerprints: Fingerprints,
+}
+
+/// A suspect's fingerprints: of the whole text, or made chunk by chunk.
+#[derive(Debug, Clone)]
+enum Fingerprints {
+    Whole(Arc<Query>),
+    Chunks(Vec<TextChunk>),
 }
 
 impl Suspect {
@@ -153,8 +163,13 @@ impl Engine {
 
     fn suspect_info(&self, info: SuspectInfo) -> Suspect {
         let search = &self.options().search;
-        let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, search));
-        Suspect { info, query: Arc::new(query) }
+        let fingerprints = match crate::chunks::plan(&info.text, search.chunk_bytes) {
+            Some(chunks) => Fingerprints::Chunks(chunks),
+            None => Fingerprints::Whole(Arc::new(
+                self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, search)),
+            )),
+        };
+        Suspect { info, fingerprints }
     }
 
     /// A fixed view of the last commit, for one check.
@@ -176,6 +191,37 @@ impl Engine {
         collection: &str,
         observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision> {
+        let chunks = match &suspect.fingerprints {
+            Fingerprints::Whole(query) => return self.search_query(view, query, collection, observe),
+            Fingerprints::Chunks(chunks) => chunks,
+        };
+        // Chunk by chunk, each fingerprinted for its search only: the memory of one.
+        let search = &self.options().search;
+        let mut joined = JoinedRevision::default();
+        let mut aligned_before = 0;
+        for chunk in chunks {
+            let text = &suspect.info.text[chunk.over.clone()];
+            let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, search));
+            let aligned = std::cell::Cell::new(0);
+            let observe_chunk = |progress: SearchProgress| {
+                aligned.set(progress.aligned);
+                observe(SearchProgress { aligned: aligned_before + progress.aligned, ..progress });
+            };
+            let revision = self.search_query(view, &query, collection, &observe_chunk)?;
+            aligned_before += aligned.get();
+            joined.add(chunk, revision, |byte| query.token_bytes.partition_point(|t| t.start < byte));
+        }
+        Ok(joined.finish().expect("a chunked suspect has chunks"))
+    }
+
+    /// Searches one collection of `view` with a suspect's fingerprints, `query`.
+    fn search_query(
+        &self,
+        view: &IndexView,
+        query: &Query,
+        collection: &str,
+        observe: &dyn Fn(SearchProgress),
+    ) -> Result<Revision> {
         let reader = &*view.reader;
         let Some(c) = reader.collection(collection) else {
             return Err(Error::UnknownCollection(collection.to_owned()));
@@ -184,13 +230,13 @@ impl Engine {
         // collection that keeps its texts gives alignment the sources' terms and sentences
         // from the text.
         if !c.config().keep_texts {
-            return Ok(self.searcher().search_observed(reader, collection, &suspect.query, None, observe)?);
+            return Ok(self.searcher().search_observed(reader, collection, query, None, observe)?);
         }
         let mut fp = self.fingerprinter();
         let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
             Ok(reader.text(doc)?.map(|text| crate::fingerprinter::source_query(&mut fp, &text)))
         };
-        Ok(self.searcher().search_observed(reader, collection, &suspect.query, Some(&mut source_text), observe)?)
+        Ok(self.searcher().search_observed(reader, collection, query, Some(&mut source_text), observe)?)
     }
 
     /// Searches every collection of `view` concurrently: revisions sorted by collection.

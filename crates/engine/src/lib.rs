@@ -28,6 +28,7 @@
 
 mod add;
 mod check;
+mod chunks;
 mod dedup;
 mod engine;
 mod error;

@@ -459,6 +459,61 @@ fn a_rewording_drowned_in_a_long_text_is_found_in_its_part() {
     assert!(found(tessera_engine::SearchConfig::default().part_tokens), "its part finds it");
 }
 
+/// A text longer than `SearchConfig::chunk_bytes` is searched chunk by chunk, each
+/// fingerprinted when its turn comes (bounded memory): the report is the whole text's,
+/// with every span in the whole text, wherever the cuts fall, and a passage across a cut
+/// is one block.
+#[test]
+fn a_long_text_in_chunks_finds_what_the_whole_text_finds() {
+    let mut word = made_up_words(0x2545_f491_4f6c_dd1d);
+    let mut filler = |sentences: usize| {
+        (0..sentences)
+            .map(|_| {
+                let words: Vec<String> = (0..12).map(|_| word()).collect();
+                format!("{}.", words.join(" "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let printing = demo("library/printing-press.txt");
+    let copied = &printing[..printing[..1500].rfind(". ").unwrap() + 1];
+    // Non-ASCII filler before the passages, so chars and bytes differ.
+    let suspect = format!(
+        "Ёжик в тумане шёл домой.\n{}\n\n{DROPPED_WORDS_REWORDING}\n\n{}\n\n{copied}\n\n{}\n",
+        filler(80),
+        filler(40),
+        filler(80)
+    );
+    let sources = [("city.txt", MARKET_TOWN), ("press.txt", printing.as_str())];
+    let check = |chunk_bytes: usize| {
+        let search = tessera_engine::SearchConfig { chunk_bytes, ..Default::default() };
+        let json = check_with(&sources, &suspect, search);
+        // Every block's text is the suspect's at its bytes, and its chars say the same.
+        for b in json["blocks"].as_array().unwrap() {
+            let span = |unit: &str| {
+                let s = &b["suspect_span"][unit];
+                (s["start"].as_u64().unwrap() as usize, s["end"].as_u64().unwrap() as usize)
+            };
+            let ((bs, be), (cs, ce)) = (span("bytes"), span("chars"));
+            assert_eq!(suspect[..bs].chars().count(), cs, "chunks of {chunk_bytes} bytes");
+            assert_eq!(suspect[..be].chars().count(), ce, "chunks of {chunk_bytes} bytes");
+        }
+        (block_spans(&json), json["shares"].clone())
+    };
+    let whole = check(0);
+    let (cb, ce) = find(&suspect, copied);
+    let copy: Vec<_> = whole.0.iter().filter(|b| b.2 == "press.txt").collect();
+    assert_eq!(copy.len(), 1, "{whole:?}");
+    assert_eq!(copy[0].0, (cb as u64, ce as u64));
+    assert!(whole.0.iter().any(|b| b.2 == "city.txt"), "{whole:?}");
+    // Chunks of 6,000 bytes and more have margins longer than the copy (1.5 KB): cuts
+    // fall before, inside and after both passages.
+    assert!(suspect.len() > 16_000, "{}", suspect.len());
+    for chunk_bytes in (6_000..=15_000).step_by(750) {
+        assert_eq!(check(chunk_bytes), whole, "chunks of {chunk_bytes} bytes");
+    }
+}
+
 #[test]
 fn a_check_tells_how_far_it_has_come() {
     use std::sync::Mutex;

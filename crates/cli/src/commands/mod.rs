@@ -150,6 +150,11 @@ pub struct SearchArgs {
     /// many, each with statistics of its own; 0: in one part whatever its length.
     #[arg(long, default_value_t = SearchConfig::default().part_tokens)]
     pub part_tokens: usize,
+    /// A suspect text of more bytes than this is searched in chunks of about as many,
+    /// one after another, so memory stays bounded whatever the text's length; 0: in one
+    /// chunk.
+    #[arg(long, default_value_t = SearchConfig::default().chunk_bytes)]
+    pub chunk_bytes: usize,
     /// Shingles allowed between two exact runs of one block.
     #[arg(long, default_value_t = SearchConfig::default().align.max_gap)]
     pub max_gap: usize,
@@ -204,6 +209,7 @@ impl SearchArgs {
             max_rounds: self.max_rounds,
             shingles_per_round: self.shingles_per_round,
             part_tokens: self.part_tokens,
+            chunk_bytes: self.chunk_bytes,
             min_source_chars: self.min_source_chars,
             min_source_side_chars: self.min_source_side_chars,
             max_postings_per_hash: self.max_postings_per_hash,
