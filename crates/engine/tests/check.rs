@@ -354,6 +354,25 @@ fn made_up_words(seed: u64) -> impl FnMut() -> String {
     }
 }
 
+/// Sentences of twelve [`made_up_words`], `between` them: `n` of them a call.
+fn made_up_sentences(seed: u64, between: &'static str) -> impl FnMut(usize) -> String {
+    let mut word = made_up_words(seed);
+    move |n| {
+        (0..n)
+            .map(|_| {
+                let words: Vec<String> = (0..12).map(|_| word()).collect();
+                format!("{}.", words.join(" "))
+            })
+            .collect::<Vec<_>>()
+            .join(between)
+    }
+}
+
+/// The whole sentences of `text`'s first `bytes` bytes.
+fn first_sentences(text: &str, bytes: usize) -> &str {
+    &text[..text[..bytes].rfind(". ").unwrap() + 1]
+}
+
 /// A block of a report as (suspect bytes, source bytes, source title, found by).
 type BlockSpans = ((u64, u64), (u64, u64), String, String);
 
@@ -387,18 +406,9 @@ fn block_spans(json: &serde_json::Value) -> Vec<BlockSpans> {
 /// text finds.
 #[test]
 fn a_long_text_in_parts_finds_what_the_whole_text_finds() {
-    let mut word = made_up_words(0x9e37_79b9_7f4a_7c15);
-    let mut filler = |sentences: usize| {
-        (0..sentences)
-            .map(|_| {
-                let words: Vec<String> = (0..12).map(|_| word()).collect();
-                format!("{}.", words.join(" "))
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let mut filler = made_up_sentences(0x9e37_79b9_7f4a_7c15, " ");
     let printing = demo("library/printing-press.txt");
-    let copied = &printing[..printing[..1500].rfind(". ").unwrap() + 1];
+    let copied = first_sentences(&printing, 1500);
     // 300 filler tokens, the rewording, 144 more, then the copy, then 480 more.
     let suspect =
         format!("{}\n\n{DROPPED_WORDS_REWORDING}\n\n{}\n\n{copied}\n\n{}\n", filler(25), filler(12), filler(40));
@@ -465,18 +475,9 @@ fn a_rewording_drowned_in_a_long_text_is_found_in_its_part() {
 /// is one block.
 #[test]
 fn a_long_text_in_chunks_finds_what_the_whole_text_finds() {
-    let mut word = made_up_words(0x2545_f491_4f6c_dd1d);
-    let mut filler = |sentences: usize| {
-        (0..sentences)
-            .map(|_| {
-                let words: Vec<String> = (0..12).map(|_| word()).collect();
-                format!("{}.", words.join(" "))
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let mut filler = made_up_sentences(0x2545_f491_4f6c_dd1d, "\n");
     let printing = demo("library/printing-press.txt");
-    let copied = &printing[..printing[..1500].rfind(". ").unwrap() + 1];
+    let copied = first_sentences(&printing, 1500);
     // Non-ASCII filler before the passages, so chars and bytes differ.
     let suspect = format!(
         "Ёжик в тумане шёл домой.\n{}\n\n{DROPPED_WORDS_REWORDING}\n\n{}\n\n{copied}\n\n{}\n",
