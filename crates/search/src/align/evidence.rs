@@ -17,7 +17,7 @@ impl SentenceAligner<'_> {
     /// Whether `term` is *rare*: in at most [`Evidence::RARE_SENTENCES`] sentences of
     /// each text (a passage's own words, not the topic's).
     pub(super) fn is_rare(&self, term: u64) -> bool {
-        self.prepared.df.get(&term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
+        self.prepared.df(term) <= Evidence::RARE_SENTENCES
             && self.t_df.get(&term).copied().unwrap_or(0) <= Evidence::RARE_SENTENCES
     }
 

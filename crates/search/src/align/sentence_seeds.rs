@@ -19,8 +19,12 @@ use crate::{AlignConfig, Query};
 #[derive(Debug, Clone)]
 pub struct PreparedSuspect {
     sentences: Sentences,
-    pub(super) df: HashMap<u64, u32>,
-    sentences_of: HashMap<u64, Vec<u32>>,
+    /// The sentences holding each term, by dense id ([`Self::term_ids`]), in order: id
+    /// `t`'s are `sentence_ids[sentence_starts[t] .. sentence_starts[t + 1]]`. One array,
+    /// not a list per term: a long suspect is prepared part by part, and the lists of an
+    /// 8 MB text's 37 parts held 20 MB.
+    sentence_ids: Vec<u32>,
+    sentence_starts: Vec<u32>,
     /// Each sentence's distinct terms, sorted, with how often the sentence holds the term
     /// and the term's sentence frequency `df`: sentence `i`'s are
     /// `sentence_terms[term_starts[i] .. term_starts[i + 1]]`. A suspect sentence's bag is
@@ -180,14 +184,36 @@ impl PreparedSuspect {
     /// alignments with `config`.
     pub fn new(suspect: &Query, config: &AlignConfig) -> Self {
         let sentences = Sentences::new(suspect, config.min_sentence_terms, config.max_sentence_terms);
-        let mut df: HashMap<u64, u32> = HashMap::new();
-        let mut sentences_of: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut id_of_term: HashMap<u64, u32> = HashMap::new();
+        let mut terms_by_id = Vec::new();
+        let term_ids: Vec<u32> = suspect
+            .terms
+            .iter()
+            .map(|&term| {
+                *id_of_term.entry(term).or_insert_with(|| {
+                    terms_by_id.push(term);
+                    (terms_by_id.len() - 1) as u32
+                })
+            })
+            .collect();
+        // Each id's sentence frequency, then the sentences holding it (a term is distinct
+        // within a sentence exactly when its id is).
+        let mut df_by_id = vec![0u32; terms_by_id.len()];
+        let (mut sentence_ids, mut sentence_starts) = (Vec::new(), vec![0u32; terms_by_id.len() + 1]);
         if suspect.has_sentences() {
-            sentences.for_each_distinct_term(&suspect.terms, |i, term| {
-                *df.entry(term).or_insert(0) += 1;
-                sentences_of.entry(term).or_default().push(i as u32);
+            let ids: Vec<u64> = term_ids.iter().map(|&id| u64::from(id)).collect();
+            sentences.for_each_distinct_term(&ids, |_, id| df_by_id[id as usize] += 1);
+            for (t, &df) in df_by_id.iter().enumerate() {
+                sentence_starts[t + 1] = sentence_starts[t] + df;
+            }
+            let mut next = sentence_starts.clone();
+            sentence_ids = vec![0u32; sentence_starts[terms_by_id.len()] as usize];
+            sentences.for_each_distinct_term(&ids, |i, id| {
+                sentence_ids[next[id as usize] as usize] = i as u32;
+                next[id as usize] += 1;
             });
         }
+        let df = |term: &u64| id_of_term.get(term).map_or(0, |&id| df_by_id[id as usize]);
         let (mut sentence_terms, mut term_starts) = (Vec::new(), Vec::new());
         if suspect.has_sentences() {
             let mut sorted = Vec::new();
@@ -198,31 +224,20 @@ impl PreparedSuspect {
                 sorted.sort_unstable();
                 for chunk in sorted.chunk_by(|a, b| a == b) {
                     let term = chunk[0];
-                    let df = df.get(&term).copied().unwrap_or(0);
-                    sentence_terms.push(SentenceTerm { term, count: chunk.len() as u32, df });
+                    sentence_terms.push(SentenceTerm { term, count: chunk.len() as u32, df: df(&term) });
                 }
             }
             term_starts.push(sentence_terms.len() as u32);
         }
-        let mut id_of_term: HashMap<u64, u32> = HashMap::new();
-        let mut terms_by_id = Vec::new();
-        let term_ids = suspect
-            .terms
-            .iter()
-            .map(|&term| {
-                *id_of_term.entry(term).or_insert_with(|| {
-                    terms_by_id.push(term);
-                    (terms_by_id.len() - 1) as u32
-                })
-            })
-            .collect();
-        let df_by_id = terms_by_id.iter().map(|term| df.get(term).copied().unwrap_or(0)).collect();
         let synonyms = suspect.synonyms.as_deref().filter(|_| config.synonyms);
         let mut concepts = Vec::new();
         let mut concept_ranges = HashMap::new();
         let mut concept_filter = ConceptFilter::default();
         if let Some(synonyms) = synonyms {
-            let terms = df.keys().map(|&term| (term, id_of_term[&term]));
+            // The terms of the suspect's sentences.
+            let terms = (0..terms_by_id.len() as u32)
+                .filter(|&id| df_by_id[id as usize] > 0)
+                .map(|id| (terms_by_id[id as usize], id));
             concept_keys(synonyms, terms, config.synonym_max_senses, &mut concepts);
             let mut start = 0;
             for chunk in concepts.chunk_by(|a, b| a.concept == b.concept) {
@@ -235,8 +250,8 @@ impl PreparedSuspect {
         }
         Self {
             sentences,
-            df,
-            sentences_of,
+            sentence_ids,
+            sentence_starts,
             sentence_terms,
             term_starts,
             concepts,
@@ -252,6 +267,22 @@ impl PreparedSuspect {
             max_sentence_terms: config.max_sentence_terms,
             synonyms: synonyms.is_some(),
             max_senses: config.synonym_max_senses,
+        }
+    }
+
+    /// The number of suspect sentences holding `term`.
+    pub(super) fn df(&self, term: u64) -> u32 {
+        self.id_of_term.get(&term).map_or(0, |&id| self.df_by_id[id as usize])
+    }
+
+    /// The suspect sentences holding `term`, in order.
+    fn sentences_holding(&self, term: u64) -> &[u32] {
+        match self.id_of_term.get(&term) {
+            Some(&id) => {
+                let id = id as usize;
+                &self.sentence_ids[self.sentence_starts[id] as usize..self.sentence_starts[id + 1] as usize]
+            }
+            None => &[],
         }
     }
 
@@ -525,7 +556,7 @@ impl<'a> SentenceAligner<'a> {
 
     /// idf of a term over the sentences of both texts (0 for a term of neither).
     pub(super) fn idf(&self, term: u64) -> f64 {
-        self.idf_given(term, self.prepared.df.get(&term).copied().unwrap_or(0))
+        self.idf_given(term, self.prepared.df(term))
     }
 
     /// [`idf`](Self::idf) of a term held by `suspect_df` suspect sentences.
@@ -612,7 +643,7 @@ impl<'a> SentenceAligner<'a> {
         // of sentences per shared term was long to sort for every source).
         let mut held = vec![0u32; self.s_sent.units.len()];
         for term in self.t_df.keys() {
-            for &i in self.prepared.sentences_of.get(term).map_or(&[][..], Vec::as_slice) {
+            for &i in self.prepared.sentences_holding(*term) {
                 held[i as usize] += 1;
             }
         }
