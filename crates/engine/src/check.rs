@@ -195,23 +195,57 @@ impl Engine {
             Fingerprints::Whole(query) => return self.search_query(view, query, collection, observe),
             Fingerprints::Chunks(chunks) => chunks,
         };
-        // Chunk by chunk, each fingerprinted for its search only: the memory of one.
-        let search = &self.options().search;
-        let mut joined = JoinedRevision::default();
-        let mut aligned_before = 0;
+        let mut revisions = self.search_in_chunks(suspect, chunks, 1, |query, before| {
+            Ok(vec![self.search_chunk(view, query, collection, before[0], observe)?])
+        })?;
+        Ok(revisions.pop().expect("one revision per collection"))
+    }
+
+    /// Searches a chunked suspect chunk by chunk, each chunk fingerprinted once for all
+    /// `collections` and only for its searches (the memory of one chunk). `search` gets a
+    /// chunk's query and each collection's sources aligned so far, and gives each
+    /// collection's revision of the chunk with the sources it aligned; the revisions are
+    /// joined per collection.
+    fn search_in_chunks(
+        &self,
+        suspect: &Suspect,
+        chunks: &[TextChunk],
+        collections: usize,
+        mut search: impl FnMut(&Query, &[usize]) -> Result<Vec<(Revision, usize)>>,
+    ) -> Result<Vec<Revision>> {
+        let settings = &self.options().search;
+        let mut joined: Vec<JoinedRevision> = (0..collections).map(|_| JoinedRevision::default()).collect();
+        let mut aligned_before = vec![0; collections];
         for chunk in chunks {
             let text = &suspect.info.text[chunk.over.clone()];
-            let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, search));
-            let aligned = std::cell::Cell::new(0);
-            let observe_chunk = |progress: SearchProgress| {
-                aligned.set(progress.aligned);
-                observe(SearchProgress { aligned: aligned_before + progress.aligned, ..progress });
-            };
-            let revision = self.search_query(view, &query, collection, &observe_chunk)?;
-            aligned_before += aligned.get();
-            joined.add(chunk, revision, |byte| query.token_bytes.partition_point(|t| t.start < byte));
+            let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, settings));
+            let found = search(&query, &aligned_before)?;
+            for ((joined, before), (revision, aligned)) in joined.iter_mut().zip(&mut aligned_before).zip(found) {
+                *before += aligned;
+                joined.add(chunk, revision, |byte| query.token_bytes.partition_point(|t| t.start < byte));
+            }
         }
-        Ok(joined.finish().expect("a chunked suspect has chunks"))
+        Ok(joined.into_iter().map(|j| j.finish().expect("a chunked suspect has chunks")).collect())
+    }
+
+    /// One chunk's search of one collection ([`Engine::search_query`]), its progress
+    /// counted on from the `before` sources earlier chunks aligned; with the number of
+    /// sources it aligned.
+    fn search_chunk(
+        &self,
+        view: &IndexView,
+        query: &Query,
+        collection: &str,
+        before: usize,
+        observe: &dyn Fn(SearchProgress),
+    ) -> Result<(Revision, usize)> {
+        let aligned = std::cell::Cell::new(0);
+        let observe_chunk = |progress: SearchProgress| {
+            aligned.set(progress.aligned);
+            observe(SearchProgress { aligned: before + progress.aligned, ..progress });
+        };
+        let revision = self.search_query(view, query, collection, &observe_chunk)?;
+        Ok((revision, aligned.get()))
     }
 
     /// Searches one collection of `view` with a suspect's fingerprints, `query`.
@@ -254,6 +288,19 @@ impl Engine {
         let names = view.collection_names();
         if names.is_empty() {
             return Err(Error::EmptyIndex(self.dir().to_path_buf()));
+        }
+        if let Fingerprints::Chunks(chunks) = &suspect.fingerprints {
+            // Each chunk fingerprinted once, its collections searched concurrently.
+            return self.search_in_chunks(suspect, chunks, names.len(), |query, before| {
+                names
+                    .par_iter()
+                    .zip(before)
+                    .map(|(name, &before)| {
+                        let observe_one = |progress| observe(CheckProgress::Searching { collection: name, progress });
+                        self.search_chunk(view, query, name, before, &observe_one)
+                    })
+                    .collect()
+            });
         }
         names
             .par_iter()

@@ -201,14 +201,13 @@ impl PreparedSuspect {
         let mut df_by_id = vec![0u32; terms_by_id.len()];
         let (mut sentence_ids, mut sentence_starts) = (Vec::new(), vec![0u32; terms_by_id.len() + 1]);
         if suspect.has_sentences() {
-            let ids: Vec<u64> = term_ids.iter().map(|&id| u64::from(id)).collect();
-            sentences.for_each_distinct_term(&ids, |_, id| df_by_id[id as usize] += 1);
+            sentences.for_each_distinct_term(&term_ids, |_, id| df_by_id[id as usize] += 1);
             for (t, &df) in df_by_id.iter().enumerate() {
                 sentence_starts[t + 1] = sentence_starts[t] + df;
             }
             let mut next = sentence_starts.clone();
             sentence_ids = vec![0u32; sentence_starts[terms_by_id.len()] as usize];
-            sentences.for_each_distinct_term(&ids, |i, id| {
+            sentences.for_each_distinct_term(&term_ids, |i, id| {
                 sentence_ids[next[id as usize] as usize] = i as u32;
                 next[id as usize] += 1;
             });
@@ -435,9 +434,10 @@ impl Sentences {
         Some(Span { start: r.end, end: unit.end.max(r.end) })
     }
 
-    /// Calls `f(sentence, term)` once for each distinct term of each sentence, in order.
-    fn for_each_distinct_term(&self, terms: &[u64], mut f: impl FnMut(usize, u64)) {
-        let mut seen: HashSet<u64> = HashSet::new();
+    /// Calls `f(sentence, term)` once for each distinct term of each sentence, in order
+    /// (terms as hashes, or as a suspect's dense ids).
+    fn for_each_distinct_term<T: Copy + Eq + std::hash::Hash>(&self, terms: &[T], mut f: impl FnMut(usize, T)) {
+        let mut seen: HashSet<T> = HashSet::new();
         for (i, u) in self.units.iter().enumerate() {
             seen.clear();
             for &term in &terms[u.start..u.end] {
