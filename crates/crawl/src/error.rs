@@ -36,6 +36,9 @@ pub enum Error {
     /// The server pages are handed to refused them or could not be reached.
     #[error("handing pages to the server: {0}")]
     Server(String),
+    /// The add mode's settings are invalid.
+    #[error("invalid crawl setting: {0}")]
+    AddMode(#[from] tessera_engine::AddModeError),
     /// The engine (index) failed.
     #[error(transparent)]
     Engine(#[from] tessera_engine::Error),

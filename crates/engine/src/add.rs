@@ -10,52 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
+use tessera_core::AddMode;
 use tessera_extract::Extracted;
 use tessera_fingerprint::ShingleConfig;
 use tessera_index::{CollectionConfig, DocId, DocMeta, FullTerms, IndexReader, IndexWriter, MergeStats, NewDocument};
 
 use crate::writer::WriterGuard;
 use crate::{Engine, Error, Fingerprint, Result, describe_error};
-
-/// The share of a document's distinct shingle hashes that one indexed document must
-/// contain for the document not to be new (seed 000: "90 % of its shingles").
-pub const DEFAULT_MIN_CONTAINMENT: f64 = 0.9;
-
-/// How an add treats documents the collection already holds.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
-#[serde(tag = "mode", rename_all = "snake_case")]
-pub enum AddMode {
-    /// Every document is added, even one the collection already holds from the same
-    /// origin with the same text (`tessera index --force`).
-    All,
-    /// Every document is added except a repeat: one the collection already holds (or
-    /// this session added) from the same origin with the same shingle hashes, as when a
-    /// folder is indexed again. A repeat is left as it is and reported as
-    /// [`AddOutcome::AlreadyIndexed`]. A changed file is added as a new document.
-    #[default]
-    SkipRepeats,
-    /// Only new documents are added: a document whose distinct shingle hashes are at
-    /// least `min_containment` contained in one live document of the collection (or one
-    /// added earlier in the same session) is not added, and its origin is attached to
-    /// that document (the one containing the most, then the lowest id). Containment is
-    /// exact: postings name the candidates, snapshots confirm them.
-    IfNew {
-        /// The containment that makes a document not new, in `(0, 1]`.
-        min_containment: f64,
-    },
-}
-
-impl AddMode {
-    /// The add-only-if-new mode with `min_containment` (default
-    /// [`DEFAULT_MIN_CONTAINMENT`]), which must lie in `(0, 1]`.
-    pub fn if_new(min_containment: Option<f64>) -> Result<Self> {
-        let min = min_containment.unwrap_or(DEFAULT_MIN_CONTAINMENT);
-        if !(min > 0.0 && min <= 1.0) {
-            return Err(Error::Settings(format!("the if-new containment must be in (0, 1], got {min}")));
-        }
-        Ok(Self::IfNew { min_containment: min })
-    }
-}
 
 /// One document ready to be added: extracted and fingerprinted.
 #[derive(Debug)]
@@ -248,7 +209,7 @@ impl<'e> AddSession<'e> {
         let reader = engine.reader()?;
         match reader.collection(&collection.name) {
             Some(existing) => check_compatible(existing.config(), &collection)?,
-            None if !tessera_index::valid_collection_name(&collection.name) => {
+            None if !tessera_core::valid_collection_name(&collection.name) => {
                 return Err(tessera_index::Error::InvalidName(collection.name).into());
             }
             None => {}
@@ -565,10 +526,7 @@ fn check_compatible(existing: &CollectionConfig, wanted: &CollectionConfig) -> R
         return Err(Error::Settings(format!("collection {:?} {has}: {fix} to add to it", existing.name)));
     }
     if existing.kind != wanted.kind {
-        let kind = match existing.kind {
-            tessera_index::CollectionKind::Citation => "citation",
-            _ => "source",
-        };
+        let kind = existing.kind;
         return Err(Error::Settings(format!(
             "collection {:?} is of kind {kind}: add with --kind {kind} (kind: \"{kind}\") to add to it",
             existing.name

@@ -9,18 +9,17 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use tessera_extract::Extracted;
 use tessera_index::{CollectionInfo, DocId, DocMeta, IndexReader};
 use tessera_report::{Report, SourceInfo, SuspectInfo};
 use tessera_search::{Query, Revision, SearchProgress};
 
-use crate::chunks::{JoinedRevision, TextChunk};
+use crate::chunks::{JoinedRevision, SharedChunks, TextChunk};
 use crate::{Engine, Error, Result};
 
 /// A suspect ready to be searched: what the report shows of it (name, title, text,
 /// extraction's notices) and its fingerprints, or, for a text longer than
-/// [`tessera_search::SearchConfig::chunk_bytes`], its chunks, each fingerprinted when
+/// [`EngineOptions::chunk_bytes`](crate::EngineOptions::chunk_bytes), its chunks, each fingerprinted when
 /// its turn comes in a search (`crate::chunks`).
 #[derive(Debug, Clone)]
 pub struct Suspect {
@@ -36,6 +35,15 @@ enum Fingerprints {
 }
 
 impl Suspect {
+    /// What `searchers` collections searched at once share of this suspect's chunks
+    /// (`None` for a suspect searched whole).
+    fn shared_chunks(&self, searchers: usize) -> Option<SharedChunks> {
+        match &self.fingerprints {
+            Fingerprints::Whole(_) => None,
+            Fingerprints::Chunks(chunks) => Some(SharedChunks::new(chunks.len(), searchers)),
+        }
+    }
+
     /// Name, title, text and notices, as the report shows them.
     pub fn info(&self) -> &SuspectInfo {
         &self.info
@@ -163,7 +171,7 @@ impl Engine {
 
     fn suspect_info(&self, info: SuspectInfo) -> Suspect {
         let search = &self.options().search;
-        let fingerprints = match crate::chunks::plan(&info.text, search.chunk_bytes) {
+        let fingerprints = match crate::chunks::plan(&info.text, self.options().chunk_bytes) {
             Some(chunks) => Fingerprints::Chunks(chunks),
             None => Fingerprints::Whole(Arc::new(
                 self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, search)),
@@ -191,41 +199,83 @@ impl Engine {
         collection: &str,
         observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision> {
+        self.search_one(view, suspect, collection, None, observe)
+    }
+
+    /// Searches each of `collections` of `view` on a thread of its own and hands each
+    /// collection's revision (or error) to `answer` as soon as that collection is done,
+    /// so a caller can hold each collection to a deadline of its own (the server's
+    /// per-collection timeouts: a late collection holds back no other, and its answer
+    /// still comes). A chunked suspect's chunks are fingerprinted once for all the
+    /// collections ([`SharedChunks`]). Returns when every collection has answered; a
+    /// search that panics answers [`Error::SearchStopped`].
+    pub fn search_each(
+        &self,
+        view: &IndexView,
+        suspect: &Suspect,
+        collections: &[String],
+        observe: &(dyn Fn(CheckProgress<'_>) + Sync),
+        answer: &(dyn Fn(&str, Result<Revision>) + Sync),
+    ) {
+        let shared = suspect.shared_chunks(collections.len());
+        std::thread::scope(|scope| {
+            for name in collections {
+                let shared = shared.as_ref();
+                scope.spawn(move || {
+                    let observe_one = |progress| observe(CheckProgress::Searching { collection: name, progress });
+                    let search = || self.search_one(view, suspect, name, shared, &observe_one);
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(search)).unwrap_or_else(|panic| {
+                            let reason = panic
+                                .downcast_ref::<&str>()
+                                .map(|s| (*s).to_owned())
+                                .or_else(|| panic.downcast_ref::<String>().cloned())
+                                .unwrap_or_else(|| "a panic".to_owned());
+                            Err(Error::SearchStopped { collection: name.clone(), reason })
+                        });
+                    answer(name, result);
+                });
+            }
+        });
+    }
+
+    /// Searches one collection for `suspect`: its whole query, or its chunks one after
+    /// another, taken from `shared` when other collections search them too.
+    fn search_one(
+        &self,
+        view: &IndexView,
+        suspect: &Suspect,
+        collection: &str,
+        shared: Option<&SharedChunks>,
+        observe: &dyn Fn(SearchProgress),
+    ) -> Result<Revision> {
         let chunks = match &suspect.fingerprints {
             Fingerprints::Whole(query) => return self.search_query(view, query, collection, observe),
             Fingerprints::Chunks(chunks) => chunks,
         };
-        let mut revisions = self.search_in_chunks(suspect, chunks, 1, |query, before| {
-            Ok(vec![self.search_chunk(view, query, collection, before[0], observe)?])
-        })?;
-        Ok(revisions.pop().expect("one revision per collection"))
-    }
-
-    /// Searches a chunked suspect chunk by chunk, each chunk fingerprinted once for all
-    /// `collections` and only for its searches (the memory of one chunk). `search` gets a
-    /// chunk's query and each collection's sources aligned so far, and gives each
-    /// collection's revision of the chunk with the sources it aligned; the revisions are
-    /// joined per collection.
-    fn search_in_chunks(
-        &self,
-        suspect: &Suspect,
-        chunks: &[TextChunk],
-        collections: usize,
-        mut search: impl FnMut(&Query, &[usize]) -> Result<Vec<(Revision, usize)>>,
-    ) -> Result<Vec<Revision>> {
-        let settings = &self.options().search;
-        let mut joined: Vec<JoinedRevision> = (0..collections).map(|_| JoinedRevision::default()).collect();
-        let mut aligned_before = vec![0; collections];
-        for chunk in chunks {
-            let text = &suspect.info.text[chunk.over.clone()];
-            let query = self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, settings));
-            let found = search(&query, &aligned_before)?;
-            for ((joined, before), (revision, aligned)) in joined.iter_mut().zip(&mut aligned_before).zip(found) {
-                *before += aligned;
-                joined.add(chunk, revision, |byte| query.token_bytes.partition_point(|t| t.start < byte));
+        let own;
+        let shared = match shared {
+            Some(shared) => shared,
+            None => {
+                own = SharedChunks::new(chunks.len(), 1);
+                &own
             }
+        };
+        let settings = &self.options().search;
+        let mut joined = JoinedRevision::default();
+        let mut aligned_before = 0;
+        for (i, chunk) in chunks.iter().enumerate() {
+            let query = shared.query(i, || {
+                let text = &suspect.info.text[chunk.over.clone()];
+                self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, settings))
+            });
+            let searched = self.search_chunk(view, &query, collection, aligned_before, observe);
+            shared.leave(i, if searched.is_ok() { i + 1 } else { chunks.len() });
+            let (revision, aligned) = searched?;
+            aligned_before += aligned;
+            joined.add(chunk, revision, |byte| query.token_bytes.partition_point(|t| t.start < byte));
         }
-        Ok(joined.into_iter().map(|j| j.finish().expect("a chunked suspect has chunks")).collect())
+        Ok(joined.finish().expect("a chunked suspect has chunks"))
     }
 
     /// One chunk's search of one collection ([`Engine::search_query`]), its progress
@@ -273,7 +323,8 @@ impl Engine {
         Ok(self.searcher().search_observed(reader, collection, query, Some(&mut source_text), observe)?)
     }
 
-    /// Searches every collection of `view` concurrently: revisions sorted by collection.
+    /// Searches every collection of `view` concurrently ([`Engine::search_each`]):
+    /// revisions sorted by collection.
     pub fn search_all(&self, view: &IndexView, suspect: &Suspect) -> Result<Vec<Revision>> {
         self.search_all_observed(view, suspect, &|_| {})
     }
@@ -289,26 +340,11 @@ impl Engine {
         if names.is_empty() {
             return Err(Error::EmptyIndex(self.dir().to_path_buf()));
         }
-        if let Fingerprints::Chunks(chunks) = &suspect.fingerprints {
-            // Each chunk fingerprinted once, its collections searched concurrently.
-            return self.search_in_chunks(suspect, chunks, names.len(), |query, before| {
-                names
-                    .par_iter()
-                    .zip(before)
-                    .map(|(name, &before)| {
-                        let observe_one = |progress| observe(CheckProgress::Searching { collection: name, progress });
-                        self.search_chunk(view, query, name, before, &observe_one)
-                    })
-                    .collect()
-            });
-        }
-        names
-            .par_iter()
-            .map(|name| {
-                let observe_one = |progress| observe(CheckProgress::Searching { collection: name, progress });
-                self.search_observed(view, suspect, name, &observe_one)
-            })
-            .collect()
+        let answers = std::sync::Mutex::new(std::collections::BTreeMap::new());
+        self.search_each(view, suspect, &names, observe, &|name, result| {
+            answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(name.to_owned(), result);
+        });
+        answers.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_values().collect()
     }
 
     /// The report of `suspect` from the revisions found in `view` (some collections may

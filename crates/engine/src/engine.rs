@@ -21,6 +21,13 @@ pub struct EngineOptions {
     pub extract: ExtractConfig,
     /// Candidate ranking, revision and alignment settings.
     pub search: SearchConfig,
+    /// A suspect text of more bytes than this is searched chunk by chunk: the engine
+    /// fingerprints each chunk (with a margin on each side) when its turn comes, searches
+    /// it as a suspect of its own and keeps the blocks that start in it, so a check's
+    /// memory follows this, not the text's length (a whole text's search held about 56
+    /// bytes per byte of text: 1.35 GB for 24 MB, where extraction admits documents of
+    /// 256 MiB; docs/performance.md). `0`: one chunk whatever the length.
+    pub chunk_bytes: usize,
     /// Report settings.
     pub report: ReportOptions,
     /// Memory the index writer may buffer before it writes a segment.
@@ -40,6 +47,7 @@ impl Default for EngineOptions {
         Self {
             extract: ExtractConfig::default(),
             search: SearchConfig::default(),
+            chunk_bytes: 4 << 20,
             report: ReportOptions::default(),
             memory_budget: 256 << 20,
             batch_size: 256,

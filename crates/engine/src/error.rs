@@ -51,9 +51,23 @@ pub enum Error {
         /// The index's refusal, naming its `LOCK` file.
         source: tessera_index::Error,
     },
+    /// A collection's search stopped on a bug (a panic), the other collections' went on.
+    #[error("the search of collection {collection:?} stopped: {reason}")]
+    SearchStopped {
+        /// The collection.
+        collection: String,
+        /// The panic's message.
+        reason: String,
+    },
     /// The index holds no collection to check against.
     #[error("the index at {} holds no documents yet; add some with `tessera index`", .0.display())]
     EmptyIndex(PathBuf),
+}
+
+impl From<tessera_core::AddModeError> for Error {
+    fn from(e: tessera_core::AddModeError) -> Self {
+        Error::Settings(e.to_string())
+    }
 }
 
 impl From<tessera_normalize::Error> for Error {

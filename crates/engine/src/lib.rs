@@ -41,10 +41,7 @@ mod settings;
 mod title;
 mod writer;
 
-pub use add::{
-    AddMode, AddOutcome, AddProgress, AddSession, AddSummary, DEFAULT_MIN_CONTAINMENT, FailedDocument, Prepared,
-    SeenDocument,
-};
+pub use add::{AddOutcome, AddProgress, AddSession, AddSummary, FailedDocument, Prepared, SeenDocument};
 pub use check::{CheckProgress, CheckedFile, IndexView, Suspect};
 pub use dedup::{
     CANDIDATE_RECALL, DEFAULT_EXACT_BUDGET, DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary,
@@ -60,13 +57,16 @@ pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use title::{MAX_TITLE_CHARS, document_title};
 pub use writer::{BackgroundMerges, WriterMode};
 
+// The shared vocabulary (ids, collection kinds and settings, add modes, wire types).
+pub use tessera_core::{
+    AddMode, AddModeError, CollectionConfig, CollectionKind, DEFAULT_MIN_CONTAINMENT, DocId, UnknownCollectionKind,
+    valid_collection_name, wire,
+};
 // The names surfaces need from the stages, and nothing else of them.
 pub use tessera_extract::{
     Document, ExtractConfig, Extracted, Extractor, Format, Metadata, Trick, UnpackLimits, Warning, WorkerCommand,
 };
-pub use tessera_index::{
-    CollectionConfig, CollectionInfo, CollectionKind, DocId, DocMeta, MergePolicy, MergeStats, VerifyReport,
-};
+pub use tessera_index::{CollectionInfo, DocMeta, MergePolicy, MergeStats, VerifyReport};
 pub use tessera_report::{
     BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report, ReportOptions, TextRenderer,
 };

@@ -209,9 +209,12 @@ fn check_against(
 
 /// [`check_against`] with these search settings.
 fn check_with(sources: &[(&str, &str)], suspect: &str, search: tessera_engine::SearchConfig) -> serde_json::Value {
+    check_with_options(sources, suspect, EngineOptions { search, ..EngineOptions::default() })
+}
+
+fn check_with_options(sources: &[(&str, &str)], suspect: &str, options: EngineOptions) -> serde_json::Value {
     let web = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
     let dir = tempfile::tempdir().unwrap();
-    let options = EngineOptions { search, ..EngineOptions::default() };
     let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
     for (name, text) in sources {
         engine.add_text(&web, name, name, text, AddMode::All).unwrap();
@@ -469,7 +472,7 @@ fn a_rewording_drowned_in_a_long_text_is_found_in_its_part() {
     assert!(found(tessera_engine::SearchConfig::default().part_tokens), "its part finds it");
 }
 
-/// A text longer than `SearchConfig::chunk_bytes` is searched chunk by chunk, each
+/// A text longer than `EngineOptions::chunk_bytes` is searched chunk by chunk, each
 /// fingerprinted when its turn comes (bounded memory): the report is the whole text's,
 /// with every span in the whole text, wherever the cuts fall, and a passage across a cut
 /// is one block.
@@ -487,8 +490,7 @@ fn a_long_text_in_chunks_finds_what_the_whole_text_finds() {
     );
     let sources = [("city.txt", MARKET_TOWN), ("press.txt", printing.as_str())];
     let check = |chunk_bytes: usize| {
-        let search = tessera_engine::SearchConfig { chunk_bytes, ..Default::default() };
-        let json = check_with(&sources, &suspect, search);
+        let json = check_with_options(&sources, &suspect, EngineOptions { chunk_bytes, ..EngineOptions::default() });
         // Every block's text is the suspect's at its bytes, and its chars say the same.
         for b in json["blocks"].as_array().unwrap() {
             let span = |unit: &str| {
@@ -512,6 +514,55 @@ fn a_long_text_in_chunks_finds_what_the_whole_text_finds() {
     assert!(suspect.len() > 16_000, "{}", suspect.len());
     for chunk_bytes in (6_000..=15_000).step_by(750) {
         assert_eq!(check(chunk_bytes), whole, "chunks of {chunk_bytes} bytes");
+    }
+}
+
+/// The server's way: every collection searched on its own thread
+/// (`Engine::search_each`), a long text's chunks fingerprinted once for all of them;
+/// each collection's answer is the one its own search gives, chunked or whole.
+#[test]
+fn collections_searched_each_on_their_own_share_chunks_and_answer_as_alone() {
+    let mut filler = made_up_sentences(0x5eed_0f_c011, "\n");
+    let printing = demo("library/printing-press.txt");
+    let copied = first_sentences(&printing, 1500);
+    let suspect = format!("{}\n\n{MARKET_TOWN}\n\n{}\n\n{copied}\n\n{}\n", filler(60), filler(60), filler(60));
+    let dir = tempfile::tempdir().unwrap();
+    let options = EngineOptions { chunk_bytes: 6_000, ..EngineOptions::default() };
+    let engine = Engine::open_or_create(&dir.path().join("idx"), &FingerprintSettings::default(), options).unwrap();
+    let collections = [("city", "city.txt", MARKET_TOWN), ("press", "press.txt", printing.as_str())];
+    for (name, origin, text) in collections {
+        let config = CollectionConfig { name: name.into(), kind: CollectionKind::Source, keep_texts: false };
+        engine.add_text(&config, origin, origin, text, AddMode::All).unwrap();
+    }
+    // A third collection finds nothing, and an unknown one fails alone.
+    let quotes = CollectionConfig { name: "quotes".into(), kind: CollectionKind::Citation, keep_texts: false };
+    engine.add_text(&quotes, "q.txt", "q.txt", &filler(5), AddMode::All).unwrap();
+    let view = engine.view().unwrap();
+    let chunked = engine.suspect_plain("suspect.txt", "Suspect", &suspect);
+    let names: Vec<String> = ["city", "nowhere", "press", "quotes"].map(String::from).to_vec();
+    let answers = std::sync::Mutex::new(Vec::new());
+    engine.search_each(&view, &chunked, &names, &|_| {}, &|name, result| {
+        answers.lock().unwrap().push((name.to_owned(), result));
+    });
+    let mut answers = answers.into_inner().unwrap();
+    answers.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(answers.len(), 4);
+    let whole_engine =
+        Engine::open(&dir.path().join("idx"), EngineOptions { chunk_bytes: 0, ..EngineOptions::default() }).unwrap();
+    let whole = whole_engine.suspect_plain("suspect.txt", "Suspect", &suspect);
+    for (name, result) in answers {
+        if name == "nowhere" {
+            assert!(result.unwrap_err().to_string().contains("nowhere"));
+            continue;
+        }
+        let revision = result.unwrap();
+        assert_eq!(revision, engine.search(&view, &chunked, &name).unwrap(), "{name}: as searched alone");
+        let spans = |r: &tessera_engine::Revision| -> Vec<_> {
+            r.sources.iter().flat_map(|s| s.blocks.iter().map(move |b| (s.doc, b.suspect.bytes.clone()))).collect()
+        };
+        let alone = whole_engine.search(&whole_engine.view().unwrap(), &whole, &name).unwrap();
+        assert_eq!(spans(&revision), spans(&alone), "{name}: chunked as whole");
+        assert_eq!(revision.sources.is_empty(), name == "quotes", "{name}");
     }
 }
 

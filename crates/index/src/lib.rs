@@ -103,43 +103,16 @@ mod writer;
 
 pub use error::{Error, Result};
 pub use index::Index;
-pub use manifest::valid_name as valid_collection_name;
 pub use merge::{FinishedMerge, MergePolicy, MergeStats, MergeTask};
 pub use reader::{CollectionInfo, CollectionReader, IndexReader, VerifyReport};
 pub use segment::check_segment_bytes;
 #[doc(hidden)]
 pub use segment::check_segment_bytes_ignoring_checksums;
+pub use tessera_core::{CollectionConfig, CollectionKind, DocId, valid_collection_name};
 pub use tessera_fingerprint::{SentenceEdge, ShingleConfig};
 pub use writer::{CommitStats, IndexWriter, NewDocument, WriterOptions};
 
 use serde::{Deserialize, Serialize};
-
-/// A document's id, unique within one index (across all its collections), never reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct DocId(pub u64);
-
-/// What a collection's matches mean in a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CollectionKind {
-    /// Matches are borrowings.
-    #[default]
-    Source,
-    /// Matches are citations (common expressions, legal and normative texts).
-    Citation,
-}
-
-/// Settings of one collection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CollectionConfig {
-    /// Name, unique within the index (`[A-Za-z0-9_.-]{1,64}`).
-    pub name: String,
-    /// What its matches mean.
-    pub kind: CollectionKind,
-    /// Keep each document's original text (off by default: the index keeps digital
-    /// snapshots, not texts).
-    pub keep_texts: bool,
-}
 
 /// Metadata of one indexed document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

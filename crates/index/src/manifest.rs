@@ -102,10 +102,7 @@ pub(crate) fn segment_file_name(id: u64) -> String {
     format!("{id:016x}.seg")
 }
 
-/// Checks a collection name: `[A-Za-z0-9_.-]{1,64}`.
-pub fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
+pub(crate) use tessera_core::valid_collection_name as valid_name;
 
 impl Manifest {
     /// An empty index's manifest.

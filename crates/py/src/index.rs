@@ -28,34 +28,22 @@ fn report_json(report: &Report) -> PyResult<String> {
     JsonRenderer::compact().render_to_string(report).map_err(errors::store)
 }
 
+/// The add mode of Python's `if_new` (a bool, or the min containment itself) and
+/// `force`, by the one rule of [`AddMode::from_flags`].
 fn add_mode(if_new: Option<&Bound<'_, PyAny>>, force: bool) -> PyResult<AddMode> {
-    let plain = if force { AddMode::All } else { AddMode::SkipRepeats };
-    let Some(if_new) = if_new else { return Ok(plain) };
-    if let Ok(b) = if_new.cast::<PyBool>() {
-        if !b.is_true() {
-            return Ok(plain);
+    let (on, min_containment) = match if_new {
+        None => (false, None),
+        Some(value) if value.is_instance_of::<PyBool>() => (value.is_truthy()?, None),
+        Some(value) if value.is_instance_of::<PyFloat>() || value.extract::<i64>().is_ok() => {
+            (true, Some(value.extract::<f64>()?))
         }
-        if force {
-            return Err(PyValueError::new_err("if_new and force cannot be used together"));
-        }
-        return AddMode::if_new(None).map_err(errors::engine);
-    }
-    if force {
-        return Err(PyValueError::new_err("if_new and force cannot be used together"));
-    }
-    if if_new.is_instance_of::<PyFloat>() || if_new.extract::<i64>().is_ok() {
-        let min: f64 = if_new.extract()?;
-        return AddMode::if_new(Some(min)).map_err(errors::engine);
-    }
-    Err(PyTypeError::new_err("if_new is a bool, or the min containment in (0, 1] (a float)"))
+        Some(_) => return Err(PyTypeError::new_err("if_new is a bool, or the min containment in (0, 1] (a float)")),
+    };
+    AddMode::from_flags(on, min_containment, force).map_err(errors::setting)
 }
 
 fn collection(name: String, kind: &str, keep_texts: bool) -> PyResult<CollectionConfig> {
-    let kind = match kind {
-        "source" => CollectionKind::Source,
-        "citation" => CollectionKind::Citation,
-        other => return Err(PyValueError::new_err(format!("kind is \"source\" or \"citation\", not {other:?}"))),
-    };
+    let kind = kind.parse::<CollectionKind>().map_err(errors::setting)?;
     Ok(CollectionConfig { name, kind, keep_texts })
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
-use tessera_index::DocId;
+use tessera_core::DocId;
 use tessera_normalize::Span;
 use tessera_search::{Revision, TextSpan};
 

@@ -32,7 +32,7 @@
 //! # Example
 //!
 //! ```
-//! use tessera_index::{CollectionKind, DocId};
+//! use tessera_core::{CollectionKind, DocId};
 //! use tessera_normalize::Span;
 //! use tessera_report::{Render, Report, ReportOptions, SourceInfo, SuspectInfo, TextRenderer};
 //! use tessera_search::{Block, Evidence, Revision, SourceMatch, TextSpan};
@@ -109,5 +109,5 @@ pub use model::{
 };
 pub use render::{HtmlRenderer, JsonRenderer, PdfRenderer, Render, TextRenderer};
 pub use shares::Segment;
-pub use tessera_index::{CollectionKind, DocId};
+pub use tessera_core::{CollectionKind, DocId};
 pub use tessera_search::TextSpan;

@@ -1,7 +1,7 @@
 //! The report's data: what the JSON contract (`SCHEMA.md`) describes field by field.
 
 use serde::{Deserialize, Serialize};
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_search::TextSpan;
 
 /// Version of the JSON schema in `SCHEMA.md`. Bumped on any incompatible change.

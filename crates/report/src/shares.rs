@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use tessera_index::DocId;
+use tessera_core::DocId;
 use tessera_normalize::Span;
 use tessera_search::TextSpan;
 

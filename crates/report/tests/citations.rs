@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SuspectInfo};
 
 /// (excerpt, kind, reason) of every block, in block order.

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use tessera_index::CollectionKind;
+use tessera_core::CollectionKind;
 use tessera_report::{
     ChangeKind, HtmlRenderer, JsonRenderer, Notice, NoticeLocation, Render, Report, ReportOptions, SuspectInfo,
     TextRenderer,

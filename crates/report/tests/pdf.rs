@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use lopdf::{Document, Object};
-use tessera_index::CollectionKind;
+use tessera_core::CollectionKind;
 use tessera_report::{Notice, NoticeLocation, PdfRenderer, Render, Report, ReportOptions, SuspectInfo};
 
 /// A Russian and English essay, long enough for several pages, with fourteen sources
@@ -165,7 +165,7 @@ fn empty_and_english_reports_render() {
 #[test]
 fn pdf_lists_copies() {
     let report = russian_with_copies();
-    let number = |id: u64| report.source(tessera_index::DocId(id)).unwrap().number;
+    let number = |id: u64| report.source(tessera_core::DocId(id)).unwrap().number;
     let text = page_texts(&Document::load_mem(&render(&report)).unwrap()).join(" ");
     for line in [
         format!("also in source {}", number(4)),

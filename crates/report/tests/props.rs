@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SuspectInfo};
 
 /// A random text mixing one- and two-byte characters.

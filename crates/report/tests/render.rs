@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_report::{
     BlockId, BlockKind, FoundBy, HtmlRenderer, JsonRenderer, Render, Report, ReportOptions, SuspectInfo, TextRenderer,
 };
@@ -167,7 +167,7 @@ fn copies_are_listed_by_every_renderer() {
     assert!(!plain.contains("also in") && !plain.contains("found here too"), "{plain}");
 
     let report = russian_with_copies();
-    let number = |id: u64| report.source(tessera_index::DocId(id)).unwrap().number;
+    let number = |id: u64| report.source(tessera_core::DocId(id)).unwrap().number;
     let (n1, n3, n4, n5) = (number(1), number(3), number(4), number(5));
     let also_in_3 = format!("also in source {n4}");
     let holds = format!("holds passages of source {n3} too");

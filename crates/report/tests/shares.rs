@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_report::{BlockId, BlockKind, Report, ReportOptions, SCHEMA_VERSION, Source, SuspectInfo};
 
 fn pct(part: u64, whole: u64) -> f64 {

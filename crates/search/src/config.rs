@@ -49,7 +49,7 @@ pub struct SearchConfig {
     /// characters; docs/quality.md). 250 since a long suspect is aligned in parts
     /// ([`SearchConfig::part_tokens`]), which made rounds cheap: PAN suspects joined
     /// into 8 MB keep 0.89 of their plagiarism's characters with 250 and 0.70 with 500,
-    /// at 6.2 s against 5.5 s. 200 since a text over [`SearchConfig::chunk_bytes`] is
+    /// at 6.2 s against 5.5 s. 200 since a text over the engine's `chunk_bytes` is
     /// searched in chunks, each a revision of its own that aligns again a source the
     /// whole text's revision aligned once: the 8 MB text in chunks keeps 0.890 with 200,
     /// 0.866 with 250 (in one chunk, 0.889 and 0.888 at the same time). The revision
@@ -63,13 +63,6 @@ pub struct SearchConfig {
     /// their plagiarism's characters found, 0.89 in parts, 0.93 checked one by one;
     /// docs/quality.md). `0`: one part.
     pub part_tokens: usize,
-    /// A suspect text of more bytes than this is searched chunk by chunk: the engine
-    /// fingerprints each chunk (with a margin on each side) when its turn comes, searches
-    /// it as a suspect of its own and keeps the blocks that start in it, so a check's
-    /// memory follows this, not the text's length (a whole text's search held about 56
-    /// bytes per byte of text: 1.35 GB for 24 MB, where extraction admits documents of
-    /// 256 MiB; docs/performance.md). `0`: one chunk whatever the length.
-    pub chunk_bytes: usize,
     /// In a collection of kind `source`, a source is reported only when its blocks cover
     /// at least this many suspect characters: shorter matches are coincidences (lists of
     /// names, a publisher's address, a common phrase), not borrowings. Collections of
@@ -117,7 +110,6 @@ impl Default for SearchConfig {
             max_rounds: 100,
             shingles_per_round: 200,
             part_tokens: 20_000,
-            chunk_bytes: 4 << 20,
             min_source_chars: 100,
             min_source_side_chars: 150,
             max_copies: 3,

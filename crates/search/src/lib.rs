@@ -61,4 +61,4 @@ pub use evidence::Evidence;
 pub use query::Query;
 pub use revision::{Block, Revision, SentencePair, SourceMatch, TextSpan};
 pub use searcher::{SearchProgress, Searcher, covered_chars};
-pub use tessera_index::{CollectionKind, DocId};
+pub use tessera_core::{CollectionKind, DocId};

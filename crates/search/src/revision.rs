@@ -1,7 +1,7 @@
 //! The answer of one collection: sources and their aligned blocks.
 
 use serde::{Deserialize, Serialize};
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_normalize::Span;
 
 use crate::Evidence;

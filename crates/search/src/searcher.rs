@@ -1,6 +1,7 @@
 //! Stage 1 (candidate ranking) and stage 2 (the greedy revision), after seed 000.
 
-use tessera_index::{CollectionKind, DocId, IndexReader};
+use tessera_core::{CollectionKind, DocId};
+use tessera_index::IndexReader;
 use tessera_normalize::Span;
 
 use std::borrow::Cow;

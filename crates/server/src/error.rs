@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use utoipa::ToSchema;
 
 /// Starting the server or keeping its check queue failed.
 #[derive(Debug, thiserror::Error)]
@@ -53,21 +51,7 @@ impl<T> IoContext<T> for std::io::Result<T> {
     }
 }
 
-/// The body of every error answer: `{"error": {"code": "...", "message": "..."}}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// The error.
-    pub error: ErrorDetail,
-}
-
-/// What went wrong.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorDetail {
-    /// A stable machine-readable code, e.g. `not_found`, `too_large`, `unauthorized`.
-    pub code: String,
-    /// A sentence for a person.
-    pub message: String,
-}
+pub use tessera_engine::wire::{ErrorBody, ErrorDetail};
 
 /// An HTTP error answer: a status code and an [`ErrorBody`].
 #[derive(Debug)]

@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use tessera_engine::{IndexView, Report, Revision, Suspect};
-use tokio::task::JoinSet;
 
 use crate::error::ApiError;
 use crate::state::{AppState, blocking};
@@ -45,7 +44,18 @@ struct Prepared {
     view: IndexView,
 }
 
-type Joined = (String, Result<tessera_engine::Result<Revision>, tokio::task::JoinError>);
+/// A collection's answer: its revision, or why it has none.
+type Joined = (String, tessera_engine::Result<Revision>);
+
+/// The error of a check whose searches ended without answering every collection: the
+/// engine's searching thread stopped (it answers every collection, a panicking search
+/// included, so only a panic outside the searches gets here).
+fn stopped(searching: Result<(), tokio::task::JoinError>) -> ApiError {
+    match searching {
+        Err(e) => ApiError::internal(&e),
+        Ok(()) => ApiError::internal(&"the search ended without answering every collection"),
+    }
+}
 
 /// What the searches gave so far.
 #[derive(Default)]
@@ -66,15 +76,12 @@ impl Answers {
             self.late.insert(name.clone());
         }
         match result {
-            Ok(Ok(revision)) => {
+            Ok(revision) => {
                 self.revisions.push(revision);
                 self.done += 1;
             }
-            Ok(Err(e)) => {
-                self.failed.insert(name, e.to_string());
-            }
             Err(e) => {
-                self.failed.insert(name, format!("the search stopped: {e}"));
+                self.failed.insert(name, e.to_string());
             }
         }
     }
@@ -130,20 +137,24 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
         })
         .await?;
 
+    // The engine searches every collection on its own thread (sharing a long text's
+    // chunk fingerprints) and answers each as it is done; each collection is held here to
+    // its own deadline.
     let started = Instant::now();
-    let mut set: JoinSet<Joined> = JoinSet::new();
-    let mut deadlines = BTreeMap::new();
-    for name in names {
-        deadlines.insert(name.clone(), started + state.config.timeout_for(&name));
+    let deadlines: BTreeMap<String, Instant> =
+        names.iter().map(|name| (name.clone(), started + state.config.timeout_for(name))).collect();
+    let (send, mut answered) = tokio::sync::mpsc::unbounded_channel::<Joined>();
+    let searching = {
         let engine = Arc::clone(&state.engine);
         let view = prepared.view.clone();
         let suspect = prepared.suspect.clone();
-        set.spawn(async move {
-            let collection = name.clone();
-            let handle = tokio::task::spawn_blocking(move || engine.search(&view, &suspect, &collection));
-            (name, handle.await)
-        });
-    }
+        tokio::task::spawn_blocking(move || {
+            engine.search_each(&view, &suspect, &names, &|_| {}, &|name, result| {
+                // The receiver is gone only when the check gave up waiting.
+                let _ = send.send((name.to_owned(), result));
+            });
+        })
+    };
     let mut answers = Answers::default();
     let mut waiting: BTreeSet<String> = deadlines.keys().cloned().collect();
     loop {
@@ -157,15 +168,14 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
         });
         let Some(next) = waiting.iter().filter_map(|n| deadlines.get(n)).min().copied() else { break };
         tokio::select! {
-            joined = set.join_next() => match joined {
-                Some(Ok(joined)) => {
+            joined = answered.recv() => match joined {
+                Some(joined) => {
                     waiting.remove(&joined.0);
                     answers.take(joined);
                     let done = answers.done;
                     state.update(id, move |_, r| { r.progress.collections_done = done; Ok(()) }).await?;
                 }
-                Some(Err(e)) => return Err(ApiError::internal(&e)),
-                None => break,
+                None => return Err(stopped(searching.await)),
             },
             () = tokio::time::sleep_until(next.into()) => {}
         }
@@ -186,9 +196,9 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
         tokio::pin!(limit);
         loop {
             tokio::select! {
-                joined = set.join_next() => match joined {
-                    Some(Ok(joined)) => answers.take(joined),
-                    Some(Err(_)) | None => break,
+                joined = answered.recv() => match joined {
+                    Some(joined) => answers.take(joined),
+                    None => break,
                 },
                 () = &mut limit => break,
             }

@@ -47,13 +47,7 @@ pub struct IndexArgs {
 const MAX_REPEATS_LISTED: usize = 20;
 
 pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
-    let mode = if args.if_new {
-        AddMode::if_new(Some(args.min_containment)).context("--min-containment")?
-    } else if args.force {
-        AddMode::All
-    } else {
-        AddMode::SkipRepeats
-    };
+    let mode = AddMode::from_flags(args.if_new, Some(args.min_containment), args.force).context("--min-containment")?;
     let options = EngineOptions {
         memory_budget: args.memory_mb << 20,
         extract: super::extract_config(),

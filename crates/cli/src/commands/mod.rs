@@ -153,7 +153,7 @@ pub struct SearchArgs {
     /// A suspect text of more bytes than this is searched in chunks of about as many,
     /// one after another, so memory stays bounded whatever the text's length; 0: in one
     /// chunk.
-    #[arg(long, default_value_t = SearchConfig::default().chunk_bytes)]
+    #[arg(long, default_value_t = EngineOptions::default().chunk_bytes)]
     pub chunk_bytes: usize,
     /// Shingles allowed between two exact runs of one block.
     #[arg(long, default_value_t = SearchConfig::default().align.max_gap)]
@@ -209,7 +209,6 @@ impl SearchArgs {
             max_rounds: self.max_rounds,
             shingles_per_round: self.shingles_per_round,
             part_tokens: self.part_tokens,
-            chunk_bytes: self.chunk_bytes,
             min_source_chars: self.min_source_chars,
             min_source_side_chars: self.min_source_side_chars,
             max_postings_per_hash: self.max_postings_per_hash,
@@ -229,7 +228,12 @@ impl SearchArgs {
 
     /// Engine options with these search settings.
     pub fn options(&self) -> EngineOptions {
-        EngineOptions { search: self.config(), extract: extract_config(), ..EngineOptions::default() }
+        EngineOptions {
+            search: self.config(),
+            chunk_bytes: self.chunk_bytes,
+            extract: extract_config(),
+            ..EngineOptions::default()
+        }
     }
 }
 
@@ -240,30 +244,28 @@ pub struct CollectionArgs {
     #[arg(long, short = 'c', default_value = "main")]
     pub collection: String,
     /// What the collection's matches mean (used when it is created).
-    #[arg(long, value_enum, default_value_t = KindArg::Source)]
-    pub kind: KindArg,
+    #[arg(long, default_value_t = CollectionKind::Source, value_parser = collection_kind_parser())]
+    pub kind: CollectionKind,
     /// Keep the documents' texts so reports can show source passages (used when the
     /// collection is created; off by default: the index keeps digital snapshots only).
     #[arg(long)]
     pub keep_texts: bool,
 }
 
-/// Collection kinds on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum KindArg {
-    /// Matches are borrowings.
-    Source,
-    /// Matches are citations.
-    Citation,
+/// `--kind`: the collection kinds' own names (`CollectionKind`'s `FromStr`), with help.
+fn collection_kind_parser() -> impl clap::builder::TypedValueParser<Value = CollectionKind> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let help = |kind: CollectionKind| match kind {
+        CollectionKind::Source => "Matches are borrowings",
+        CollectionKind::Citation => "Matches are citations",
+    };
+    PossibleValuesParser::new(CollectionKind::ALL.map(|kind| PossibleValue::new(kind.as_str()).help(help(kind))))
+        .try_map(|name| name.parse::<CollectionKind>())
 }
 
 impl CollectionArgs {
     fn config(&self) -> CollectionConfig {
-        let kind = match self.kind {
-            KindArg::Source => CollectionKind::Source,
-            KindArg::Citation => CollectionKind::Citation,
-        };
-        CollectionConfig { name: self.collection.clone(), kind, keep_texts: self.keep_texts }
+        CollectionConfig { name: self.collection.clone(), kind: self.kind, keep_texts: self.keep_texts }
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use tessera_index::DocId;
+use tessera_core::DocId;
 
 use crate::model::{Block, BlockKind, FoundBy, Report, Source};
 use crate::render::{

@@ -84,7 +84,7 @@ fn shorten(text: &str, max: usize) -> String {
 /// source 1 too" ([`Source::copy_of`](crate::Source::copy_of)). Empty for a source
 /// with neither.
 pub(crate) fn copy_lines(report: &Report, source: &crate::Source) -> Vec<String> {
-    let numbers = |docs: &[tessera_index::DocId]| -> Option<(usize, String)> {
+    let numbers = |docs: &[tessera_core::DocId]| -> Option<(usize, String)> {
         let numbers: Vec<String> =
             docs.iter().filter_map(|&d| report.source(d)).map(|s| s.number.to_string()).collect();
         (!numbers.is_empty()).then(|| (numbers.len(), numbers.join(", ")))
@@ -197,7 +197,7 @@ impl BlockFlag<'_> {
 
 /// What a copy block says of the source it copies: "the passage of source 3, found here
 /// too" (the number the reader sees; the id for a source the report does not list).
-pub(crate) fn copy_of_label(report: &Report, of: tessera_index::DocId) -> String {
+pub(crate) fn copy_of_label(report: &Report, of: tessera_core::DocId) -> String {
     match report.source(of) {
         Some(s) => format!("the passage of source {}, found here too", s.number),
         None => format!("the passage of document {}, found here too", of.0),

@@ -1,7 +1,7 @@
 //! Fixtures shared by the integration tests: real passages and hand-made revisions.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use tessera_index::{CollectionKind, DocId};
+use tessera_core::{CollectionKind, DocId};
 use tessera_normalize::Span;
 use tessera_report::{Report, ReportOptions, SourceInfo, SuspectInfo};
 use tessera_search::{Block, Evidence, Revision, SourceMatch, TextSpan};

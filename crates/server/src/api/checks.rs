@@ -56,14 +56,7 @@ pub struct AcceptedMember {
     pub url: String,
 }
 
-/// A member of an uploaded archive that was not checked.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SkippedMember {
-    /// `archive!/member`.
-    pub name: String,
-    /// Why (damaged, encrypted, a size or ratio limit, an unsupported format).
-    pub error: String,
-}
+pub use tessera_engine::wire::SkippedMember;
 
 /// One document out of a request: name, optional title and body.
 struct Upload {

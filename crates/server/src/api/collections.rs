@@ -5,7 +5,6 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use serde::Serialize;
-use tessera_engine::CollectionKind;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, engine_error};
@@ -34,10 +33,7 @@ pub(super) async fn collections(State(state): State<Arc<AppState>>) -> Result<Js
     Ok(Json(
         list.into_iter()
             .map(|c| CollectionView {
-                kind: match c.config.kind {
-                    CollectionKind::Citation => "citation".to_owned(),
-                    _ => "source".to_owned(),
-                },
+                kind: c.config.kind.to_string(),
                 name: c.config.name,
                 keep_texts: c.config.keep_texts,
                 documents: c.docs,

@@ -6,97 +6,15 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use tessera_engine::wire::{AddDocuments, AddedDocument, AddedDocuments, NewText, SkippedDocument, SkippedMember};
 use tessera_engine::{AddMode, AddOutcome, CollectionConfig, CollectionKind, DocId};
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody, engine_error};
 use crate::state::{AppState, blocking};
 
-use super::checks::SkippedMember;
 use super::{authorize, clean_member_name, clean_name, multipart_error};
-
-/// Documents to add to a collection (JSON form; multipart takes `collection`, `kind`,
-/// `keep_texts`, `if_new`, `if_new_threshold`, `force` fields and `file` parts).
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddDocuments {
-    /// Collection name (created if missing).
-    pub collection: String,
-    /// `source` (default) or `citation`; used when the collection is created.
-    #[serde(default)]
-    pub kind: Option<String>,
-    /// Keep the texts (used when the collection is created).
-    #[serde(default)]
-    pub keep_texts: bool,
-    /// Add a document only if it is new: not when at least `if_new_threshold` of its
-    /// distinct shingles are contained in one document of the collection; its origin is
-    /// then attached to that document (reports list it under `seen_at`).
-    #[serde(default)]
-    pub if_new: bool,
-    /// Containment that makes a document not new, in `(0, 1]` (default 0.9, the seed's
-    /// 90 % rule).
-    #[serde(default)]
-    pub if_new_threshold: Option<f64>,
-    /// Add every document, even one the collection already holds from the same origin
-    /// with the same text. Without it (and without `if_new`) such repeats are not added
-    /// again and are listed under `skipped` with containment 1.
-    #[serde(default)]
-    pub force: bool,
-    /// The documents.
-    pub documents: Vec<NewText>,
-}
-
-/// One text to add.
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct NewText {
-    /// The text.
-    pub text: String,
-    /// Title.
-    #[serde(default)]
-    pub title: String,
-    /// Path or URL it came from.
-    #[serde(default)]
-    pub origin: String,
-}
-
-/// What an add did.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AddedDocuments {
-    /// Documents added.
-    pub added: Vec<AddedDocument>,
-    /// Documents not added: not new (`if_new`), or repeats of a document added from the
-    /// same origin with the same text (containment 1; `force` adds them).
-    pub skipped: Vec<SkippedDocument>,
-    /// Members of uploaded archives that could not be extracted, with the reason (the
-    /// other documents were still added).
-    pub failed: Vec<SkippedMember>,
-}
-
-/// A document added.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AddedDocument {
-    /// Its id.
-    pub id: u64,
-    /// Its origin.
-    pub origin: String,
-    /// Its title.
-    pub title: String,
-}
-
-/// A document left out by the add-only-if-new rule; its origin was attached to the
-/// document that contains it.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SkippedDocument {
-    /// Its origin.
-    pub origin: String,
-    /// The indexed document that contains it.
-    pub duplicate_of: u64,
-    /// Share of its distinct shingles found in that document, in `[0, 1]`.
-    pub containment: f64,
-    /// That document was added from this very origin (a repeat: nothing was attached).
-    pub same_origin: bool,
-}
 
 async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocuments, Vec<SkippedMember>), ApiError> {
     let content_type =
@@ -116,15 +34,7 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocu
     }
     let mut multipart =
         Multipart::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    let mut add = AddDocuments {
-        collection: String::new(),
-        kind: None,
-        keep_texts: false,
-        if_new: false,
-        if_new_threshold: None,
-        force: false,
-        documents: Vec::new(),
-    };
+    let mut add = AddDocuments::new(String::new());
     let mut failed = Vec::new();
     while let Some(field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
         let field_name = field.name().unwrap_or("").to_owned();
@@ -176,18 +86,11 @@ pub(super) async fn add_documents(
     authorize(&state, &headers)?;
     let (add, failed) = read_add_request(&state, request).await?;
     let kind = match add.kind.as_deref() {
-        None | Some("source") => CollectionKind::Source,
-        Some("citation") => CollectionKind::Citation,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!("unknown collection kind {other:?}: source or citation")));
-        }
+        None => CollectionKind::default(),
+        Some(name) => name.parse::<CollectionKind>().map_err(|e| ApiError::bad_request(e.to_string()))?,
     };
-    let mode = match (add.if_new, add.force) {
-        (true, true) => return Err(ApiError::bad_request("if_new and force cannot be used together")),
-        (true, false) => AddMode::if_new(add.if_new_threshold).map_err(engine_error)?,
-        (false, true) => AddMode::All,
-        (false, false) => AddMode::SkipRepeats,
-    };
+    let mode = AddMode::from_flags(add.if_new, add.if_new_threshold, add.force)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     if let Some(doc) = add.documents.iter().find(|d| d.text.trim().is_empty()) {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,

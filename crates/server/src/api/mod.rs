@@ -26,9 +26,10 @@ mod reports;
 
 pub use checks::{Accepted, AcceptedMember, CheckList, CheckSummary, CheckView, ShareTotals, SkippedMember, TextCheck};
 pub use collections::CollectionView;
-pub use documents::{AddDocuments, AddedDocument, AddedDocuments, Deleted, NewText, SkippedDocument};
+pub use documents::Deleted;
 pub use health::Health;
 pub use reports::{BlockEdit, EditRequest, SourceEdit};
+pub use tessera_engine::wire::{AddDocuments, AddedDocument, AddedDocuments, NewText, SkippedDocument};
 
 /// The OpenAPI description served at `/openapi.json`.
 #[derive(OpenApi)]
