@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use tessera_engine::wire::{AddDocuments, AddedDocuments, ErrorBody, NewText};
 use tessera_engine::{AddMode, AddOutcome, AddSession, CollectionConfig, DocId, Engine, Extracted};
 
 use crate::{Error, Result};
@@ -128,7 +129,7 @@ pub struct ServerSink {
     collection: String,
     threshold: f64,
     agent: ureq::Agent,
-    batch: Vec<serde_json::Value>,
+    batch: Vec<NewText>,
     batch_bytes: usize,
     /// Pages answered by requests made before the crawler's commit.
     answered: Vec<(String, Committed)>,
@@ -175,16 +176,12 @@ impl ServerSink {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let documents = std::mem::take(&mut self.batch);
+        let mut body = AddDocuments::new(self.collection.clone());
+        body.if_new = true;
+        body.if_new_threshold = Some(self.threshold);
+        body.documents = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
-        let origins: Vec<String> =
-            documents.iter().map(|d| d["origin"].as_str().unwrap_or_default().to_owned()).collect();
-        let body = serde_json::json!({
-            "collection": self.collection,
-            "if_new": true,
-            "if_new_threshold": self.threshold,
-            "documents": documents,
-        });
+        let origins: Vec<String> = body.documents.iter().map(|d| d.origin.clone()).collect();
         let fail = |what: String| Error::Server(format!("{}: {what}", self.endpoint));
         let mut request = self.agent.post(&self.endpoint);
         if let Some(token) = &self.token {
@@ -192,27 +189,24 @@ impl ServerSink {
         }
         let mut response = request.send_json(&body).map_err(|e| fail(e.to_string()))?;
         let status = response.status();
-        let answer: serde_json::Value =
-            response.body_mut().read_json().map_err(|e| fail(format!("HTTP {status}, unreadable answer: {e}")))?;
+        let unreadable = |e: ureq::Error| fail(format!("HTTP {status}, unreadable answer: {e}"));
         if !status.is_success() {
-            let message = answer["error"]["message"].as_str().unwrap_or("no message");
-            let code = answer["error"]["code"].as_str().unwrap_or("?");
-            return Err(fail(format!("HTTP {status} {code}: {message}")));
+            let ErrorBody { error } = response.body_mut().read_json().map_err(unreadable)?;
+            return Err(fail(format!("HTTP {status} {}: {}", error.code, error.message)));
         }
+        let answer: AddedDocuments = response.body_mut().read_json().map_err(unreadable)?;
         let mut fates: std::collections::HashMap<String, Committed> = std::collections::HashMap::new();
-        for a in answer["added"].as_array().into_iter().flatten() {
-            if let (Some(origin), Some(id)) = (a["origin"].as_str(), a["id"].as_u64()) {
-                fates.insert(origin.to_owned(), Committed::Added(DocId(id)));
-            }
+        for a in answer.added {
+            fates.insert(a.origin, Committed::Added(DocId(a.id)));
         }
-        for s in answer["skipped"].as_array().into_iter().flatten() {
-            let (Some(origin), Some(to)) = (s["origin"].as_str(), s["duplicate_of"].as_u64()) else { continue };
-            let fate = if s["same_origin"].as_bool() == Some(true) {
-                Committed::Added(DocId(to))
+        for s in answer.skipped {
+            let to = DocId(s.duplicate_of);
+            let fate = if s.same_origin {
+                Committed::Added(to)
             } else {
-                Committed::Attached { to: DocId(to), containment: s["containment"].as_f64().unwrap_or(0.0) }
+                Committed::Attached { to, containment: s.containment }
             };
-            fates.insert(origin.to_owned(), fate);
+            fates.insert(s.origin, fate);
         }
         for origin in origins {
             let fate = fates.remove(&origin).ok_or_else(|| fail(format!("the answer does not mention {origin}")))?;
@@ -225,11 +219,11 @@ impl ServerSink {
 impl DocumentSink for ServerSink {
     fn offer(&mut self, url: &str, extracted: Extracted) -> Result<()> {
         self.batch_bytes += extracted.text.len();
-        self.batch.push(serde_json::json!({
-            "text": extracted.text,
-            "title": extracted.title.unwrap_or_default(),
-            "origin": url,
-        }));
+        self.batch.push(NewText {
+            text: extracted.text,
+            title: extracted.title.unwrap_or_default(),
+            origin: url.to_owned(),
+        });
         if self.batch_bytes >= SERVER_BATCH_BYTES {
             self.send()?;
         }
