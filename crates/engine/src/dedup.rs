@@ -572,17 +572,7 @@ mod tests {
     use super::*;
 
     fn text(seed: u64, n: usize) -> String {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let len = 3 + (x % 6) as usize;
-                (0..len).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        tessera_test_support::words::text(seed, n, 3, 6)
     }
 
     #[test]

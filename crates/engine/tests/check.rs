@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
+use tessera_test_support::words::{syllable_sentences, syllable_words};
 
 mod support;
 
@@ -316,7 +317,7 @@ fn a_passage_found_through_variants_is_claimed_once_among_copies() {
 #[test]
 fn a_long_text_of_many_sources_is_not_cut_at_max_rounds() {
     // 40 sources of 60 made-up words each: no two share a phrase.
-    let mut word = made_up_words(0x2545_f491_4f6c_dd1d);
+    let mut word = syllable_words(0x2545_f491_4f6c_dd1d);
     let sources: Vec<(String, String)> = (0..40)
         .map(|i| {
             let words: Vec<String> = (0..60).map(|_| word()).collect();
@@ -333,42 +334,6 @@ fn a_long_text_of_many_sources_is_not_cut_at_max_rounds() {
     assert_eq!(found(0), 10);
     // 40 x 58 shingles, one round per 50 of them: 46 rounds.
     assert_eq!(found(50), 40);
-}
-
-/// Made-up words (three syllables, from a xorshift seed): no two texts made of them share
-/// a phrase, and none is a real word.
-fn made_up_words(seed: u64) -> impl FnMut() -> String {
-    let mut seed = seed;
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let letters = b"bcdfghklmnprstvz";
-        let vowels = b"aeiou";
-        (0..3)
-            .map(|i| {
-                format!(
-                    "{}{}",
-                    letters[(seed >> (8 * i)) as usize % 16] as char,
-                    vowels[(seed >> (8 * i + 4)) as usize % 5] as char
-                )
-            })
-            .collect::<String>()
-    }
-}
-
-/// Sentences of twelve [`made_up_words`], `between` them: `n` of them a call.
-fn made_up_sentences(seed: u64, between: &'static str) -> impl FnMut(usize) -> String {
-    let mut word = made_up_words(seed);
-    move |n| {
-        (0..n)
-            .map(|_| {
-                let words: Vec<String> = (0..12).map(|_| word()).collect();
-                format!("{}.", words.join(" "))
-            })
-            .collect::<Vec<_>>()
-            .join(between)
-    }
 }
 
 /// The whole sentences of `text`'s first `bytes` bytes.
@@ -409,7 +374,7 @@ fn block_spans(json: &serde_json::Value) -> Vec<BlockSpans> {
 /// text finds.
 #[test]
 fn a_long_text_in_parts_finds_what_the_whole_text_finds() {
-    let mut filler = made_up_sentences(0x9e37_79b9_7f4a_7c15, " ");
+    let mut filler = syllable_sentences(0x9e37_79b9_7f4a_7c15, " ");
     let printing = demo("library/printing-press.txt");
     let copied = first_sentences(&printing, 1500);
     // 300 filler tokens, the rewording, 144 more, then the copy, then 480 more.
@@ -478,7 +443,7 @@ fn a_rewording_drowned_in_a_long_text_is_found_in_its_part() {
 /// is one block.
 #[test]
 fn a_long_text_in_chunks_finds_what_the_whole_text_finds() {
-    let mut filler = made_up_sentences(0x2545_f491_4f6c_dd1d, "\n");
+    let mut filler = syllable_sentences(0x2545_f491_4f6c_dd1d, "\n");
     let printing = demo("library/printing-press.txt");
     let copied = first_sentences(&printing, 1500);
     // Non-ASCII filler before the passages, so chars and bytes differ.

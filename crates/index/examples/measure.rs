@@ -12,12 +12,7 @@ use std::time::Instant;
 
 use tessera_index::{CollectionConfig, CollectionKind, DocMeta, Index, NewDocument, Snapshot, WriterOptions};
 
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
+use tessera_test_support::splitmix as mix;
 
 fn hash(d: u64, i: u64) -> u64 {
     let r = mix(d << 32 | i);

@@ -1,9 +1,4 @@
 //! Helpers shared by this crate's unit tests.
 
 /// splitmix64's finalizer: spreads test keys over the whole 64-bit range, reproducibly.
-pub(crate) fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
+pub(crate) use tessera_test_support::splitmix as mix;

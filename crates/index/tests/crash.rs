@@ -1,23 +1,24 @@
 //! Crash safety: a writer process killed with SIGKILL at random points, many times over,
 //! never loses a commit and never exposes half of one.
 //!
-//! The test binary re-executes itself: with `TESSERA_CRASH_CHILD` set, the test
-//! `crash_child` runs an endless add-and-commit loop in that directory and prints
-//! `committed <n>` after each commit returns.
+//! The test binary re-executes itself (`tessera_test_support::child`): the ignored test
+//! `crash_child`, run by `killed_writers_lose_nothing` with `TESSERA_CRASH_CHILD` set,
+//! runs an endless add-and-commit loop in that directory and prints `committed <n>` after
+//! each commit returns; `merge_crash_child` does the same for `killed_merges_lose_nothing`.
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{collection, doc_meta, doc_snapshot, doc_text};
 use tessera_index::{CollectionKind, DocId, Index, MergePolicy, NewDocument, WriterOptions};
+use tessera_test_support::child::{CrashChild, child_dir};
 
-const CHILD_ENV: &str = "TESSERA_CRASH_CHILD";
-const MERGE_CHILD_ENV: &str = "TESSERA_MERGE_CRASH_CHILD";
+const CHILD: CrashChild = CrashChild { test: "crash_child", env: "TESSERA_CRASH_CHILD", prefix: "committed " };
+const MERGE_CHILD: CrashChild =
+    CrashChild { test: "merge_crash_child", env: "TESSERA_MERGE_CRASH_CHILD", prefix: "committed " };
 /// Documents per commit.
 const BATCH: u64 = 25;
 
@@ -30,11 +31,10 @@ fn snapshot_len(n: u64) -> usize {
 }
 
 #[test]
+#[ignore = "the child of `killed_writers_lose_nothing`, which runs it"]
 fn crash_child() {
-    let Some(dir) = std::env::var_os(CHILD_ENV) else {
-        return; // Only meaningful as the child of `killed_writers_lose_nothing`.
-    };
-    let index = Index::open_or_create(dir.as_ref(), serde_json::json!({"crash": 1})).unwrap();
+    let dir = child_dir(CHILD.env, "killed_writers_lose_nothing");
+    let index = Index::open_or_create(&dir, serde_json::json!({"crash": 1})).unwrap();
     let mut w = index
         .writer(WriterOptions {
             memory_budget: 48 << 10, // several segment files per commit
@@ -87,37 +87,11 @@ fn verify(dir: &std::path::Path) -> u64 {
 #[test]
 fn killed_writers_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
-    let mut last_reported = 0;
     let mut killed_mid_commit = 0;
     for round in 0..12u64 {
-        let mut child = Command::new(&exe)
-            .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
         // Let it commit a few times, then kill it at a varying point of a later commit.
-        let wait_for = 1 + round % 3;
-        let mut seen = 0;
-        while seen < wait_for {
-            let line = lines.next().expect("child ended early").unwrap();
-            if let Some(n) = line.strip_prefix("committed ") {
-                last_reported = n.parse().unwrap();
-                seen += 1;
-            }
-        }
-        std::thread::sleep(Duration::from_micros(common::mix(round) % 15_000));
-        child.kill().unwrap(); // SIGKILL on Unix
-        child.wait().unwrap();
-        for line in lines.map_while(Result::ok) {
-            if let Some(n) = line.strip_prefix("committed ") {
-                last_reported = n.parse().unwrap();
-            }
-        }
+        let pause = Duration::from_micros(common::mix(round) % 15_000);
+        let last_reported = CHILD.run_and_kill(dir.path(), 1 + round % 3, pause);
         let n = verify(dir.path());
         assert!(n >= last_reported, "commit lost: {n} < {last_reported}");
         let live: u64 =
@@ -145,11 +119,10 @@ fn killed_writers_lose_nothing() {
 /// that merges all the time, and optimizes every fourth batch. Prints `committed <n>`
 /// once both commits of a batch returned.
 #[test]
+#[ignore = "the child of `killed_merges_lose_nothing`, which runs it"]
 fn merge_crash_child() {
-    let Some(dir) = std::env::var_os(MERGE_CHILD_ENV) else {
-        return; // Only meaningful as the child of `killed_merges_lose_nothing`.
-    };
-    let index = Index::open_or_create(dir.as_ref(), serde_json::json!({"crash": 2})).unwrap();
+    let dir = child_dir(MERGE_CHILD.env, "killed_merges_lose_nothing");
+    let index = Index::open_or_create(&dir, serde_json::json!({"crash": 2})).unwrap();
     let mut w = index.writer(WriterOptions { memory_budget: 48 << 10 }).unwrap();
     w.ensure_collection(collection("web", CollectionKind::Source, false)).unwrap();
     w.ensure_collection(collection("cite", CollectionKind::Citation, true)).unwrap();
@@ -216,36 +189,11 @@ fn verify_merged(dir: &std::path::Path) -> u64 {
 #[test]
 fn killed_merges_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
     let mut last_reported = 0;
     let mut left_files = 0;
     for round in 0..12u64 {
-        let mut child = Command::new(&exe)
-            .args(["merge_crash_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env(MERGE_CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let wait_for = 1 + round % 3;
-        let mut seen = 0;
-        while seen < wait_for {
-            let line = lines.next().expect("child ended early").unwrap();
-            if let Some(n) = line.strip_prefix("committed ") {
-                last_reported = n.parse().unwrap();
-                seen += 1;
-            }
-        }
-        std::thread::sleep(Duration::from_micros(common::mix(round ^ 0x5EED) % 20_000));
-        child.kill().unwrap(); // SIGKILL on Unix
-        child.wait().unwrap();
-        for line in lines.map_while(Result::ok) {
-            if let Some(n) = line.strip_prefix("committed ") {
-                last_reported = n.parse().unwrap();
-            }
-        }
+        let pause = Duration::from_micros(common::mix(round ^ 0x5EED) % 20_000);
+        last_reported = MERGE_CHILD.run_and_kill(dir.path(), 1 + round % 3, pause);
         let n = verify_merged(dir.path());
         assert!(n >= last_reported, "commit lost: {n} < {last_reported}");
         let live: u64 =

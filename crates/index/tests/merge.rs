@@ -8,21 +8,11 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{collection, doc_meta, doc_snapshot, doc_text, mix, snapshot_from};
-use proptest::prelude::*;
-use tessera_index::{
-    CollectionKind, DocId, DocMeta, Index, IndexReader, IndexWriter, MergePolicy, NewDocument, Snapshot, WriterOptions,
+use common::{
+    COLLECTIONS, Doc, doc_meta, doc_snapshot, doc_strategy, doc_text, ensure_collections, mix, verified_lookup,
 };
-
-const COLLECTIONS: [&str; 3] = ["alpha", "beta", "gamma"];
-
-#[derive(Debug, Clone)]
-struct Doc {
-    collection: usize,
-    meta: DocMeta,
-    snapshot: Snapshot,
-    text: Option<String>,
-}
+use proptest::prelude::*;
+use tessera_index::{DocId, Index, IndexReader, IndexWriter, MergePolicy, NewDocument, WriterOptions};
 
 /// What to do after adding a document.
 #[derive(Debug, Clone, Copy)]
@@ -37,9 +27,7 @@ enum Step {
 
 fn open_writer(index: &Index, budget: usize) -> IndexWriter {
     let mut w = index.writer(WriterOptions { memory_budget: budget }).unwrap();
-    w.ensure_collection(collection("alpha", CollectionKind::Source, false)).unwrap();
-    w.ensure_collection(collection("beta", CollectionKind::Citation, true)).unwrap();
-    w.ensure_collection(collection("gamma", CollectionKind::Source, true)).unwrap();
+    ensure_collections(&mut w);
     w
 }
 
@@ -110,44 +98,12 @@ fn assert_same(plain: &IndexReader, merged: &IndexReader, docs: &[Doc]) {
     q.sort_unstable();
     q.dedup();
     for name in COLLECTIONS {
-        let answer = |r: &IndexReader| {
-            let mut v = BTreeSet::new();
-            r.collection(name)
-                .unwrap()
-                .lookup_sorted(&q, |i, d| {
-                    // Verified as search does: false positives of truncated keys differ
-                    // with the segment layout.
-                    if r.snapshot(d).unwrap().hashes.contains(&q[i]) {
-                        assert!(v.insert((i, d)), "doc reported twice");
-                    }
-                })
-                .unwrap();
-            v
-        };
-        assert_eq!(answer(merged), answer(plain), "collection {name}");
+        assert_eq!(verified_lookup(merged, name, &q), verified_lookup(plain, name, &q), "collection {name}");
         let (a, b) = (plain.collection(name).unwrap().info(), merged.collection(name).unwrap().info());
         assert_eq!(a.docs, b.docs);
     }
     let report = merged.verify().unwrap();
     assert_eq!(report.docs, merged.docs().count() as u64);
-}
-
-fn doc_strategy() -> impl Strategy<Value = Doc> {
-    let hash = prop_oneof![any::<u64>(), (0u64..40).prop_map(mix)];
-    (
-        0usize..3,
-        ".{0,8}",
-        ".{0,12}",
-        any::<u64>(),
-        proptest::collection::vec(hash, 0..40),
-        proptest::option::of(".{0,40}"),
-    )
-        .prop_map(|(collection, title, origin, added_at, hashes, text)| Doc {
-            collection,
-            meta: DocMeta { title, origin, added_at, byte_len: added_at / 3, char_len: added_at / 5 },
-            snapshot: snapshot_from(hashes),
-            text,
-        })
 }
 
 fn step_strategy() -> impl Strategy<Value = Step> {
@@ -168,7 +124,7 @@ proptest! {
 
     #[test]
     fn merged_index_answers_like_the_unmerged_one(
-        docs in proptest::collection::vec(doc_strategy(), 0..40),
+        docs in proptest::collection::vec(doc_strategy(".{0,8}", ".{0,12}", 40, ".{0,40}"), 0..40),
         steps in proptest::collection::vec(step_strategy(), 40),
         budget in prop_oneof![Just(1usize), Just(4096usize), Just(1usize << 30)],
         max_segments in 1usize..4,

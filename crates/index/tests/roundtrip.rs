@@ -6,29 +6,19 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{collection, doc_meta, doc_snapshot, doc_text, mix, snapshot_from};
+use common::{
+    COLLECTIONS, Doc, collection, doc_meta, doc_snapshot, doc_strategy, doc_text, ensure_collections, mix,
+    snapshot_from, verified_lookup,
+};
 use proptest::prelude::*;
-use tessera_index::{CollectionKind, DocId, DocMeta, Index, IndexReader, NewDocument, Snapshot, WriterOptions};
-
-const COLLECTIONS: [&str; 3] = ["alpha", "beta", "gamma"];
-
-/// One document as the tests describe it.
-#[derive(Debug, Clone)]
-struct Doc {
-    collection: usize,
-    meta: DocMeta,
-    snapshot: Snapshot,
-    text: Option<String>,
-}
+use tessera_index::{CollectionKind, DocId, Index, IndexReader, NewDocument, WriterOptions};
 
 /// Builds an index of `docs` with `budget` bytes of writer memory, committing after the
 /// documents whose positions are in `commits`.
 fn build(dir: &std::path::Path, docs: &[Doc], budget: usize, commits: &BTreeSet<usize>) -> Vec<DocId> {
     let index = Index::create(dir, serde_json::json!({"test": true})).unwrap();
     let mut w = index.writer(WriterOptions { memory_budget: budget }).unwrap();
-    w.ensure_collection(collection("alpha", CollectionKind::Source, false)).unwrap();
-    w.ensure_collection(collection("beta", CollectionKind::Citation, true)).unwrap();
-    w.ensure_collection(collection("gamma", CollectionKind::Source, true)).unwrap();
+    ensure_collections(&mut w);
     let mut ids = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         let id = w
@@ -97,30 +87,12 @@ fn check(reader: &IndexReader, docs: &[Doc], ids: &[DocId]) -> usize {
     false_positives
 }
 
-fn doc_strategy() -> impl Strategy<Value = Doc> {
-    let hash = prop_oneof![any::<u64>(), (0u64..40).prop_map(mix)];
-    (
-        0usize..3,
-        ".{0,12}",
-        ".{0,20}",
-        any::<u64>(),
-        proptest::collection::vec(hash, 0..60),
-        proptest::option::of(".{0,80}"),
-    )
-        .prop_map(|(collection, title, origin, added_at, hashes, text)| Doc {
-            collection,
-            meta: DocMeta { title, origin, added_at, byte_len: added_at / 3, char_len: added_at / 5 },
-            snapshot: snapshot_from(hashes),
-            text,
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
     #[test]
     fn round_trip_matches_brute_force(
-        docs in proptest::collection::vec(doc_strategy(), 0..40),
+        docs in proptest::collection::vec(doc_strategy(".{0,12}", ".{0,20}", 60, ".{0,80}"), 0..40),
         budget in prop_oneof![Just(1usize), Just(4096usize), Just(1usize << 30)],
         commits in proptest::collection::btree_set(0usize..40, 0..4),
     ) {
@@ -176,19 +148,7 @@ fn many_segments_equal_a_single_build() {
     let q: BTreeSet<u64> = docs.iter().flat_map(|d| d.snapshot.hashes.clone()).collect();
     let q: Vec<u64> = q.into_iter().collect();
     for name in COLLECTIONS {
-        let answer = |r: &IndexReader| {
-            let mut v = BTreeSet::new();
-            r.collection(name)
-                .unwrap()
-                .lookup_sorted(&q, |i, d| {
-                    if r.snapshot(d).unwrap().hashes.contains(&q[i]) {
-                        v.insert((i, d));
-                    }
-                })
-                .unwrap();
-            v
-        };
-        assert_eq!(answer(&r_one), answer(&r_many));
+        assert_eq!(verified_lookup(&r_one, name, &q), verified_lookup(&r_many, name, &q));
     }
 }
 

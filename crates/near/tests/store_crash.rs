@@ -2,23 +2,23 @@
 //! points of its updates and merges, many times over, never loses an update and never
 //! exposes half of one.
 //!
-//! The test binary re-executes itself: with `TESSERA_NEAR_CRASH_CHILD` set, the test
-//! `crash_child` runs an endless update loop on that store and prints `updated <n>` after
-//! each update returns.
+//! The test binary re-executes itself (`tessera_test_support::child`): the ignored test
+//! `crash_child`, run by `killed_writers_lose_nothing` with `TESSERA_NEAR_CRASH_CHILD`
+//! set, runs an endless update loop on that store and prints `updated <n>` after each
+//! update returns.
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use tessera_near::{
     LshParams, MinHashConfig, MinHasher, SketchStore, SplitMix64, StoreEntry, StorePolicy, StoreSettings, mix64,
     update_store, write_store,
 };
+use tessera_test_support::child::{CrashChild, child_dir};
 
-const CHILD_ENV: &str = "TESSERA_NEAR_CRASH_CHILD";
+const CHILD: CrashChild = CrashChild { test: "crash_child", env: "TESSERA_NEAR_CRASH_CHILD", prefix: "updated " };
 /// Documents per update.
 const BATCH: u64 = 40;
 
@@ -57,11 +57,9 @@ fn live_after(u: u64) -> Vec<u64> {
 }
 
 #[test]
+#[ignore = "the child of `killed_writers_lose_nothing`, which runs it"]
 fn crash_child() {
-    let Some(dir) = std::env::var_os(CHILD_ENV) else {
-        return; // Only meaningful as the child of `killed_writers_lose_nothing`.
-    };
-    let path = Path::new(&dir).join("NEAR");
+    let path = child_dir(CHILD.env, "killed_writers_lose_nothing").join("NEAR");
     if !path.exists() {
         write_store(&path, &settings(), &[]).unwrap();
     }
@@ -92,35 +90,10 @@ fn verify(path: &Path) -> u64 {
 #[test]
 fn killed_writers_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
-    let mut last_reported = 0;
     let mut left_files = 0;
     for round in 0..12u64 {
-        let mut child = Command::new(&exe)
-            .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let wait_for = 1 + round % 3;
-        let mut seen = 0;
-        while seen < wait_for {
-            let line = lines.next().expect("child ended early").unwrap();
-            if let Some(n) = line.strip_prefix("updated ") {
-                last_reported = n.parse().unwrap();
-                seen += 1;
-            }
-        }
-        std::thread::sleep(Duration::from_micros(mix64(round) % 20_000));
-        child.kill().unwrap(); // SIGKILL on Unix
-        child.wait().unwrap();
-        for line in lines.map_while(Result::ok) {
-            if let Some(n) = line.strip_prefix("updated ") {
-                last_reported = n.parse().unwrap();
-            }
-        }
+        let pause = Duration::from_micros(mix64(round) % 20_000);
+        let last_reported = CHILD.run_and_kill(dir.path(), 1 + round % 3, pause);
         let u = verify(&dir.path().join("NEAR"));
         assert!(u >= last_reported, "update lost: {u} < {last_reported}");
         let store = SketchStore::open(&dir.path().join("NEAR")).unwrap();

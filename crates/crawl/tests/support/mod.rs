@@ -143,15 +143,9 @@ impl Server {
 
 /// A pseudo-random text of `n` words (deterministic in `seed`), as paragraphs.
 pub fn words(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut out = String::new();
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let len = 3 + (x % 7) as usize;
-        let w: String = (0..len).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect();
-        out.push_str(&w);
+    for (i, w) in tessera_test_support::words::words(seed, n, 3, 7).iter().enumerate() {
+        out.push_str(w);
         out.push(if i % 12 == 11 { '.' } else { ' ' });
         if i % 60 == 59 {
             out.push('\n');

@@ -12,16 +12,6 @@ pub fn new_engine(options: EngineOptions) -> (tempfile::TempDir, Engine) {
     (dir, engine)
 }
 
-/// `n` made-up words of `min_len` to `min_len + spread - 1` letters, from `seed`
-/// (xorshift: the same words on every run).
-pub fn words(seed: u64, n: usize, min_len: usize, spread: u64) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (0..min_len + (x % spread) as usize).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect()
-        })
-        .collect()
-}
+/// `n` made-up words of `min_len` to `min_len + spread - 1` letters, from `seed` (the
+/// same words on every run).
+pub use tessera_test_support::words::words;

@@ -1,17 +1,14 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use proptest::prelude::*;
 use tessera_index::{
-    CollectionConfig, CollectionKind, DocMeta, Index, IndexWriter, SentenceEdge, Snapshot, WriterOptions,
+    CollectionConfig, CollectionKind, DocId, DocMeta, Index, IndexReader, IndexWriter, SentenceEdge, Snapshot,
+    WriterOptions,
 };
 
 /// splitmix64: a cheap, well-mixed deterministic "random" u64 from a counter.
-pub fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
+pub use tessera_test_support::splitmix as mix;
 
 /// A snapshot with `hashes` given and plausible token spans (one token per hash plus
 /// four, as a shingle size of 5 gives).
@@ -70,6 +67,63 @@ pub fn doc_text(n: u64) -> String {
 /// A collection config.
 pub fn collection(name: &str, kind: CollectionKind, keep_texts: bool) -> CollectionConfig {
     CollectionConfig { name: name.into(), kind, keep_texts }
+}
+
+/// The collections of the property tests' documents ([`Doc::collection`] indexes it):
+/// a source collection without texts, a citation collection and a source collection
+/// keeping them.
+pub const COLLECTIONS: [&str; 3] = ["alpha", "beta", "gamma"];
+
+/// Makes sure `w`'s index has the three [`COLLECTIONS`].
+pub fn ensure_collections(w: &mut IndexWriter) {
+    w.ensure_collection(collection("alpha", CollectionKind::Source, false)).unwrap();
+    w.ensure_collection(collection("beta", CollectionKind::Citation, true)).unwrap();
+    w.ensure_collection(collection("gamma", CollectionKind::Source, true)).unwrap();
+}
+
+/// One document as the property tests describe it.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    /// Its collection, an index into [`COLLECTIONS`].
+    pub collection: usize,
+    pub meta: DocMeta,
+    pub snapshot: Snapshot,
+    pub text: Option<String>,
+}
+
+/// The (query position, document) pairs a look-up of the sorted `q` in collection `name`
+/// finds, verified as search does (the document's snapshot holds the full hash): the
+/// false positives of truncated keys differ with the segment layout, these do not.
+/// Panics when a document is reported twice for one hash.
+pub fn verified_lookup(r: &IndexReader, name: &str, q: &[u64]) -> std::collections::BTreeSet<(usize, DocId)> {
+    let mut found = std::collections::BTreeSet::new();
+    r.collection(name)
+        .unwrap()
+        .lookup_sorted(q, |i, d| {
+            if r.snapshot(d).unwrap().hashes.contains(&q[i]) {
+                assert!(found.insert((i, d)), "{d:?} reported twice for hash {i}");
+            }
+        })
+        .unwrap();
+    found
+}
+
+/// Documents with a title, origin and text of the regular expressions given (`".{0,8}"`)
+/// and up to `max_hashes` hashes, a good part of them shared between documents.
+pub fn doc_strategy(
+    title: &'static str,
+    origin: &'static str,
+    max_hashes: usize,
+    text: &'static str,
+) -> impl Strategy<Value = Doc> {
+    let hash = prop_oneof![any::<u64>(), (0u64..40).prop_map(mix)];
+    (0usize..3, title, origin, any::<u64>(), proptest::collection::vec(hash, 0..max_hashes), proptest::option::of(text))
+        .prop_map(|(collection, title, origin, added_at, hashes, text)| Doc {
+            collection,
+            meta: DocMeta { title, origin, added_at, byte_len: added_at / 3, char_len: added_at / 5 },
+            snapshot: snapshot_from(hashes),
+            text,
+        })
 }
 
 /// The shingle settings of [`derived_snapshot`].
