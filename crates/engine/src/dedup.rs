@@ -24,7 +24,8 @@ pub enum DedupMethod {
     Simhash,
 }
 
-/// Settings of a dedup run (plain data; checked by [`Deduplicator::new`]).
+/// Settings of a dedup run (plain data; checked by [`Deduplicator::new`]); the default
+/// is [`crate::dedup_defaults`]'s values.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct DedupConfig {
@@ -52,16 +53,21 @@ pub struct DedupConfig {
 
 impl Default for DedupConfig {
     fn default() -> Self {
+        use crate::dedup_defaults as d;
+        let mut fingerprint = FingerprintSettings::default();
+        fingerprint.shingles.size = d::SHINGLE_SIZE;
+        fingerprint.normalizer.stop_words = d::STOP_WORDS;
+        fingerprint.normalizer.stemming = d::STEMMING;
         Self {
-            method: DedupMethod::Minhash,
-            threshold: 0.8,
-            max_distance: 3,
-            num_perm: 128,
-            seed: 1,
-            verify: Verify::Auto,
-            exact_budget: DEFAULT_EXACT_BUDGET,
-            short_words: 10,
-            fingerprint: FingerprintSettings::default(),
+            method: d::METHOD,
+            threshold: d::THRESHOLD,
+            max_distance: d::MAX_DISTANCE,
+            num_perm: d::NUM_PERM,
+            seed: d::SEED,
+            verify: d::VERIFY,
+            exact_budget: d::EXACT_BUDGET,
+            short_words: d::SHORT_WORDS,
+            fingerprint,
         }
     }
 }
@@ -90,10 +96,6 @@ pub enum Verified {
     /// With the signatures' estimate.
     Estimate,
 }
-
-/// Bytes of shingle sets [`Verify::Auto`] keeps at most (2 GiB: about 270 million
-/// distinct shingles, a few gigabytes of text).
-pub const DEFAULT_EXACT_BUDGET: usize = 2 << 30;
 
 /// LSH bands are chosen so that a pair this far above the threshold is a candidate with
 /// probability [`CANDIDATE_RECALL`] (candidates are verified, so a false one costs a

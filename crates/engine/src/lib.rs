@@ -5,7 +5,8 @@
 //! path, [`AddSession`], with the add-only-if-new rule), and `extract -> normalize ->
 //! fingerprint -> search -> report` when a suspect is checked (one check path:
 //! [`Suspect`], [`Engine::search`], [`Engine::report`]). Collection dedup without an
-//! index is the [`Deduplicator`]. The fingerprint settings are read from the index, so a
+//! index is the [`Deduplicator`] (its defaults in [`dedup_defaults`], its inputs read by
+//! [`records`]). The fingerprint settings are read from the index, so a
 //! suspect is always fingerprinted the way its sources were.
 //!
 //! The CLI, the server, the crawler and the Python package use this crate and the
@@ -30,13 +31,14 @@ mod add;
 mod check;
 mod chunks;
 mod dedup;
+pub mod dedup_defaults;
 mod engine;
 mod error;
 mod fingerprinter;
 mod near;
 mod notices;
 mod pair;
-mod record;
+pub mod records;
 mod settings;
 mod title;
 mod writer;
@@ -44,15 +46,14 @@ mod writer;
 pub use add::{AddOutcome, AddProgress, AddSession, AddSummary, FailedDocument, Prepared, SeenDocument};
 pub use check::{CheckProgress, CheckedFile, IndexView, Suspect};
 pub use dedup::{
-    CANDIDATE_RECALL, DEFAULT_EXACT_BUDGET, DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary,
-    Deduplicator, MinHashPlan, RECALL_MARGIN, Verified, Verify,
+    CANDIDATE_RECALL, DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary, Deduplicator, MinHashPlan,
+    RECALL_MARGIN, Verified, Verify,
 };
 pub use engine::{Engine, EngineOptions, Sniffed, list_files, verify};
 pub use error::{Error, ErrorKind, Result, describe_error};
 pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput};
 pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use pair::PairAligner;
-pub use record::{JsonRecord, JsonRecordFail};
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use title::{MAX_TITLE_CHARS, document_title};
 pub use writer::{BackgroundMerges, WriterMode};

@@ -9,8 +9,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rayon::prelude::*;
+use tessera_engine::MinHashPlan;
+use tessera_engine::records::JsonRecord;
 use tessera_engine::sketch::Signature;
-use tessera_engine::{JsonRecord, MinHashPlan};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// `sign_rows` status of a row that gives a document.

@@ -114,7 +114,7 @@ pub struct IndexDir {
 #[derive(Debug, Args, Clone)]
 pub struct CreateArgs {
     /// Words per shingle.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = FingerprintSettings::default().shingles.size)]
     pub shingle_size: usize,
     /// Keep stop words.
     #[arg(long)]

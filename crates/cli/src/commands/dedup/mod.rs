@@ -1,5 +1,11 @@
 //! `tessera dedup`: clusters of near-duplicate documents in a collection.
 
+//!
+//! Only reading and writing: the inputs are resolved and read by the engine's `records`
+//! (formats, order, ids), the clusters are the engine's `Deduplicator`'s, and every
+//! default is `dedup_defaults`'s. `run` goes through named steps: sketch the documents or
+//! the records, cluster, write the clusters, write the records back, report.
+
 use fs_err::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -9,15 +15,12 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use tessera_engine::{DedupConfig, DedupMethod, DedupSummary, Deduplicator, Verify};
+use tessera_engine::dedup_defaults as defaults;
+use tessera_engine::records::{DedupInputs, RecordEvent, RecordFields, RecordFormat, RecordInput, RecordInputs};
+use tessera_engine::{DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary, Deduplicator, Verify};
 
-mod inputs;
 #[cfg(feature = "parquet")]
 mod parquet;
-mod records;
-
-use inputs::{Input, Kind};
-use records::{Fail, FieldCheck, Fields, Record, read_delimited, read_jsonl};
 
 use super::CreateArgs;
 
@@ -40,6 +43,15 @@ impl From<Method> for DedupMethod {
     }
 }
 
+impl From<DedupMethod> for Method {
+    fn from(m: DedupMethod) -> Self {
+        match m {
+            DedupMethod::Minhash => Method::Minhash,
+            DedupMethod::Simhash => Method::Simhash,
+        }
+    }
+}
+
 /// How MinHash candidates are verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VerifyArg {
@@ -49,6 +61,16 @@ pub enum VerifyArg {
     Exact,
     /// The signatures' estimate.
     Estimate,
+}
+
+impl From<Verify> for VerifyArg {
+    fn from(v: Verify) -> Self {
+        match v {
+            Verify::Auto => VerifyArg::Auto,
+            Verify::Exact => VerifyArg::Exact,
+            Verify::Estimate => VerifyArg::Estimate,
+        }
+    }
 }
 
 /// Summary formats of `tessera dedup` (an HTML page makes no sense for a pipeline step).
@@ -73,7 +95,7 @@ pub struct DedupArgs {
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// How documents are compared.
-    #[arg(long, value_enum, default_value_t = Method::Minhash)]
+    #[arg(long, value_enum, default_value_t = Method::from(defaults::METHOD))]
     method: Method,
     /// MinHash: the Jaccard similarity at which two documents are near-duplicates. It is
     /// measured on the sets of word shingles Tessera fingerprints with (words lowercased
@@ -84,28 +106,28 @@ pub struct DedupArgs {
     /// Pairs just above the threshold are found: bands are chosen so that a pair at
     /// threshold + 0.03 is a candidate with probability 0.995, and candidates are
     /// verified exactly (see `--verify`).
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = defaults::THRESHOLD)]
     threshold: f64,
     /// SimHash: the largest Hamming distance between near-duplicates.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = defaults::MAX_DISTANCE)]
     max_distance: u32,
     /// MinHash: hash functions per signature.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = defaults::NUM_PERM)]
     num_perm: usize,
     /// MinHash: seed of the hash functions.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = defaults::SEED)]
     seed: u64,
     /// MinHash: how candidates are verified: `exact` keeps every document's shingle set
     /// (8 bytes per distinct shingle) and compares them; `estimate` compares signatures
     /// (less memory; its error is about 0.04 at 128 functions, so pairs near the
     /// threshold go either way); `auto` is exact while the sets fit 2 GiB.
-    #[arg(long, value_enum, default_value_t = VerifyArg::Auto)]
+    #[arg(long, value_enum, default_value_t = VerifyArg::from(defaults::VERIFY))]
     verify: VerifyArg,
     /// MinHash: the same as `--verify exact`.
     #[arg(long, conflicts_with = "verify")]
     exact: bool,
     /// Texts with fewer words than this are shingled cyclically (seed 004).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = defaults::SHORT_WORDS)]
     short_words: usize,
     /// Records: the field (column) holding the text (default "text"). With it, a file of
     /// another name is read as JSONL.
@@ -146,7 +168,11 @@ struct Summary {
     seconds: f64,
 }
 
+/// Documents (records) handed to the engine at a time; files a quarter of it.
 const BATCH: usize = 1024;
+
+/// How many skipped inputs are named one by one.
+const NAMED_FAILURES: usize = 20;
 
 impl DedupArgs {
     /// The engine's dedup settings these flags give.
@@ -167,115 +193,92 @@ impl DedupArgs {
             ..DedupConfig::default()
         }
     }
-}
 
-/// The record inputs' state: the batch being filled, the CSV header, and when records are
-/// written back, the bytes of standard input's records (files are read a second time).
-struct Collector<'a> {
-    dedup: Deduplicator,
-    fields: Fields<'a>,
-    /// Several inputs: default ids are `file:line`.
-    many: bool,
-    batch: Vec<(String, String)>,
+    /// The record fields `--text-field` and `--id-field` name.
+    fn fields(&self) -> RecordFields {
+        RecordFields::new(self.text_field.as_deref(), self.id_field.as_deref())
+    }
+
     /// Records are written back (`--write-kept`, `--write-removed`).
-    writing: bool,
-    /// The input being read is standard input.
-    from_stdin: bool,
-    stdin_raws: Vec<Vec<u8>>,
-    header: Option<Vec<u8>>,
-    /// Standard input, its first bytes read already to tell its format.
-    stdin: Option<Box<dyn std::io::Read>>,
-    bar: indicatif::ProgressBar,
+    fn writing(&self) -> bool {
+        self.write_kept.is_some() || self.write_removed.is_some()
+    }
 }
 
-impl Collector<'_> {
-    fn flush(&mut self) {
-        self.dedup.add_texts(&self.batch);
-        self.bar.inc(self.batch.len() as u64);
-        self.batch.clear();
+pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
+    let started = Instant::now();
+    if args.write_signatures.is_some() && args.method != Method::Minhash {
+        bail!("--write-signatures writes MinHash signatures; SimHash fingerprints depend on the whole collection");
     }
-
-    fn take(
-        &mut self,
-        name: &str,
-        check: &mut FieldCheck,
-        line: u64,
-        raw: &[u8],
-        record: Result<Record, Fail>,
-    ) -> Result<()> {
-        check.count(record.as_ref().err(), &self.fields, name)?;
-        match record {
-            Ok(Record { id, text }) => {
-                let id = if self.many && self.fields.id.is_none() { format!("{name}:{line}") } else { id };
-                self.batch.push((id, text));
-                if self.writing && self.from_stdin {
-                    self.stdin_raws.push(raw.to_vec());
-                }
-                if self.batch.len() == BATCH {
-                    self.flush();
-                }
-            }
-            Err(fail) => self.dedup.add_failure(format!("{name}:{line}"), fail.reason(&self.fields)),
-        }
-        Ok(())
+    let dedup = Deduplicator::new(args.config(), super::extract_config())?;
+    let fields = args.fields();
+    let mut inputs = DedupInputs::resolve(&args.inputs, &fields)?;
+    if let DedupInputs::Records(records) = &inputs {
+        same_format_when_writing(args, records.inputs())?;
     }
-
-    /// Reads one record input.
-    fn read(&mut self, input: &Input) -> Result<()> {
-        let name = input.name();
-        let mut check = FieldCheck::default();
-        self.from_stdin = input.path.is_none();
-        let read = match input.kind {
-            Kind::Jsonl => {
-                let reader = self.open(input)?;
-                let fields = Fields { text: self.fields.text, id: self.fields.id };
-                read_jsonl(reader, &name, &fields, |line, raw, record| self.take(&name, &mut check, line, raw, record))
-            }
-            Kind::Delimited(delimiter) => {
-                let reader = self.open(input)?;
-                let fields = Fields { text: self.fields.text, id: self.fields.id };
-                // The header comes before the first record (or alone, in an input with none).
-                let header = std::cell::RefCell::new(None);
-                let mut first = true;
-                read_delimited(
-                    reader,
-                    delimiter,
-                    &name,
-                    &fields,
-                    |h| *header.borrow_mut() = Some(h.to_vec()),
-                    |line, raw, record| {
-                        if first {
-                            first = false;
-                            self.header_is(&name, header.borrow_mut().take())?;
-                        }
-                        self.take(&name, &mut check, line, raw, record)
-                    },
-                )?;
-                if first { self.header_is(&name, header.into_inner()) } else { Ok(()) }
-            }
-            Kind::Parquet => self.read_parquet(input, &name, &mut check),
-            Kind::Documents => bail!("{name} holds documents, not records"),
-        };
-        read?;
-        check.finish(&self.fields, &name)
+    let mut outs = WriteBack::create(args)?;
+    let (dedup, read) = match &mut inputs {
+        DedupInputs::Documents(paths) => (sketch_documents(dedup, paths, quiet)?, Reading::default()),
+        DedupInputs::Records(records) => sketch_records(dedup, records, &fields, args.writing(), quiet)?,
+    };
+    let (result, lsh) = finish(dedup, args.write_signatures.as_ref())?;
+    write_clusters(&result.lines, args.output.as_ref())?;
+    match &inputs {
+        DedupInputs::Documents(_) => outs.write_ids(&result.lines)?,
+        DedupInputs::Records(records) => outs.write_records(records.inputs(), &fields, &result.lines, &read)?,
     }
+    outs.flush(args)?;
+    report(args, &result, lsh, started)
+}
 
-    /// An input's bytes, decompressed.
-    fn open(&mut self, input: &Input) -> Result<Box<dyn std::io::Read>> {
-        match &input.path {
-            Some(path) => inputs::open(path),
-            None => self.stdin.take().context("standard input is read once"),
-        }
+/// `--write-kept` and `--write-removed` write one file in the inputs' one format.
+fn same_format_when_writing(args: &DedupArgs, records: &[RecordInput]) -> Result<()> {
+    if let Some(first) = records.first()
+        && args.writing()
+        && let Some(other) = records.iter().find(|i| i.format != first.format)
+    {
+        bail!(
+            "--write-kept and --write-removed write the input's format, and {} is {} while {} is {}",
+            first.name(),
+            first.format.name(),
+            other.name(),
+            other.format.name()
+        );
     }
+    Ok(())
+}
 
+/// Extracts and sketches the files of the document inputs (folders walked), a batch at a
+/// time.
+fn sketch_documents(mut dedup: Deduplicator, paths: &[PathBuf], quiet: bool) -> Result<Deduplicator> {
+    let files = tessera_engine::list_files(paths)?;
+    let bar = super::progress::files_bar(quiet, "sketching");
+    bar.set_length(files.len() as u64);
+    for chunk in files.chunks(BATCH / 4) {
+        dedup.add_files(chunk);
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(dedup)
+}
+
+/// What reading the records leaves for writing them back: the first CSV/TSV header and,
+/// when records are written back, the bytes of standard input's records (files are read
+/// a second time).
+#[derive(Default)]
+struct Reading {
+    header: Option<Vec<u8>>,
+    stdin_raws: Vec<Vec<u8>>,
+}
+
+impl Reading {
     /// Keeps the first CSV header; another input's must be the same when records are
     /// written back into one file.
-    fn header_is(&mut self, name: &str, header: Option<Vec<u8>>) -> Result<()> {
-        let Some(header) = header else { return Ok(()) };
+    fn header_is(&mut self, name: &str, header: &[u8], writing: bool) -> Result<()> {
         let trim = |h: &[u8]| h.trim_ascii_end().to_vec();
         match &self.header {
-            None => self.header = Some(header),
-            Some(first) if self.writing && trim(first) != trim(&header) => bail!(
+            None => self.header = Some(header.to_vec()),
+            Some(first) if writing && trim(first) != trim(header) => bail!(
                 "{name} has another header than the first CSV/TSV input; --write-kept and --write-removed \
                  write one file with one header"
             ),
@@ -283,107 +286,48 @@ impl Collector<'_> {
         }
         Ok(())
     }
-
-    #[cfg(feature = "parquet")]
-    fn read_parquet(&mut self, input: &Input, name: &str, check: &mut FieldCheck) -> Result<()> {
-        let Some(path) = &input.path else { bail!("Parquet cannot be read from standard input") };
-        let fields = Fields { text: self.fields.text, id: self.fields.id };
-        parquet::read(path, &fields, |row, record| self.take(name, check, row, &[], record))
-    }
-
-    #[cfg(not(feature = "parquet"))]
-    fn read_parquet(&mut self, _: &Input, name: &str, _: &mut FieldCheck) -> Result<()> {
-        bail!(
-            "{name} is a Parquet file, and this tessera was built without Parquet support (cargo feature `parquet` of tessera-cli)"
-        )
-    }
 }
 
-/// Writes each record to the kept or the removed output (`outs`), by its line of `lines`
-/// (records that gave no document go to neither). Files are read a second time, so memory
-/// never holds the records; standard input's were kept from the first reading.
-fn write_back(
-    records: &[&Input],
-    fields: &Fields,
-    lines: &[tessera_engine::DedupLine],
-    stdin_raws: &[Vec<u8>],
-    outs: [Option<&mut BufWriter<File>>; 2],
-) -> Result<()> {
-    let [mut kept, mut removed] = outs;
-    let mut next = lines.iter();
-    let mut put = |raw: &[u8]| -> Result<()> {
-        let line = next.next().context("an input changed while dedup read it")?;
-        let out = if line.kept { kept.as_mut() } else { removed.as_mut() };
-        if let Some(out) = out {
-            out.write_all(raw)?;
+/// Reads the records of every input in order (the engine's rules: formats, ids,
+/// failures) and sketches them a batch at a time.
+fn sketch_records(
+    mut dedup: Deduplicator,
+    records: &mut RecordInputs,
+    fields: &RecordFields,
+    writing: bool,
+    quiet: bool,
+) -> Result<(Deduplicator, Reading)> {
+    let bar = super::progress::records_bar(quiet, "sketching");
+    let mut batch: Vec<(String, String)> = Vec::with_capacity(BATCH);
+    let mut read = Reading::default();
+    let flush = |dedup: &mut Deduplicator, batch: &mut Vec<(String, String)>| {
+        dedup.add_texts(batch);
+        bar.inc(batch.len() as u64);
+        batch.clear();
+    };
+    records.read(fields, |input, event| -> Result<()> {
+        match event {
+            RecordEvent::Header(header) => read.header_is(&input.name(), header, writing)?,
+            RecordEvent::Document { id, text, raw } => {
+                batch.push((id, text));
+                if writing && input.path.is_none() {
+                    read.stdin_raws.push(raw.to_vec());
+                }
+                if batch.len() == BATCH {
+                    flush(&mut dedup, &mut batch);
+                }
+            }
+            RecordEvent::Failed { name, reason } => dedup.add_failure(name, reason),
         }
         Ok(())
-    };
-    for input in records {
-        let name = input.name();
-        match (&input.path, input.kind) {
-            (None, _) => stdin_raws.iter().try_for_each(|raw| put(raw))?,
-            (Some(path), Kind::Jsonl) => {
-                read_jsonl(inputs::open(path)?, &name, fields, |_, raw, r| if r.is_ok() { put(raw) } else { Ok(()) })?
-            }
-            (Some(path), Kind::Delimited(delimiter)) => read_delimited(
-                inputs::open(path)?,
-                delimiter,
-                &name,
-                fields,
-                |_| {},
-                |_, raw, r| if r.is_ok() { put(raw) } else { Ok(()) },
-            )?,
-            (Some(_), kind) => bail!("{name}: {} records are not written back", kind.name()),
-        }
-    }
-    if next.next().is_some() {
-        bail!("an input changed while dedup read it");
-    }
-    Ok(())
-}
-
-/// [`write_back`] for Parquet inputs: Parquet files with the inputs' columns.
-#[cfg(feature = "parquet")]
-fn write_back_parquet(
-    records: &[&Input],
-    fields: &Fields,
-    lines: &[tessera_engine::DedupLine],
-    kept: Option<BufWriter<File>>,
-    removed: Option<BufWriter<File>>,
-) -> Result<()> {
-    let inputs: Vec<(&std::path::Path, String)> =
-        records.iter().filter_map(|i| i.path.as_deref().map(|p| (p, i.name()))).collect();
-    let mut next = lines.iter();
-    let next_kept = || Ok(next.next().context("an input changed while dedup read it")?.kept);
-    parquet::write_back(&inputs, fields, next_kept, kept, removed)?;
-    if next.next().is_some() {
-        bail!("an input changed while dedup read it");
-    }
-    Ok(())
-}
-
-#[cfg(not(feature = "parquet"))]
-fn write_back_parquet(
-    _: &[&Input],
-    _: &Fields,
-    _: &[tessera_engine::DedupLine],
-    _: Option<BufWriter<File>>,
-    _: Option<BufWriter<File>>,
-) -> Result<()> {
-    bail!("this tessera was built without Parquet support (cargo feature `parquet` of tessera-cli)")
-}
-
-/// Opens an output file of `--write-kept` or `--write-removed`.
-fn create(path: Option<&PathBuf>) -> Result<Option<BufWriter<File>>> {
-    path.map(|p| Ok(BufWriter::new(File::create(p)?))).transpose()
+    })?;
+    flush(&mut dedup, &mut batch);
+    bar.finish_and_clear();
+    Ok((dedup, read))
 }
 
 /// Writes the signatures (`--write-signatures`) of everything sketched, then clusters.
-fn finish(
-    dedup: Deduplicator,
-    signatures: Option<&PathBuf>,
-) -> Result<(tessera_engine::DedupResult, Option<(usize, usize)>)> {
+fn finish(dedup: Deduplicator, signatures: Option<&PathBuf>) -> Result<(DedupResult, Option<(usize, usize)>)> {
     if let Some(path) = signatures {
         #[derive(Serialize)]
         struct Line<'a> {
@@ -401,142 +345,128 @@ fn finish(
     Ok((dedup.finish()?, lsh))
 }
 
-/// How many skipped inputs are named one by one.
-const NAMED_FAILURES: usize = 20;
-
-pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
-    let started = Instant::now();
-    if args.write_signatures.is_some() && args.method != Method::Minhash {
-        bail!("--write-signatures writes MinHash signatures; SimHash fingerprints depend on the whole collection");
-    }
-    let mut dedup = Deduplicator::new(args.config(), super::extract_config())?;
-    let fields_given = args.text_field.is_some() || args.id_field.is_some();
-    let writing = args.write_kept.is_some() || args.write_removed.is_some();
-
-    let paths = inputs::open_folders(inputs::expand(&args.inputs)?)?;
-    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        bail!("- (standard input) can be given once");
-    }
-    let mut all = Vec::with_capacity(paths.len());
-    let mut stdin = None;
-    for path in paths {
-        if path.as_os_str() == "-" {
-            let (kind, reader) = inputs::recognise_stdin(args.text_field.as_deref().unwrap_or("text"))?;
-            stdin = Some(reader);
-            all.push(Input { path: None, kind });
-        } else {
-            let kind = inputs::recognise(&path, fields_given)?;
-            all.push(Input { path: Some(path), kind });
-        }
-    }
-    let documents: Vec<&Input> = all.iter().filter(|i| i.kind == Kind::Documents).collect();
-    let records: Vec<&Input> = all.iter().filter(|i| i.kind != Kind::Documents).collect();
-    if let (Some(d), Some(r)) = (documents.first(), records.first()) {
-        bail!(
-            "dedup takes documents or records, not both: {} holds documents and {} {} records; \
-             run dedup on each, or turn the documents into records",
-            d.name(),
-            r.name(),
-            r.kind.name()
-        );
-    }
-    let mut kept_out = create(args.write_kept.as_ref())?;
-    let mut removed_out = create(args.write_removed.as_ref())?;
-
-    let (result, lsh, header, stdin_raws) = if records.is_empty() {
-        if fields_given {
-            let first = &documents[0];
-            let what = if first.path.as_ref().is_some_and(|p| p.is_dir()) { "a folder" } else { "a document" };
-            bail!(
-                "--text-field and --id-field name fields of records (JSONL, CSV, TSV, Parquet), and {} is {what}",
-                first.name()
-            );
-        }
-        let paths: Vec<PathBuf> = documents.iter().filter_map(|i| i.path.clone()).collect();
-        let files = tessera_engine::list_files(&paths)?;
-        let bar = super::progress::files_bar(quiet, "sketching");
-        bar.set_length(files.len() as u64);
-        for chunk in files.chunks(BATCH / 4) {
-            dedup.add_files(chunk);
-            bar.inc(chunk.len() as u64);
-        }
-        bar.finish_and_clear();
-        let (result, lsh) = finish(dedup, args.write_signatures.as_ref())?;
-        (result, lsh, None, Vec::new())
-    } else {
-        if writing && let Some(other) = records.iter().find(|i| i.kind != records[0].kind) {
-            bail!(
-                "--write-kept and --write-removed write the input's format, and {} is {} while {} is {}",
-                records[0].name(),
-                records[0].kind.name(),
-                other.name(),
-                other.kind.name()
-            );
-        }
-        let mut collector = Collector {
-            dedup,
-            fields: Fields { text: args.text_field.as_deref().unwrap_or("text"), id: args.id_field.as_deref() },
-            many: records.len() > 1,
-            batch: Vec::with_capacity(BATCH),
-            writing,
-            from_stdin: false,
-            stdin_raws: Vec::new(),
-            header: None,
-            stdin,
-            bar: super::progress::records_bar(quiet, "sketching"),
-        };
-        for input in &records {
-            collector.read(input)?;
-        }
-        collector.flush();
-        collector.bar.finish_and_clear();
-        let (result, lsh) = finish(collector.dedup, args.write_signatures.as_ref())?;
-        (result, lsh, collector.header, collector.stdin_raws)
-    };
-
-    let mut out: Box<dyn Write> = match &args.output {
+/// Writes the clusters, one JSON line per document, to `--output` or standard output.
+fn write_clusters(lines: &[DedupLine], output: Option<&PathBuf>) -> Result<()> {
+    let mut out: Box<dyn Write> = match output {
         Some(path) => Box::new(BufWriter::new(File::create(path)?)),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
-    for line in &result.lines {
+    for line in lines {
         serde_json::to_writer(&mut out, line)?;
         out.write_all(b"\n")?;
     }
-    out.flush().context("writing the clusters")?;
+    out.flush().context("writing the clusters")
+}
 
-    if writing && records.is_empty() {
-        for line in &result.lines {
-            let out = if line.kept { kept_out.as_mut() } else { removed_out.as_mut() };
-            if let Some(out) = out {
+/// The outputs of `--write-kept` and `--write-removed`.
+struct WriteBack {
+    kept: Option<BufWriter<File>>,
+    removed: Option<BufWriter<File>>,
+}
+
+impl WriteBack {
+    /// Opens the output files.
+    fn create(args: &DedupArgs) -> Result<Self> {
+        let create = |path: Option<&PathBuf>| -> Result<Option<BufWriter<File>>> {
+            path.map(|p| Ok(BufWriter::new(File::create(p)?))).transpose()
+        };
+        Ok(Self { kept: create(args.write_kept.as_ref())?, removed: create(args.write_removed.as_ref())? })
+    }
+
+    fn out(&mut self, kept: bool) -> Option<&mut BufWriter<File>> {
+        if kept { self.kept.as_mut() } else { self.removed.as_mut() }
+    }
+
+    /// Documents: their paths, one a line.
+    fn write_ids(&mut self, lines: &[DedupLine]) -> Result<()> {
+        for line in lines {
+            if let Some(out) = self.out(line.kept) {
                 writeln!(out, "{}", line.id)?;
             }
         }
-    } else if writing && records[0].kind == Kind::Parquet {
-        let fields = Fields { text: args.text_field.as_deref().unwrap_or("text"), id: args.id_field.as_deref() };
-        write_back_parquet(&records, &fields, &result.lines, kept_out.take(), removed_out.take())?;
-    } else if writing {
-        for out in [&mut kept_out, &mut removed_out] {
-            if let (Some(out), Some(header)) = (out.as_mut(), &header) {
+        Ok(())
+    }
+
+    /// Records: each record that gave a document to the kept or the removed output, by its
+    /// line of `lines`, in the input's format (a CSV/TSV with its header). Files are read
+    /// a second time, so memory never holds the records; standard input's were kept from
+    /// the first reading.
+    fn write_records(
+        &mut self,
+        records: &[RecordInput],
+        fields: &RecordFields,
+        lines: &[DedupLine],
+        read: &Reading,
+    ) -> Result<()> {
+        if self.kept.is_none() && self.removed.is_none() {
+            return Ok(());
+        }
+        if records.first().is_some_and(|r| r.format == RecordFormat::Parquet) {
+            return self.write_parquet(records, fields, lines);
+        }
+        if let Some(header) = &read.header {
+            for out in [self.kept.as_mut(), self.removed.as_mut()].into_iter().flatten() {
                 out.write_all(header)?;
             }
         }
-        let fields = Fields { text: args.text_field.as_deref().unwrap_or("text"), id: args.id_field.as_deref() };
-        let outs = [kept_out.as_mut(), removed_out.as_mut()];
-        write_back(&records, &fields, &result.lines, &stdin_raws, outs)?;
-    }
-    for (out, path) in [(kept_out, &args.write_kept), (removed_out, &args.write_removed)] {
-        if let (Some(mut out), Some(path)) = (out, path) {
-            out.flush().with_context(|| format!("writing {}", path.display()))?;
+        let mut next = lines.iter();
+        let mut put = |raw: &[u8]| -> Result<()> {
+            let line = next.next().context("an input changed while dedup read it")?;
+            if let Some(out) = self.out(line.kept) {
+                out.write_all(raw)?;
+            }
+            Ok(())
+        };
+        for input in records {
+            match &input.path {
+                None => read.stdin_raws.iter().try_for_each(|raw| put(raw))?,
+                Some(_) => input.read_again(fields, |raw, document| if document { put(raw) } else { Ok(()) })?,
+            }
         }
+        if next.next().is_some() {
+            bail!("an input changed while dedup read it");
+        }
+        Ok(())
     }
 
+    /// Parquet inputs: Parquet files with the inputs' columns.
+    #[cfg(feature = "parquet")]
+    fn write_parquet(&mut self, records: &[RecordInput], fields: &RecordFields, lines: &[DedupLine]) -> Result<()> {
+        let mut next = lines.iter();
+        let next_kept = || Ok(next.next().context("an input changed while dedup read it")?.kept);
+        parquet::write_back(records, fields, next_kept, self.kept.take(), self.removed.take())?;
+        if next.next().is_some() {
+            bail!("an input changed while dedup read it");
+        }
+        Ok(())
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    fn write_parquet(&mut self, _: &[RecordInput], _: &RecordFields, _: &[DedupLine]) -> Result<()> {
+        bail!("this tessera was built without Parquet support (cargo feature `parquet` of tessera-cli)")
+    }
+
+    /// Flushes what is left open, naming the file that failed.
+    fn flush(self, args: &DedupArgs) -> Result<()> {
+        for (out, path) in [(self.kept, &args.write_kept), (self.removed, &args.write_removed)] {
+            if let (Some(mut out), Some(path)) = (out, path) {
+                out.flush().with_context(|| format!("writing {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Names the skipped inputs, prints the summary (stderr) and gives the exit code.
+fn report(args: &DedupArgs, result: &DedupResult, lsh: Option<(usize, usize)>, started: Instant) -> Result<ExitCode> {
     for (name, reason) in result.failed.iter().take(NAMED_FAILURES) {
         eprintln!("skipped {name}: {reason}");
     }
     if result.failed.len() > NAMED_FAILURES {
         eprintln!("... and {} more skipped", result.failed.len() - NAMED_FAILURES);
     }
-    let summary = Summary { totals: result.summary, seconds: started.elapsed().as_secs_f64() };
+    let summary = Summary { totals: result.summary.clone(), seconds: started.elapsed().as_secs_f64() };
+    let t = &summary.totals;
     match args.format {
         SummaryFormat::Json => eprintln!("{}", serde_json::to_string(&summary)?),
         SummaryFormat::Text => {
@@ -544,20 +474,40 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
                 Some((bands, rows)) => format!(
                     "minhash, threshold {}, {bands} bands of {rows} rows, verified {}",
                     args.threshold,
-                    match summary.totals.verified {
+                    match t.verified {
                         Some(tessera_engine::Verified::Exact) => "exactly",
                         _ => "by estimate",
                     }
                 ),
                 None => format!("simhash, distance <= {}", args.max_distance),
             };
-            let t = &summary.totals;
             eprintln!(
                 "{} documents, {} clusters, {} duplicates removed ({how}) in {:.2} s; {} failed",
                 t.documents, t.clusters, t.duplicates_removed, summary.seconds, t.failed
             );
         }
     }
-    let t = &summary.totals;
     Ok(super::inputs_exit_code((t.documents + t.failed) as u64, result.failed.len() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        dedup: DedupArgs,
+    }
+
+    /// Every default of `tessera dedup` is the engine's (`dedup_defaults`).
+    #[test]
+    fn the_cli_defaults_are_the_engines() {
+        let args = Command::try_parse_from(["tessera", "in.jsonl"]).unwrap().dedup;
+        assert_eq!(args.config(), DedupConfig::default());
+        assert_eq!(args.fields(), RecordFields::new(None, None));
+        assert_eq!(args.fields().text, defaults::TEXT_FIELD);
+        assert_eq!(args.create.shingle_size, defaults::SHINGLE_SIZE);
+    }
 }
