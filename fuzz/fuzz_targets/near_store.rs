@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tessera_near::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, Signature, SketchStore, TableDesign};
+use tessera_index::sketch::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore};
+use tessera_near::{Signature, TableDesign};
 
 const HEADER: usize = 64;
 /// Manifest header bytes of version 3.

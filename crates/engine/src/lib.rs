@@ -76,13 +76,14 @@ pub use tessera_search::{
 };
 
 /// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its
-/// tables, the on-disk sketch store), for benchmarks and bindings that expose them as
-/// such. Whole-collection dedup with Tessera's rules is [`Deduplicator`].
+/// tables, the on-disk sketch store, merged by the index's [`MergePolicy`]), for
+/// benchmarks and bindings that expose them as such. Whole-collection dedup with
+/// Tessera's rules is [`Deduplicator`].
 pub mod sketch {
+    pub use tessera_index::sketch::{SketchStore, StoreEntry, StoreSettings, UpdateReport, update_store, write_store};
     pub use tessera_near::{
-        Idf, LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SimhashTables, SketchStore, SplitMix64,
-        StoreEntry, StorePolicy, StoreSettings, TableDesign, UpdateReport, all_pairs, containment, hamming, jaccard,
-        shingle_set, simhash, simhash_weighted, term_frequencies, update_store, write_store,
+        Idf, LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SimhashTables, SplitMix64, TableDesign,
+        all_pairs, containment, hamming, jaccard, shingle_set, simhash, simhash_weighted, term_frequencies,
     };
 }
 

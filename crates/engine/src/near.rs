@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
-use tessera_index::{DocId, IndexReader};
+use tessera_index::sketch::{SketchStore, StoreEntry, StoreSettings, update_store, write_store};
+use tessera_index::{DocId, IndexReader, MergePolicy};
 use tessera_near::{
-    CharProfile, Idf, LshParams, MinHashConfig, MinHasher, SketchStore, StoreEntry, StorePolicy, StoreSettings,
-    containment, hamming, jaccard, shingle_set, simhash, update_store, write_store,
+    CharProfile, Idf, LshParams, MinHashConfig, MinHasher, containment, hamming, jaccard, shingle_set, simhash,
 };
 
 use crate::{Engine, Error, FingerprintSettings, Result};
@@ -86,7 +86,7 @@ fn sketch_entry(hasher: &MinHasher, doc: u64, hashes: &[u64]) -> StoreEntry {
     StoreEntry { doc, signature: hasher.sign(hashes), simhash: simhash(hashes, &Idf::new()) }
 }
 
-fn near_err(path: PathBuf) -> impl Fn(tessera_near::Error) -> Error {
+fn near_err(path: PathBuf) -> impl Fn(tessera_index::Error) -> Error {
     move |e| Error::Io { path: path.clone(), source: std::io::Error::other(e.to_string()) }
 }
 
@@ -94,8 +94,8 @@ impl Engine {
     /// The sketch store of the last commit (`<index>/NEAR`): opened as it is when it
     /// covers exactly the live documents with this index's settings, otherwise brought
     /// up to date first: documents it lacks are sketched from their snapshots into a new
-    /// segment, deleted ones become tombstones, segments are merged by the tiered
-    /// [`StorePolicy`] (never a rewrite of the whole store on an add). A store of other
+    /// segment, deleted ones become tombstones, segments are merged by the index's tiered
+    /// [`MergePolicy`] (never a rewrite of the whole store on an add). A store of other
     /// settings, or a damaged one, is rebuilt whole. It is derived data: deleting it
     /// only costs a rebuild.
     pub(crate) fn sketch_store(&self) -> Result<SketchStore> {
@@ -117,7 +117,7 @@ impl Engine {
             let delete = missing_from(&held, &live);
             // An update that fails (a document deleted from the store came back) leaves
             // the store as it was: rebuild it whole below.
-            if update_store(&path, &wanted, &add, &delete, &StorePolicy::default()).is_ok() {
+            if update_store(&path, &wanted, &add, &delete, &MergePolicy::default()).is_ok() {
                 return SketchStore::open(&path).map_err(near_err(path));
             }
         }

@@ -102,6 +102,10 @@ pub enum Error {
         /// Ids of the merge's source segments.
         sources: Vec<u64>,
     },
+    /// Sketch store settings or entries out of their ranges, or an update the sketch
+    /// store cannot take (other settings, a deleted document added again).
+    #[error(transparent)]
+    Sketch(#[from] tessera_near::Error),
 }
 
 /// The crate's result type.

@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::durable::sync_dir;
 use crate::error::IoContext;
 use crate::lock::DirLock;
-use crate::manifest::{MANIFEST_FILE, Manifest, SEGMENTS_DIR, sync_dir};
+use crate::manifest::{MANIFEST_FILE, Manifest, SEGMENTS_DIR};
 use crate::merge::{self, MergePolicy, MergeTask};
 use crate::reader::{IndexReader, VerifyReport};
 use crate::segment::SegmentReader;

@@ -7,7 +7,14 @@
 //! MANIFEST            what is committed: collections, their segments, id counters
 //! LOCK                held by the single writer (std `File::try_lock`)
 //! segments/<id>.seg   immutable segment files
+//! NEAR, NEAR-<n>.seg  the near-duplicate sketch component (derived, see [`sketch`])
 //! ```
+//!
+//! This crate is the one segment layer of an index directory: the collections and the
+//! [`sketch`] store share its locks, its tiered [`MergePolicy`], its atomic manifest
+//! replacement and its checksums. It must never hold a rule of search, reports or dedup:
+//! it stores what the stages before it compute (fingerprints, sketches) and gives it
+//! back, crash-safe.
 //!
 //! Documents get global [`DocId`]s. A writer buffers documents within a memory budget,
 //! spilling segment files as it goes, and [`IndexWriter::commit`] publishes them all at
@@ -85,6 +92,7 @@
 
 mod bits;
 mod docmeta;
+mod durable;
 mod error;
 mod index;
 mod lock;
@@ -93,6 +101,7 @@ mod merge;
 mod postings;
 mod reader;
 mod segment;
+pub mod sketch;
 mod snapshot;
 mod store;
 mod termdict;

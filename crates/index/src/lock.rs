@@ -1,8 +1,10 @@
-//! The writer lock: an exclusive advisory lock on `dir/LOCK`.
+//! The locks of the segment layer: exclusive advisory locks on files of a directory:
+//! the index writer's `LOCK`, the merge's `MERGE.LOCK` and the sketch store's
+//! `NEAR.LOCK` (see `sketch`).
 //!
-//! `File::try_lock` (flock on Unix, LockFileEx on Windows) is released by the OS when the
-//! process dies, so a crashed writer never leaves a stale lock behind: no pid files, no
-//! manual clean-up. Readers never take it.
+//! `File::try_lock` and `File::lock` (flock on Unix, LockFileEx on Windows) are released
+//! by the OS when the process dies, so a crashed writer never leaves a stale lock behind:
+//! no pid files, no manual clean-up. Readers never take them.
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
@@ -56,8 +58,7 @@ impl DirLock {
     /// Takes the lock file `name` of index directory `dir` if it is free, or fails with
     /// [`Error::Locked`] naming it.
     pub(crate) fn acquire_named(dir: &Path, name: &str) -> Result<DirLock> {
-        let path = dir.join(name);
-        let file = File::options().read(true).write(true).create(true).truncate(false).open(&path).at(&path)?;
+        let (file, path) = open(dir, name)?;
         match file.try_lock() {
             Ok(()) => Ok(DirLock { _file: file, path }),
             Err(TryLockError::WouldBlock) => Err(Error::Locked { path }),
@@ -65,11 +66,27 @@ impl DirLock {
         }
     }
 
+    /// Takes the lock file `name` of directory `dir`, waiting as long as another holder
+    /// keeps it: for the sketch store, whose updates are short and whose waiters (two
+    /// queries bringing it up to date at once) would otherwise fail.
+    pub(crate) fn wait_named(dir: &Path, name: &str) -> Result<DirLock> {
+        let (file, path) = open(dir, name)?;
+        file.lock().at(&path)?;
+        Ok(DirLock { _file: file, path })
+    }
+
     /// The lock file.
     #[allow(dead_code)]
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Opens (creating it empty) the lock file `name` of `dir`.
+fn open(dir: &Path, name: &str) -> Result<(File, PathBuf)> {
+    let path = dir.join(name);
+    let file = File::options().read(true).write(true).create(true).truncate(false).open(&path).at(&path)?;
+    Ok((file, path))
 }
 
 #[cfg(test)]

@@ -15,14 +15,11 @@
 //! `MANIFEST` and syncs the directory, so readers see either the old or the new manifest,
 //! never a mix; the checksum catches a torn or damaged file anyway.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::IoContext;
-use crate::{CollectionConfig, Error, Result};
+use crate::{CollectionConfig, Error, Result, durable};
 
 /// First 8 bytes of a manifest.
 pub(crate) const MANIFEST_MAGIC: &[u8; 8] = b"TSRMANIF";
@@ -159,10 +156,7 @@ impl Manifest {
                 bytes.len()
             )));
         }
-        let (content, crc) = bytes.split_at(bytes.len() - 4);
-        if crc32fast::hash(content) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-            return Err(corrupt("checksum mismatch".into()));
-        }
+        let content = durable::unseal(bytes).ok_or_else(|| corrupt("checksum mismatch".into()))?;
         let m: Manifest =
             serde_json::from_slice(&content[HEAD..]).map_err(|e| corrupt(format!("bad JSON body: {e}")))?;
         m.validate().map_err(corrupt)?;
@@ -177,22 +171,14 @@ impl Manifest {
         out.extend_from_slice(&MANIFEST_FORMAT_VERSION.to_le_bytes());
         out.extend_from_slice(&(body.len() as u64).to_le_bytes());
         out.extend_from_slice(&body);
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
+        durable::seal(&mut out);
         out
     }
 
     /// Replaces `dir/MANIFEST` atomically and durably: write the temp file, sync it,
     /// rename it over the manifest, sync the directory.
     pub(crate) fn store(&self, dir: &Path) -> Result<()> {
-        let tmp = dir.join(MANIFEST_TMP_FILE);
-        let path = dir.join(MANIFEST_FILE);
-        let mut f = File::create(&tmp).at(&tmp)?;
-        f.write_all(&self.to_bytes()).at(&tmp)?;
-        f.sync_all().at(&tmp)?;
-        drop(f);
-        std::fs::rename(&tmp, &path).at(&path)?;
-        sync_dir(dir)
+        durable::replace(&dir.join(MANIFEST_FILE), &dir.join(MANIFEST_TMP_FILE), &self.to_bytes())
     }
 
     /// Checks the invariants readers rely on; `Err` holds the reason.
@@ -245,19 +231,6 @@ impl Manifest {
         }
         Ok(())
     }
-}
-
-/// Makes a directory's entries (created, renamed files) durable.
-pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(dir).and_then(|d| d.sync_all()).at(dir)?;
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir; // Directories cannot be opened for syncing on this platform.
-    }
-    Ok(())
 }
 
 #[cfg(test)]

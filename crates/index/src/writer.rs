@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::durable::sync_dir;
 use crate::error::IoContext;
 use crate::lock::DirLock;
 use crate::manifest::{
-    CollectionEntry, DocRange, MANIFEST_TMP_FILE, Manifest, SEGMENTS_DIR, SegmentEntry, segment_path, sync_dir,
-    valid_name,
+    CollectionEntry, DocRange, MANIFEST_TMP_FILE, Manifest, SEGMENTS_DIR, SegmentEntry, segment_path, valid_name,
 };
 use crate::merge::{self, FinishedMerge, MergePolicy, MergeStats, MergeTask, SegmentStat};
 use crate::segment::SegmentBuilder;

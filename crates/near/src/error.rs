@@ -12,22 +12,6 @@ pub enum Error {
         /// Why it is rejected.
         reason: String,
     },
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A file is damaged or not a sketch store.
-    #[error("{path}: corrupt: {reason}")]
-    Corrupt {
-        /// The file.
-        path: std::path::PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
 }
 
 /// Results of this crate.

@@ -19,10 +19,6 @@
 //!   [`global_signature`] (top-k tf-idf).
 //! - Similarities: estimated ([`Signature::jaccard`]) and exact ([`jaccard`]) Jaccard,
 //!   [`containment`] both ways, cosine of character-shingle profiles ([`CharProfile`]).
-//! - [`SketchStore`]: the on-disk store next to an index (signatures, band tables,
-//!   SimHash tables) in segments, memory-mapped for queries; written whole by
-//!   [`write_store`], updated by [`update_store`] (a segment per update, deletes as
-//!   tombstones, tiered merges by [`StorePolicy`]).
 //! - [`cluster`]: candidate pairs verified against the kept document of each cluster
 //!   (no chaining), deterministic whatever the thread count; [`cluster_minhash`] and
 //!   [`cluster_simhash`] wire the candidates and the checks.
@@ -43,6 +39,11 @@
 //! # Ok::<(), tessera_near::Error>(())
 //! ```
 //!
+//! This crate owns the algorithms only: it reads and writes no file. The on-disk sketch
+//! store (band and SimHash tables in segments) is a component of the index's segment
+//! layer, `tessera_index::sketch`, which builds its tables with the types here
+//! ([`LshParams::band_key`], [`TableDesign::permutations`]).
+//!
 //! # When to use this
 //! To deduplicate a collection (`tessera dedup`), or to ask whether a document is a
 //! near-copy of one already seen. For finding *which passages* were borrowed, use the
@@ -60,7 +61,6 @@ mod sample;
 mod simhash;
 mod simhash_tables;
 mod similarity;
-mod store;
 
 pub use cluster::{Clustering, cluster, cluster_minhash, cluster_simhash};
 pub use error::{Error, Result};
@@ -70,9 +70,7 @@ pub use minhash::{MAX_PERMUTATIONS, MinHashConfig, MinHasher, Signature};
 pub use rng::{SplitMix64, mix64};
 pub use sample::{bottom_k, bottom_k_jaccard, mod_m, mod_m_containment};
 pub use simhash::{Idf, hamming, simhash, simhash_weighted, term_frequencies};
-pub use simhash_tables::{MAX_DISTANCE, MAX_TABLES, SimhashTables, TableDesign, all_pairs, all_pairs_brute_force};
-pub use similarity::{CharProfile, Similarities, containment, intersection, jaccard, shingle_set};
-pub use store::{
-    SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore, StoreEntry, StorePolicy, StoreSettings, UpdateReport,
-    update_store, write_store,
+pub use simhash_tables::{
+    MAX_DISTANCE, MAX_TABLES, Permutation, SimhashTables, TableDesign, all_pairs, all_pairs_brute_force,
 };
+pub use similarity::{CharProfile, Similarities, containment, intersection, jaccard, shingle_set};

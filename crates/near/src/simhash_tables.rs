@@ -31,9 +31,10 @@ pub struct TableDesign {
 }
 
 /// One table's permutation: `(shift in the fingerprint, length, shift in the permuted
-/// value)` per block, and the key's bit count and mask in fingerprint bit space.
+/// value)` per block, and the key's bit count and mask in fingerprint bit space. The
+/// sketch store's segments (crates/index) keep their tables' records permuted by these.
 #[derive(Debug, Clone)]
-pub(crate) struct Permutation {
+pub struct Permutation {
     moves: Vec<(u32, u32, u32)>,
     key_bits: u32,
     key_mask: u64,
@@ -44,11 +45,13 @@ fn low_mask(len: u32) -> u64 {
 }
 
 impl Permutation {
-    pub(crate) fn apply(&self, fp: u64) -> u64 {
+    /// `fp` with its blocks moved into this table's order.
+    pub fn apply(&self, fp: u64) -> u64 {
         self.moves.iter().fold(0u64, |out, &(from, len, to)| out | (((fp >> from) & low_mask(len)) << to))
     }
 
-    pub(crate) fn key(&self, permuted: u64) -> u64 {
+    /// The table key (leading bits) of a permuted fingerprint.
+    pub fn key(&self, permuted: u64) -> u64 {
         // key_bits is in 1..=64
         permuted >> (64 - self.key_bits)
     }
@@ -107,7 +110,8 @@ impl TableDesign {
         binomial(self.blocks.len(), self.max_distance as usize)
     }
 
-    pub(crate) fn permutations(&self) -> Vec<Permutation> {
+    /// One permutation per table, in table order.
+    pub fn permutations(&self) -> Vec<Permutation> {
         let m = self.blocks.len();
         let keyed = m - self.max_distance as usize;
         // Shift of block j's lowest bit in the fingerprint.

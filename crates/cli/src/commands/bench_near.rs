@@ -9,10 +9,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use rayon::prelude::*;
 use tessera_engine::sketch::{
-    LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SketchStore, SplitMix64, StoreEntry, StorePolicy,
-    StoreSettings, TableDesign, all_pairs, update_store, write_store,
+    LshIndex, LshParams, MinHashConfig, MinHasher, Signature, SketchStore, SplitMix64, StoreEntry, StoreSettings,
+    TableDesign, all_pairs, update_store, write_store,
 };
-use tessera_engine::{Fingerprinter, Fingerprinters};
+use tessera_engine::{Fingerprinter, Fingerprinters, MergePolicy};
 
 /// Arguments of `tessera bench sketch`.
 #[derive(Debug, Args)]
@@ -273,7 +273,7 @@ pub fn lsh(args: &LshArgs) -> Result<ExitCode> {
     write_store(&path, &settings, chunks.next().unwrap_or_default())?;
     let mut merged = 0usize;
     for c in chunks {
-        merged += update_store(&path, &settings, c, &[], &StorePolicy::default())?.merged_docs;
+        merged += update_store(&path, &settings, c, &[], &MergePolicy::default())?.merged_docs;
     }
     let secs = started.elapsed().as_secs_f64();
     let size: u64 = fs_err::read_dir(&args.dir)?

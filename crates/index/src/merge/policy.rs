@@ -1,4 +1,6 @@
-//! [`MergePolicy`]: which segments of a collection to merge next.
+//! [`MergePolicy`]: which segments of a collection, or of the sketch store (`sketch`),
+//! to merge next. Both kinds of segments are measured the same way (live bytes), so one
+//! policy, with one set of settings, serves every segment of an index directory.
 //!
 //! A tiered (log-structured) policy in the spirit of tantivy's `LogMergePolicy` and
 //! Lucene's `TieredMergePolicy`: segments are grouped in tiers by their live size (file
@@ -43,8 +45,9 @@ impl Default for MergePolicy {
 /// What the policy knows about one segment.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SegmentStat {
-    /// Position in the collection's segment list.
+    /// Position in the collection's (or the sketch store's) segment list.
     pub index: usize,
+    /// The segment's id (ties between equal sizes go to the older, lower id).
     pub id: u64,
     pub docs: u64,
     pub deleted: u64,
@@ -214,6 +217,29 @@ mod tests {
         let p = policy();
         assert_eq!((p.tier(0), p.tier(299), p.tier(300), p.tier(899), p.tier(900)), (0, 0, 1, 1, 2));
         assert_eq!(p.tier(u64::MAX), p.tier(u64::MAX - 1));
+    }
+
+    /// A stream of tiny segments (one per update, as the sketch store gets them) stays
+    /// at a few segments per tier, and no document is lost.
+    #[test]
+    fn many_small_commits_keep_few_segments() {
+        let p = MergePolicy { floor_bytes: 400, ..MergePolicy::default() };
+        let mut segs: Vec<SegmentStat> = Vec::new();
+        for id in 0..2000u64 {
+            segs.push(SegmentStat { index: segs.len(), id, docs: 3, deleted: 0, file_len: 300 });
+            while let Some(pick) = p.pick(&segs) {
+                let docs = pick.iter().map(|&i| segs[i].docs).sum();
+                for &i in pick.iter().rev() {
+                    segs.remove(i);
+                }
+                segs.push(SegmentStat { index: 0, id: 10_000 + id, docs, deleted: 0, file_len: docs * 100 });
+                for (i, s) in segs.iter_mut().enumerate() {
+                    s.index = i;
+                }
+            }
+            assert!(segs.len() <= 7 * 4, "{} segments", segs.len());
+        }
+        assert_eq!(segs.iter().map(|s| s.docs).sum::<u64>(), 6000);
     }
 
     #[test]

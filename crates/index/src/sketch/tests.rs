@@ -1,9 +1,8 @@
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::rng::SplitMix64;
-use crate::{LshIndex, MinHasher, SimhashTables};
 use proptest::prelude::*;
+use tessera_near::{LshIndex, MinHasher, SimhashTables, SplitMix64};
 
 fn settings() -> StoreSettings {
     StoreSettings {
@@ -49,8 +48,9 @@ fn entries(seed: u64, n: usize) -> Vec<StoreEntry> {
         .collect()
 }
 
-fn small_policy() -> StorePolicy {
-    StorePolicy { segments_per_tier: 3, floor_docs: 2, max_merged_docs: 1000, deletes_ratio: 0.3 }
+/// Tiers of a few documents (a document of these settings is about 300 bytes).
+fn small_policy() -> MergePolicy {
+    MergePolicy { segments_per_tier: 3, floor_bytes: 600, max_merged_bytes: 300_000, deletes_ratio: 0.3 }
 }
 
 /// Doc ids of candidate ordinals.
@@ -164,7 +164,7 @@ fn many_small_updates_keep_few_segments_and_purge_deletes() {
     let path = dir.path().join("NEAR");
     let e = entries(5, 200);
     write_store(&path, &settings(), &[]).unwrap();
-    let policy = StorePolicy { segments_per_tier: 4, floor_docs: 2, max_merged_docs: 1000, deletes_ratio: 0.2 };
+    let policy = MergePolicy { segments_per_tier: 4, floor_bytes: 600, max_merged_bytes: 300_000, deletes_ratio: 0.2 };
     for chunk in e.chunks(1) {
         update_store(&path, &settings(), chunk, &[], &policy).unwrap();
         assert!(SketchStore::open(&path).unwrap().segment_count() <= 12);
@@ -181,7 +181,7 @@ fn many_small_updates_keep_few_segments_and_purge_deletes() {
     // as a tombstone is refused.
     let again = update_store(&path, &settings(), &e[..1], &[], &policy).unwrap();
     assert_eq!(again.added, 0);
-    let keep = StorePolicy { deletes_ratio: 1.0, ..policy };
+    let keep = MergePolicy { deletes_ratio: 1.0, ..policy };
     update_store(&path, &settings(), &[], &[e[2].doc], &keep).unwrap();
     assert!(SketchStore::open(&path).unwrap().deleted_count() > 0);
     assert!(update_store(&path, &settings(), &e[2..3], &[], &keep).is_err());
@@ -207,7 +207,7 @@ fn leftovers_of_a_killed_writer_are_ignored_then_removed() {
     let store = SketchStore::open(&path).unwrap();
     assert_eq!(store.entries(), e[..10].to_vec());
     drop(store);
-    update_store(&path, &settings(), &e[20..], &[], &StorePolicy::default()).unwrap();
+    update_store(&path, &settings(), &e[20..], &[], &MergePolicy::default()).unwrap();
     let store = SketchStore::open(&path).unwrap();
     assert_eq!(store.live_docs(), e[..10].iter().chain(&e[20..]).map(|x| x.doc).collect::<Vec<_>>());
     let mut names: Vec<String> =
@@ -251,7 +251,7 @@ fn fixture_v1_keeps_opening() {
     let copy = dir.path().join("NEAR");
     std::fs::copy(&path, &copy).unwrap();
     let more = entries(1, 14);
-    update_store(&copy, &settings(), &more[10..], &[1], &StorePolicy::default()).unwrap();
+    update_store(&copy, &settings(), &more[10..], &[1], &MergePolicy::default()).unwrap();
     let store = SketchStore::open(&copy).unwrap();
     assert_eq!(store.format_version(), 3);
     assert_eq!(store.entries(), more[1..].to_vec());
@@ -281,7 +281,8 @@ fn fixture_v2_keeps_opening() {
     }
     let path = copy.path().join("NEAR");
     let more = entries(1, 16);
-    let merge_all = StorePolicy { segments_per_tier: 2, floor_docs: 2, max_merged_docs: 1000, deletes_ratio: 0.2 };
+    let merge_all =
+        MergePolicy { segments_per_tier: 2, floor_bytes: 600, max_merged_bytes: 300_000, deletes_ratio: 0.2 };
     let report = update_store(&path, &settings(), &more[12..], &[7], &merge_all).unwrap();
     assert!(report.merges > 0, "{report:?}");
     let store = SketchStore::open(&path).unwrap();
@@ -304,7 +305,7 @@ fn fixture_v3_keeps_opening() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         write_store(&path, &settings, &e[..8]).unwrap();
-        update_store(&path, &settings, &e[8..], &[4], &StorePolicy::default()).unwrap();
+        update_store(&path, &settings, &e[8..], &[4], &MergePolicy::default()).unwrap();
         std::fs::remove_file(dir.join("NEAR.LOCK")).unwrap();
     }
     let store = SketchStore::open(&path).unwrap();

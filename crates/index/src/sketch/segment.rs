@@ -12,10 +12,10 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use tessera_near::{LshParams, MinHashConfig, Permutation, Signature, TableDesign, hamming};
+
 use super::{LiveSegment, StoreEntry, StoreSettings, corrupt, io};
-use crate::error::Result;
-use crate::simhash_tables::{Permutation, TableDesign};
-use crate::{LshParams, MinHashConfig, Signature, hamming};
+use crate::Result;
 
 /// Magic bytes of a segment file (versions 2 and 3).
 pub const SEGMENT_MAGIC: [u8; 8] = *b"TSRNSEG\0";

@@ -1,36 +1,41 @@
-//! The sketch store: MinHash signatures, LSH band tables, SimHash fingerprints and
-//! permuted SimHash tables of an index's documents, in immutable, checksummed,
-//! little-endian segment files that queries read through memory maps.
+//! The sketch store, the near-duplicate component of the segment layer: MinHash
+//! signatures, LSH band tables, SimHash fingerprints and permuted SimHash tables of an
+//! index's documents (or of a standalone set, Python's `MinHashLSH.save`), in immutable,
+//! checksummed, little-endian segment files that queries read through memory maps. The
+//! sketches themselves (MinHash, bands, SimHash table designs) are `tessera_near`'s; this
+//! module owns only their files, and shares the segment layer's machinery with the
+//! index's collections: the lock (`lock.rs`), the tiered [`MergePolicy`], the atomic
+//! manifest swap and the crc32 trailer (`durable.rs`).
 //!
 //! Format version 3 (the byte-by-byte description is in `docs/design.md`, section 12.5):
 //! `NEAR` is a small manifest naming the segment files `NEAR-<number>.seg` and the
 //! deleted documents still present in them (tombstones). An update writes one segment
-//! of the new documents, adds the deleted ones to the tombstones, merges segments by a
-//! tiered policy ([`StorePolicy`]), then swaps the manifest atomically; files no manifest
-//! names are removed afterwards. Nothing is rewritten whole on an add. Writers take
-//! `NEAR.LOCK` (an advisory lock the OS releases when the process dies); readers never
-//! do: they retry when a merge removed a segment between reading the manifest and
-//! opening it. Signatures are held only when the store's settings say so
-//! ([`StoreSettings::signatures`]): an index's store derives them from snapshots when it
-//! needs one, and merges copy band records instead of recomputing them. Version-2
-//! manifests and segments (signatures always held) are still read, and so is a version-1
-//! store (one `NEAR` file), which the first update turns into version 3.
+//! of the new documents, adds the deleted ones to the tombstones, merges segments as
+//! the [`MergePolicy`] picks them (sized in live bytes, as the index's segments are),
+//! then swaps the manifest atomically; files no manifest names are removed afterwards.
+//! Nothing is rewritten whole on an add. Writers take `NEAR.LOCK` (waiting for it: the
+//! index's writer lock is not taken, so `near` brings the store up to date while
+//! documents are being added); readers never do: they retry when a merge removed a
+//! segment between reading the manifest and opening it. Signatures are held only when
+//! the store's settings say so ([`StoreSettings::signatures`]): an index's store derives
+//! them from snapshots when it needs one, and merges copy band records instead of
+//! recomputing them. Version-2 manifests and segments (signatures always held) are still
+//! read, and so is a version-1 store (one `NEAR` file), which the first update turns into
+//! version 3.
 
-mod policy;
 mod segment;
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use policy::SegmentStat;
-pub use policy::StorePolicy;
 pub use segment::SEGMENT_MAGIC;
 use segment::{Segment, u32_at, u64_at};
+use tessera_near::{LshParams, MAX_DISTANCE, MinHashConfig, Signature, TableDesign};
 
-use crate::error::{Error, Result, config};
-use crate::simhash_tables::{MAX_DISTANCE, TableDesign};
-use crate::{LshParams, MinHashConfig, Signature};
+use crate::lock::DirLock;
+use crate::merge::{MergePolicy, SegmentStat};
+use crate::{Error, Result, durable};
 
 /// Magic bytes of a sketch store (the manifest, or a whole version-1 store).
 pub const STORE_MAGIC: [u8; 8] = *b"TSRNEAR\0";
@@ -80,11 +85,16 @@ pub struct StoreEntry {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.to_path_buf(), source }
+    move |source| Error::io(path, source)
 }
 
 fn corrupt(path: &Path, reason: impl Into<String>) -> Error {
-    Error::Corrupt { path: path.to_path_buf(), reason: reason.into() }
+    Error::corrupt(path, reason)
+}
+
+/// A store's refusal of the settings or entries it is given.
+fn config(name: &'static str, reason: impl Into<String>) -> Error {
+    Error::Sketch(tessera_near::Error::Config { name, reason: reason.into() })
 }
 
 /// A segment named by the manifest.
@@ -135,8 +145,7 @@ impl Manifest {
         for t in &self.tombstones {
             out.extend_from_slice(&t.to_le_bytes());
         }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
+        durable::seal(&mut out);
         out
     }
 
@@ -161,8 +170,7 @@ impl Manifest {
         if expected != b.len() as u128 {
             return Err(corrupt(path, format!("{} bytes, the header implies {expected}", b.len())));
         }
-        let body = b.len() - 4;
-        if crc32fast::hash(&b[..body]) != u32_at(b, body) {
+        if durable::unseal(b).is_none() {
             return Err(corrupt(path, "checksum mismatch"));
         }
         let p = u32_at(b, 12) as usize;
@@ -203,9 +211,8 @@ impl Manifest {
 
 /// `dir` and file name of a store path.
 fn split(path: &Path) -> (&Path, String) {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    (dir, name)
+    (durable::parent(path), name)
 }
 
 /// The file of segment `number` of the store at `path`: `NEAR-000012.seg`.
@@ -246,8 +253,15 @@ impl LiveSegment {
         self.dead.is_empty() || self.dead[i / 64] & (1 << (i % 64)) == 0
     }
 
-    fn stat(&self) -> SegmentStat {
-        SegmentStat { number: self.number, docs: self.segment.len() as u64, deleted: self.deleted as u64 }
+    /// What the merge policy knows of this segment, at position `index`.
+    fn stat(&self, index: usize) -> SegmentStat {
+        SegmentStat {
+            index,
+            id: self.number,
+            docs: self.segment.len() as u64,
+            deleted: self.deleted as u64,
+            file_len: self.segment.file_len(),
+        }
     }
 
     fn live_entries(&self) -> impl Iterator<Item = StoreEntry> + '_ {
@@ -535,13 +549,9 @@ impl SketchStore {
 const PASS_BANDS: usize = 64;
 
 /// The advisory writer lock of the store at `path` (`NEAR.LOCK`), waited for.
-fn lock(path: &Path) -> Result<File> {
+fn lock(path: &Path) -> Result<DirLock> {
     let (dir, name) = split(path);
-    let lock_path = dir.join(format!("{name}.LOCK"));
-    let file =
-        File::options().read(true).write(true).create(true).truncate(false).open(&lock_path).map_err(io(&lock_path))?;
-    file.lock().map_err(io(&lock_path))?;
-    Ok(file)
+    DirLock::wait_named(dir, &format!("{name}.LOCK"))
 }
 
 /// The segment number in a file name of this store (`NEAR-000012.seg`, also with a
@@ -585,26 +595,13 @@ fn remove_unnamed(path: &Path, named: &[SegmentRef]) -> Result<()> {
     Ok(())
 }
 
-fn sync_dir(dir: &Path) -> Result<()> {
-    #[cfg(unix)]
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
-/// Writes `manifest` over `path` atomically: a temporary file, synced, renamed, the
-/// directory synced (which also makes the segment renames before it durable).
+/// Writes `manifest` over `path` atomically: the directory synced first (which makes the
+/// segment renames before it durable), then a temporary file, synced, renamed, the
+/// directory synced.
 fn write_manifest(path: &Path, manifest: &Manifest) -> Result<()> {
     let (dir, name) = split(path);
-    sync_dir(dir)?;
-    let tmp = dir.join(format!("{name}.tmp.{}", std::process::id()));
-    let mut f = File::create(&tmp).map_err(io(&tmp))?;
-    f.write_all(&manifest.encode()).map_err(io(&tmp))?;
-    f.sync_all().map_err(io(&tmp))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(io(path))?;
-    sync_dir(dir)
+    durable::sync_dir(dir)?;
+    durable::replace(path, &dir.join(format!("{name}.tmp.{}", std::process::id())), &manifest.encode())
 }
 
 fn check(settings: &StoreSettings, entries: &[StoreEntry]) -> Result<()> {
@@ -671,7 +668,8 @@ pub struct UpdateReport {
 
 /// Updates the store at `path` in place of rewriting it: `add` (documents it does not
 /// hold yet; those it holds live are skipped) go into one new segment, `delete` into the
-/// tombstones, then segments are merged as `policy` says, and the manifest is swapped
+/// tombstones, then segments are merged as `policy` picks them (the index's tiered
+/// policy, segments sized in live bytes), and the manifest is swapped
 /// atomically. Fails when there is no readable store at `path`, when its settings are not
 /// `settings`, or when an added document was deleted from it (ids are never reused);
 /// the caller then rebuilds it with [`write_store`]. A version-1 store is rewritten as
@@ -681,7 +679,7 @@ pub fn update_store(
     settings: &StoreSettings,
     add: &[StoreEntry],
     delete: &[u64],
-    policy: &StorePolicy,
+    policy: &MergePolicy,
 ) -> Result<UpdateReport> {
     check(settings, add)?;
     let _lock = lock(path)?;
@@ -739,7 +737,7 @@ pub fn update_store(
     }
     // At most as many merges as segments: each one lowers the count or purges deletes.
     for _ in 0..=segments.len() {
-        let stats: Vec<SegmentStat> = segments.iter().map(LiveSegment::stat).collect();
+        let stats: Vec<SegmentStat> = segments.iter().enumerate().map(|(i, s)| s.stat(i)).collect();
         let Some(picked) = policy.pick(&stats) else { break };
         let inputs: Vec<&LiveSegment> = picked.iter().map(|&i| &segments[i]).collect();
         let live: usize = inputs.iter().map(|s| s.segment.len() - s.deleted).sum();

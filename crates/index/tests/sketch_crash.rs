@@ -12,10 +12,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use tessera_near::{
-    LshParams, MinHashConfig, MinHasher, SketchStore, SplitMix64, StoreEntry, StorePolicy, StoreSettings, mix64,
-    update_store, write_store,
-};
+use tessera_index::MergePolicy;
+use tessera_index::sketch::{SketchStore, StoreEntry, StoreSettings, update_store, write_store};
+use tessera_near::{LshParams, MinHashConfig, MinHasher, SplitMix64, mix64};
 use tessera_test_support::child::{CrashChild, child_dir};
 
 const CHILD: CrashChild = CrashChild { test: "crash_child", env: "TESSERA_NEAR_CRASH_CHILD", prefix: "updated " };
@@ -32,9 +31,10 @@ fn settings() -> StoreSettings {
     }
 }
 
-/// Small tiers, so merges (and kills during them) are frequent.
-fn policy() -> StorePolicy {
-    StorePolicy { segments_per_tier: 3, floor_docs: 16, max_merged_docs: 100_000, deletes_ratio: 0.25 }
+/// Small tiers, so merges (and kills during them) are frequent (a document of these
+/// settings is about 500 bytes: the floor is 16 documents).
+fn policy() -> MergePolicy {
+    MergePolicy { segments_per_tier: 3, floor_bytes: 8 << 10, max_merged_bytes: 50 << 20, deletes_ratio: 0.25 }
 }
 
 fn entry(doc: u64) -> StoreEntry {
@@ -111,21 +111,31 @@ fn killed_writers_lose_nothing() {
     update_store(&path, &settings(), &add, &deleted_by(u + 1), &policy()).unwrap();
     assert_eq!(verify(&path), u + 1);
     let store = SketchStore::open(&path).unwrap();
-    let bound = segment_bound(store.live_docs().len() as u64);
+    let bound = segment_bound(segment_bytes(dir.path()));
     eprintln!("{} segments over {} documents, at most {bound}", store.segment_count(), store.live_docs().len());
     assert!(store.segment_count() <= bound, "{} segments, at most {bound}", store.segment_count());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2 + store.segment_count());
 }
 
-/// The most segments the tiered policy leaves over `live` documents once its merges are
-/// done: `segments_per_tier - 1` in each tier up to the tier of all of them together (no
-/// segment holds more). How many updates the killed writers finish depends on the
-/// machine's speed, so the bound follows the documents, not a fixed count.
-fn segment_bound(live: u64) -> usize {
+/// The bytes of the store's segment files in `dir`.
+fn segment_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|f| f.unwrap())
+        .filter(|f| f.file_name().to_string_lossy().ends_with(".seg"))
+        .map(|f| f.metadata().unwrap().len())
+        .sum()
+}
+
+/// The most segments the tiered policy leaves over segments of `bytes` bytes in all once
+/// its merges are done: `segments_per_tier - 1` in each tier up to the tier of all of
+/// them together (no segment holds more). How many updates the killed writers finish
+/// depends on the machine's speed, so the bound follows the bytes, not a fixed count.
+fn segment_bound(bytes: u64) -> usize {
     let p = policy();
     let base = p.segments_per_tier as u64;
-    let (mut tiers, mut top) = (1, p.floor_docs * base);
-    while live >= top {
+    let (mut tiers, mut top) = (1, p.floor_bytes * base);
+    while bytes >= top {
         tiers += 1;
         top *= base;
     }
