@@ -487,7 +487,7 @@ fn a_long_text_in_chunks_finds_what_the_whole_text_finds() {
 /// each collection's answer is the one its own search gives, chunked or whole.
 #[test]
 fn collections_searched_each_on_their_own_share_chunks_and_answer_as_alone() {
-    let mut filler = made_up_sentences(0x5eed_0fc0_1100, "\n");
+    let mut filler = syllable_sentences(0x5eed_0fc0_1100, "\n");
     let printing = demo("library/printing-press.txt");
     let copied = first_sentences(&printing, 1500);
     let suspect = format!("{}\n\n{MARKET_TOWN}\n\n{}\n\n{copied}\n\n{}\n", filler(60), filler(60), filler(60));
