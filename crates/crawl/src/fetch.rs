@@ -1,12 +1,16 @@
 //! One host's work for one URL: robots.txt (once per host), the request with retries and
 //! back-off, the body under a size limit, extraction and links.
 
+use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, ETAG, HeaderMap, LAST_MODIFIED, LOCATION, RETRY_AFTER};
 use tessera_engine::{Extracted, Extractor, Format};
 use texting_robots::Robot;
+use ureq::http::Response;
+use ureq::http::header::{
+    CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION, RETRY_AFTER,
+};
 use url::Url;
 
 use crate::state::FetchRecord;
@@ -90,9 +94,10 @@ pub struct Conditional {
     pub last_modified: Option<String>,
 }
 
-/// Shared by all fetch tasks.
+/// Shared by all fetch tasks. Requests are made with `ureq` (blocking) on Tokio's
+/// blocking threads, so that a slow host holds one of those, never a task's worker.
 pub struct Fetcher {
-    client: reqwest::Client,
+    agent: ureq::Agent,
     config: CrawlConfig,
     extractor: Extractor,
 }
@@ -104,7 +109,7 @@ impl std::fmt::Debug for Fetcher {
 }
 
 enum Attempt {
-    Response(reqwest::Response),
+    Response(Response<ureq::Body>),
     Transient { reason: String, retry_after: Option<Duration> },
     Fatal(String),
 }
@@ -112,15 +117,22 @@ enum Attempt {
 impl Fetcher {
     /// A fetcher with the crawl's settings and the engine's extraction settings.
     pub fn new(config: &CrawlConfig, extractor: Extractor) -> Result<Self> {
-        let client = reqwest::Client::builder()
-            .user_agent(config.user_agent.clone())
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_millis(config.timeout_ms))
-            .connect_timeout(Duration::from_millis(config.timeout_ms.min(10_000)))
-            .pool_max_idle_per_host(1)
+        // The agent would panic on a user agent that is no header value: refused here.
+        HeaderValue::from_str(&config.user_agent)
+            .map_err(|e| Error::Client(format!("user agent {:?}: {e}", config.user_agent)))?;
+        // Redirects are not followed (the crawler queues their targets), answers of any
+        // status come back as answers, and the timeout covers a whole request (connection,
+        // answer and body).
+        let agent = ureq::Agent::config_builder()
+            .user_agent(config.user_agent.as_str())
+            .max_redirects(0)
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_millis(config.timeout_ms)))
+            .timeout_connect(Some(Duration::from_millis(config.timeout_ms.min(10_000))))
+            .max_idle_connections_per_host(1)
             .build()
-            .map_err(|e| Error::Client(e.to_string()))?;
-        Ok(Self { client, config: config.clone(), extractor })
+            .new_agent();
+        Ok(Self { agent, config: config.clone(), extractor })
     }
 
     /// The per-host wait: the configured delay, or robots.txt's `Crawl-delay` when
@@ -178,14 +190,18 @@ impl Fetcher {
     }
 
     async fn attempt(&self, url: &str, cond: &Conditional) -> Attempt {
-        let mut req = self.client.get(url);
+        let mut req = self.agent.get(url);
         if let Some(etag) = &cond.etag {
-            req = req.header(reqwest::header::IF_NONE_MATCH, etag);
+            req = req.header(IF_NONE_MATCH, etag);
         }
         if let Some(lm) = &cond.last_modified {
-            req = req.header(reqwest::header::IF_MODIFIED_SINCE, lm);
+            req = req.header(IF_MODIFIED_SINCE, lm);
         }
-        match req.send().await {
+        let sent = match tokio::task::spawn_blocking(move || req.call()).await {
+            Ok(sent) => sent,
+            Err(e) => return Attempt::Fatal(format!("the request stopped: {e}")),
+        };
+        match sent {
             Ok(resp) => {
                 let status = resp.status();
                 if status.is_server_error() || status.as_u16() == 429 {
@@ -195,9 +211,7 @@ impl Fetcher {
                     Attempt::Response(resp)
                 }
             }
-            Err(e) if e.is_timeout() || e.is_connect() || e.is_request() => {
-                Attempt::Transient { reason: error_chain(&e), retry_after: None }
-            }
+            Err(e) if transient(&e) => Attempt::Transient { reason: error_chain(&e), retry_after: None },
             Err(e) => Attempt::Fatal(error_chain(&e)),
         }
     }
@@ -228,10 +242,9 @@ impl Fetcher {
         Fetched::Failed(format!("{last} after {} retries", self.config.max_retries))
     }
 
-    async fn read(self: Arc<Self>, url: Url, resp: reqwest::Response) -> Fetched {
+    async fn read(self: Arc<Self>, url: Url, resp: Response<ureq::Body>) -> Fetched {
         let headers = resp.headers();
-        let header =
-            |name| headers.get(name).and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok()).map(str::to_owned);
+        let header = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).map(str::to_owned);
         let mut fetch = FetchRecord {
             status: resp.status().as_u16(),
             etag: header(ETAG),
@@ -282,23 +295,50 @@ impl Fetcher {
 
 /// Reads a body, failing past `limit` bytes (checked as chunks arrive, so a huge
 /// response is cut off, not buffered).
-async fn read_body(mut resp: reqwest::Response, limit: u64) -> std::result::Result<Vec<u8>, String> {
-    if resp.content_length().is_some_and(|n| n > limit) {
+async fn read_body(resp: Response<ureq::Body>, limit: u64) -> std::result::Result<Vec<u8>, String> {
+    let body = resp.into_body();
+    if body.content_length().is_some_and(|n| n > limit) {
         return Err(format!("larger than {limit} bytes"));
     }
+    tokio::task::spawn_blocking(move || read_limited(body, limit))
+        .await
+        .unwrap_or_else(|e| Err(format!("reading stopped: {e}")))
+}
+
+/// [`read_body`]'s reading, on a blocking thread.
+fn read_limited(body: ureq::Body, limit: u64) -> std::result::Result<Vec<u8>, String> {
+    let mut reader = body.into_reader();
     let mut body = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
     loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                if body.len() as u64 + chunk.len() as u64 > limit {
+        match reader.read(&mut chunk) {
+            Ok(0) => return Ok(body),
+            Ok(n) => {
+                if body.len() as u64 + n as u64 > limit {
                     return Err(format!("larger than {limit} bytes"));
                 }
-                body.extend_from_slice(&chunk);
+                body.extend_from_slice(&chunk[..n]);
             }
-            Ok(None) => return Ok(body),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(error_chain(&e)),
         }
     }
+}
+
+/// Whether a failed request is worth retrying: the network or the host failed (no
+/// answer in time, no connection, a broken or garbled answer), not the request itself
+/// (a URL or header that cannot be sent, a proxy setting).
+fn transient(e: &ureq::Error) -> bool {
+    !matches!(
+        e,
+        ureq::Error::Http(_)
+            | ureq::Error::BadUri(_)
+            | ureq::Error::InvalidProxyUrl
+            | ureq::Error::RequireHttpsOnly(_)
+            | ureq::Error::TlsRequired
+            | ureq::Error::TooManyRedirects
+            | ureq::Error::RedirectFailed
+    )
 }
 
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {

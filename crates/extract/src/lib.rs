@@ -145,6 +145,7 @@ mod origin;
 mod pdf;
 mod pdf_layout;
 mod pdf_ocr;
+mod pdfium;
 #[cfg(feature = "rar")]
 mod rar;
 mod rtf;
@@ -167,7 +168,8 @@ pub use office::epub::EpubExtractor;
 pub use office::odt::OdtExtractor;
 pub use office::pptx::PptxExtractor;
 pub use origin::{BBox, Location, MAX_LOCATIONS, Origin, Part, Place};
-pub use pdf::{PDFIUM_ENV, PdfExtractor, pdfium_fetched_by_build, pdfium_library};
+pub use pdf::PdfExtractor;
+pub use pdfium::{PDFIUM_ENV, pdfium_fetched_by_build, pdfium_library};
 pub use rtf::RtfExtractor;
 pub use sniff::HEAD_LEN;
 pub use text::TextExtractor;

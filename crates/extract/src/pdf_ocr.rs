@@ -11,6 +11,7 @@ use pdfium_render::prelude::*;
 
 use crate::origin::BBox;
 use crate::pdf_layout::{Glyph, Line};
+use crate::pdfium::pdfium_reason;
 use crate::{Error, Result, worker};
 
 /// How to get OCR, for error messages.
@@ -60,7 +61,7 @@ impl Ocr {
             .set_maximum_height(MAX_PIXELS);
         let bitmap = page
             .render_with_config(&config)
-            .map_err(|e| failed(format!("cannot render a page: {}", crate::pdf::pdfium_reason(&e))))?;
+            .map_err(|e| failed(format!("cannot render a page: {}", pdfium_reason(&e))))?;
         let (width, height) = (bitmap.width(), bitmap.height());
         let mut image = format!("P5\n{width} {height}\n255\n").into_bytes();
         image.extend(bitmap.as_rgba_bytes().chunks_exact(4).map(|p| {

@@ -118,17 +118,21 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod char_index;
+mod config;
 mod confusables;
 mod error;
 mod latin_lang;
 mod latin_profiles;
 mod normalizer;
+mod rules;
 mod stem;
 mod stopwords;
 mod token;
 mod tokenizer;
+mod word_cache;
 
 pub use char_index::CharIndex;
+pub use config::{FORMAT_VERSION, NormalizerConfig};
 pub use error::{Error, Result};
-pub use normalizer::{FORMAT_VERSION, Normalizer, NormalizerConfig};
+pub use normalizer::Normalizer;
 pub use token::{Normalized, Span, Token};

@@ -1,401 +1,15 @@
-//! The normalizer: settings, the per-word canonicalisation and the word cache.
+//! The normalizer: a text to tokens, each word through the word caches
+//! (`word_cache.rs`) and, the first time it is seen, the per-word rules (`rules.rs`); the
+//! document language settled as far as the terms need it.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
-use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
-
-use crate::confusables;
-use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, QuickCounts, QuickWord, Script};
-use crate::stopwords::{self, StopSet};
+use crate::config::NormalizerConfig;
+use crate::rules::Rules;
+use crate::stem::{self, ENGLISH_TAG, LATIN_STEMMERS, Language, QuickCounts};
 use crate::tokenizer::{self, CharClass};
-use crate::{Error, Normalized, Result, Span, Token};
-
-/// Version of the canonicalisation rules (tokenizer, tables, stop lists, stemming
-/// policy). Two normalizers with the same [`NormalizerConfig`] and the same version give
-/// the same terms; an index stores it next to the config and refuses to mix versions.
-pub const FORMAT_VERSION: u32 = 2;
-
-/// A per-language cache is cleared when it reaches this many distinct words.
-const CACHE_LIMIT: usize = 1 << 20;
-/// Seed of the cache key hash (any fixed value; distinct from the term hash's seed 0).
-const CACHE_SEED: u64 = 0x7e55_e4a0_c0ff_ee01;
-
-/// Normalizer settings. Everything here changes fingerprints, so it is stored in the index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct NormalizerConfig {
-    /// Drop the built-in stop words (Russian for Cyrillic words, English for Latin words
-    /// when the document's Latin-script language is English).
-    pub stop_words: bool,
-    /// Reduce words to Snowball stems.
-    pub stemming: bool,
-    /// Force the document language (ISO 639-1, e.g. `"en"`, `"ru"`) instead of
-    /// detecting it. It picks the stemmer (and stop list) of Latin-script words;
-    /// Cyrillic words always use Russian.
-    pub language: Option<String>,
-    /// More stop words, dropped whatever their script (also when `stop_words` is off).
-    /// Each must be one word; it is canonicalised like text (NFKC, lowercase, `ё` -> `е`).
-    pub extra_stop_words: Vec<String>,
-    /// Fold Latin/Cyrillic look-alike letters inside mixed words.
-    pub fold_confusables: bool,
-    /// Drop words that have no letter (`2024`, `IV` in Roman numeral characters).
-    pub drop_numbers: bool,
-}
-
-impl Default for NormalizerConfig {
-    fn default() -> Self {
-        Self {
-            stop_words: true,
-            stemming: true,
-            language: None,
-            extra_stop_words: Vec::new(),
-            fold_confusables: true,
-            drop_numbers: true,
-        }
-    }
-}
-
-/// What the cache remembers about one word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Entry {
-    term: u64,
-    keep: bool,
-    folded: bool,
-    /// What the quick language check takes from the word (see [`stem::QuickWord`]).
-    quick: QuickWord,
-}
-
-/// Distinct words (as written, after cleaning), by their 64-bit `xxh3` hash -> their
-/// entry. Keeping the hash instead of the word keeps a look-up to one probe in a
-/// compact table (24-byte slots, no pointer to chase, no string compare); on large
-/// vocabularies the look-up's cache misses are most of normalization's time. Two words
-/// would need the same 64-bit hash to be confused: for a million distinct words in a
-/// cache's life the odds are about 3e-8, and the cost would be one wrong term.
-type WordCache = HashMap<u64, Entry, BuildHasherDefault<LowBits>>;
-
-/// Slots of a [`HotCache`] (a power of two): 16,384 slots of 32 bytes, 512 KB, stay in
-/// a core's L2 cache and hold the words that make up about 90 % of English running
-/// text (the PAN-13 sources: the 16,384 most frequent words are 92 % of the words).
-const HOT_SLOTS: usize = 1 << 14;
-
-/// The key of a word in the [`HotCache`]: a word as written of at most
-/// [`PACKED_MAX`] bytes is its bytes themselves ([`pack_word`]: exact, and no hash to
-/// compute); any other word (longer, cleaned or joined) is [`LONG_KEY`] or its large
-/// cache key. The two kinds differ in the top byte (a length up to 15, or 0xFF), and no
-/// key is 0 (a word has at least one byte).
-type HotKey = u128;
-
-/// Longest word (in bytes) whose hot key is the word itself.
-const PACKED_MAX: usize = 15;
-
-/// The top byte of the hot key of a word that is not packed.
-const LONG_KEY: HotKey = 0xFF << 120;
-
-/// The hot key of the word `bytes[start..end]` (1 to [`PACKED_MAX`] bytes): its bytes
-/// in the low bytes, zeros, and its length in the top byte.
-#[inline]
-fn pack_word(bytes: &[u8], start: usize, end: usize) -> HotKey {
-    let len = end - start;
-    let raw = match bytes.get(start..start + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()) {
-        // The common case: one unaligned load, the bytes after the word masked off.
-        Some(chunk) => u128::from_le_bytes(chunk),
-        None => {
-            let mut chunk = [0u8; 16];
-            chunk[..len].copy_from_slice(&bytes[start..end]);
-            u128::from_le_bytes(chunk)
-        }
-    };
-    (raw & ((1u128 << (8 * len)) - 1)) | ((len as u128) << 120)
-}
-
-/// One slot of a [`HotCache`]: a word's hot key (0: empty) and its entry.
-#[derive(Debug, Clone, Copy, Default)]
-struct HotSlot {
-    key: HotKey,
-    term: u64,
-    keep: bool,
-    folded: bool,
-    quick: QuickWord,
-}
-
-/// A two-way set-associative cache in front of a [`WordCache`]: the set of a word (two
-/// slots, one 64-byte cache line) is fixed by a hash of its key; a word found in the
-/// second slot moves to the first, and a new word takes the first slot and pushes its
-/// word to the second (least recently used out). The large cache spreads a hundred
-/// thousand words over megabytes, so a probe for a frequent word often waits for
-/// memory; the hot cache keeps frequent words in one small table. A slot only ever
-/// holds what the large cache would answer for the same word, so it never changes a
-/// result.
-#[derive(Debug, Clone)]
-struct HotCache {
-    sets: Box<[[HotSlot; 2]]>,
-}
-
-/// Sets of a [`HotCache`].
-const HOT_SETS: usize = HOT_SLOTS / 2;
-
-impl HotCache {
-    fn new() -> Self {
-        Self { sets: vec![[HotSlot::default(); 2]; HOT_SETS].into_boxed_slice() }
-    }
-
-    /// The set of a key: the high bits of a multiply of its folded halves.
-    #[inline]
-    fn set_of(key: HotKey) -> usize {
-        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-        (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_SETS.trailing_zeros())) as usize & (HOT_SETS - 1)
-    }
-
-    /// The entry of the word with hot key `key` and `true` if its set holds it, else
-    /// any entry and `false`. Branch-free but for the move of a word found second to
-    /// the front (a hit or a miss is not predictable; where a word is found mostly is).
-    #[inline]
-    fn get(&mut self, key: HotKey) -> (Entry, bool) {
-        let set = &mut self.sets[Self::set_of(key)];
-        let second = usize::from(set[1].key == key);
-        let slot = set[second];
-        if second == 1 {
-            set.swap(0, 1);
-        }
-        (Entry { term: slot.term, keep: slot.keep, folded: slot.folded, quick: slot.quick }, slot.key == key)
-    }
-
-    /// Puts the word with hot key `key` (not in its set) first in its set.
-    #[inline]
-    fn put(&mut self, key: HotKey, entry: Entry) {
-        let set = &mut self.sets[Self::set_of(key)];
-        if set[0].key != key {
-            set[1] = set[0];
-        }
-        set[0] = HotSlot { key, term: entry.term, keep: entry.keep, folded: entry.folded, quick: entry.quick };
-    }
-}
-
-/// Words looked up together. The look-ups of one batch do not depend on each other, so
-/// the processor overlaps their waits for memory instead of waiting for one word's
-/// cache line before it starts on the next word.
-const BATCH: usize = 32;
-
-/// A word found in the text, waiting for its entry.
-#[derive(Debug, Clone, Copy, Default)]
-struct Pending {
-    start: usize,
-    end: usize,
-    /// The hot cache key ([`HotKey`]); for a word that is not packed, its low bits are
-    /// the large cache key, `xxh3` (seed [`CACHE_SEED`]) of the cleaned word.
-    key: HotKey,
-    dirty: bool,
-    joined: bool,
-}
-
-impl Pending {
-    /// The large cache key of the word: `xxh3` (seed [`CACHE_SEED`]) of the word as the
-    /// caches know it (a packed word is as written).
-    #[inline]
-    fn id(&self, text: &str) -> u64 {
-        if self.key & LONG_KEY == LONG_KEY {
-            self.key as u64
-        } else {
-            xxh3_64_with_seed(&text.as_bytes()[self.start..self.end], CACHE_SEED)
-        }
-    }
-}
-
-/// The words of one text on their way from the tokenizer to tokens, in batches.
-struct Words<'a> {
-    text: &'a str,
-    latin: usize,
-    rules: &'a Rules,
-    cache: &'a mut WordCache,
-    hot: &'a mut HotCache,
-    /// Scratch for cleaned words.
-    key: &'a mut String,
-    batch: [Pending; BATCH],
-    len: usize,
-    /// The quick language check's sample (a byte range; empty when not counting) and
-    /// its counts over the words inside it so far.
-    sample: (usize, usize),
-    quick: QuickCounts,
-}
-
-impl Words<'_> {
-    /// The word of `w` as the caches know it: cleaned (ignorables out, apostrophes
-    /// ASCII) or joined (spaced letters) when the tokenizer says so, else as written.
-    fn word<'k>(text: &'k str, key: &'k mut String, start: usize, end: usize, dirty: bool, joined: bool) -> &'k str {
-        let raw = &text[start..end];
-        if joined {
-            tokenizer::join_into(raw, key);
-            key.as_str()
-        } else if dirty {
-            tokenizer::clean_into(raw, key);
-            key.as_str()
-        } else {
-            raw
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, w: tokenizer::Word, out: &mut Normalized) {
-        let key = if !w.dirty && !w.joined && w.end - w.start <= PACKED_MAX {
-            pack_word(self.text.as_bytes(), w.start, w.end)
-        } else {
-            self.long_key(w)
-        };
-        self.batch[self.len] = Pending { start: w.start, end: w.end, key, dirty: w.dirty, joined: w.joined };
-        self.len += 1;
-        if self.len == BATCH {
-            self.flush(out);
-        }
-    }
-
-    /// The hot key of a word that is not packed: [`LONG_KEY`] and the large cache key.
-    /// Out of line, so [`push`](Self::push) stays small enough to inline into the scan.
-    #[inline(never)]
-    fn long_key(&mut self, w: tokenizer::Word) -> HotKey {
-        let word = Self::word(self.text, self.key, w.start, w.end, w.dirty, w.joined);
-        LONG_KEY | HotKey::from(xxh3_64_with_seed(word.as_bytes(), CACHE_SEED))
-    }
-
-    /// Looks the batch up (hot cache, then the large cache, then the rules) and appends
-    /// its tokens to `out`, in text order.
-    fn flush(&mut self, out: &mut Normalized) {
-        let batch = &self.batch[..self.len];
-        self.len = 0;
-        let mut entries = [Entry::default(); BATCH];
-        // Bit k: word k of the batch was not in the hot cache.
-        let mut cold = 0u32;
-        for (k, p) in batch.iter().enumerate() {
-            let (entry, hit) = self.hot.get(p.key);
-            entries[k] = entry;
-            cold |= u32::from(!hit) << k;
-        }
-        if cold != 0 {
-            let mut ids = [0u64; BATCH];
-            // Bit k: word k is in neither cache.
-            let mut new = 0u32;
-            // The keys first, then the probes: hashing a word branches on its length, and
-            // a mispredicted branch between two probes would stop the second from
-            // starting before the first's cache line arrives.
-            for k in bits(cold) {
-                ids[k] = batch[k].id(self.text);
-            }
-            for k in bits(cold) {
-                match self.cache.get(&ids[k]) {
-                    Some(entry) => entries[k] = *entry,
-                    None => new |= 1 << k,
-                }
-            }
-            for k in bits(new) {
-                let p = batch[k];
-                // Looked up again: the same new word may come twice in one batch.
-                entries[k] = match self.cache.get(&ids[k]) {
-                    Some(entry) => *entry,
-                    None => {
-                        let word = Self::word(self.text, self.key, p.start, p.end, p.dirty, p.joined);
-                        let entry = self.rules.entry(word, self.latin);
-                        if self.cache.len() >= CACHE_LIMIT {
-                            self.cache.clear();
-                        }
-                        self.cache.insert(ids[k], entry);
-                        entry
-                    }
-                };
-            }
-            for k in bits(cold) {
-                self.hot.put(batch[k].key, entries[k]);
-            }
-        }
-        // Without a branch on `keep` (stop words make it unpredictable): every token is
-        // written to the next free place, which only a kept one takes.
-        let mut kept = [Token { span: Span::default(), term: 0 }; BATCH];
-        let mut count = 0;
-        for (p, entry) in batch.iter().zip(&entries) {
-            kept[count] = Token { span: Span { start: p.start, end: p.end }, term: entry.term };
-            count += usize::from(entry.keep);
-            out.folded_words += usize::from(entry.folded);
-        }
-        out.words += batch.len();
-        out.tokens.extend_from_slice(&kept[..count]);
-        let n = batch.len();
-        if n > 0 && self.batch[0].start < self.sample.1 && self.sample.0 < self.batch[n - 1].end {
-            for (k, entry) in entries.iter().enumerate().take(n) {
-                let p = self.batch[k];
-                self.count_quick(&p, entry);
-            }
-        }
-    }
-
-    /// Adds the word `p` to the quick check's counts if it lies in the sample: what its
-    /// entry remembers for a word looked up as written, else (rare) what its words as
-    /// written give. A joined word (letters spaced apart) is several one-letter words to
-    /// the quick check, which scans without joining, and may cross the sample's ends.
-    fn count_quick(&mut self, p: &Pending, entry: &Entry) {
-        let (from, to) = self.sample;
-        if p.joined {
-            let (start, end) = (p.start.max(from), p.end.min(to));
-            if start < end {
-                let part = &self.text[start..end];
-                let mut lower = String::new();
-                let rules = self.rules;
-                let quick = &mut self.quick;
-                tokenizer::scan(part, |w| {
-                    quick.add(stem::quick_word(&part[w.start..w.end], rules.english, rules.russian, &mut lower));
-                });
-            }
-        } else if from <= p.start && p.end <= to {
-            if p.dirty {
-                let word = &self.text[p.start..p.end];
-                self.quick.add(stem::quick_word(word, self.rules.english, self.rules.russian, &mut String::new()));
-            } else {
-                self.quick.add(entry.quick);
-            }
-        }
-    }
-}
-
-/// The indices of the set bits of `mask`, lowest first.
-fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let k = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            k
-        })
-    })
-}
-
-/// Hashes a `u64` key that already is a good hash: the key itself.
-#[derive(Debug, Default, Clone, Copy)]
-struct LowBits(u64);
-
-impl Hasher for LowBits {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used by `u64` keys; a correct fallback anyway.
-        self.0 = xxh3_64(bytes) ^ self.0.rotate_left(5);
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
-}
-
-/// The per-word rules; shared, read-only.
-#[derive(Debug)]
-struct Rules {
-    config: NormalizerConfig,
-    english: &'static StopSet,
-    russian: &'static StopSet,
-    extra: StopSet,
-}
+use crate::word_cache::{HotCache, WordCache, Words};
+use crate::{Error, Normalized, Result, Span};
 
 /// A built normalizer. Holds a per-instance cache; clone one per thread.
 ///
@@ -421,18 +35,7 @@ impl Normalizer {
                 Some(stem::by_code(code).ok_or_else(|| Error::Config(format!("unknown language code {code:?}")))?)
             }
         };
-        let mut extra = StopSet::default();
-        for word in &config.extra_stop_words {
-            let mut count = 0;
-            tokenizer::scan(word, |_| count += 1);
-            if count != 1 {
-                return Err(Error::Config(format!("extra stop word {word:?} is not exactly one word")));
-            }
-            let mut clean = String::new();
-            tokenizer::clean_into(word.trim(), &mut clean);
-            extra.insert(&surface(&clean, config.fold_confusables).0);
-        }
-        let rules = Rules { config, english: &stopwords::ENGLISH_SET, russian: &stopwords::RUSSIAN_SET, extra };
+        let rules = Rules::new(config)?;
         Ok(Self {
             rules: Arc::new(rules),
             forced,
@@ -496,22 +99,18 @@ impl Normalizer {
         let mut out =
             Normalized { tokens: Vec::with_capacity(text.len() / 8 + 1), language, words: 0, folded_words: 0 };
         let Self { rules, caches, hot, key, .. } = self;
-        let mut words = Words {
+        let mut words = Words::new(
             text,
             latin,
             rules,
-            cache: &mut caches[latin],
-            hot: hot[latin].get_or_insert_with(HotCache::new),
+            &mut caches[latin],
+            hot[latin].get_or_insert_with(HotCache::new),
             key,
-            batch: [Pending::default(); BATCH],
-            len: 0,
-            sample: sample.unwrap_or((usize::MAX, 0)),
-            quick: QuickCounts::default(),
-        };
+            sample,
+        );
         tokenizer::scan_joining(text, |w| words.push(w, &mut out));
         words.flush(&mut out);
-        let quick = words.quick;
-        (out, quick)
+        (out, words.quick())
     }
 
     /// The canonical term of one word, `None` if it is dropped (stop word, number, no
@@ -571,114 +170,10 @@ impl Normalizer {
     }
 }
 
-impl Rules {
-    /// The cache entry of a cleaned word.
-    fn entry(&self, word: &str, latin: usize) -> Entry {
-        let quick = stem::quick_word(word, self.english, self.russian, &mut String::new());
-        match self.canonical(word, latin) {
-            (Some(term), folded) => Entry { term: xxh3_64(term.as_bytes()), keep: true, folded, quick },
-            (None, folded) => Entry { term: 0, keep: false, folded, quick },
-        }
-    }
-
-    /// The canonical term of a cleaned word (no ignorables, ASCII apostrophes), `None`
-    /// if dropped; and whether look-alike letters were folded.
-    fn canonical(&self, word: &str, latin: usize) -> (Option<String>, bool) {
-        let config = &self.config;
-        let (surface, folded) = surface(word, config.fold_confusables);
-        let has_letter = surface.chars().any(is_letter);
-        if !has_letter {
-            let number = surface.chars().any(char::is_numeric);
-            return ((number && !config.drop_numbers).then_some(surface), folded);
-        }
-        if self.extra.contains(&surface) {
-            return (None, folded);
-        }
-        let script = stem::word_script(&surface);
-        if config.stop_words {
-            let stop = match script {
-                Script::Cyrillic => self.russian.contains(&surface),
-                Script::Latin if latin == ENGLISH_TAG => self.english.contains(&surface),
-                _ => false,
-            };
-            if stop {
-                return (None, folded);
-            }
-        }
-        if config.stemming
-            && let Some(algorithm) = stem::algorithm(script, latin)
-        {
-            return (Some(stem::stem(algorithm, &surface)), folded);
-        }
-        (Some(surface), folded)
-    }
-}
-
-/// `char::is_alphabetic` with ASCII and Russian fast paths.
-fn is_letter(c: char) -> bool {
-    match c {
-        'a'..='z' | 'A'..='Z' | '\u{0400}'..='\u{0481}' => true,
-        '\0'..='\u{7F}' => false,
-        _ => c.is_alphabetic(),
-    }
-}
-
-/// The surface form of a cleaned word: NFKC (only when needed), look-alike letters
-/// folded (if `fold`), lowercase, `ё` -> `е`, final `ς` -> `σ`, `ʼ` -> `'`, stress marks
-/// (U+0300, U+0301) after Cyrillic letters removed. Returns whether folding happened.
-fn surface(word: &str, fold: bool) -> (String, bool) {
-    if word.is_ascii() {
-        return (word.to_ascii_lowercase(), false);
-    }
-    let nfkc: Cow<'_, str> = if is_nfkc_quick(word.chars()) == IsNormalized::Yes {
-        Cow::Borrowed(word)
-    } else {
-        // NFKC may bring in non-word characters (`⑴` -> `(1)`, Arabic ligatures with
-        // spaces): keep one word per original word.
-        Cow::Owned(
-            word.nfkc()
-                .filter_map(|c| match tokenizer::classify(c) {
-                    CharClass::Word | CharClass::Single => Some(c),
-                    CharClass::Apostrophe => Some('\''),
-                    CharClass::Ignorable | CharClass::Separator => None,
-                })
-                .collect(),
-        )
-    };
-    let mut folded_buf = String::new();
-    let folded = fold && confusables::fold_into(&nfkc, &mut folded_buf);
-    let source: &str = if folded { &folded_buf } else { &nfkc };
-    let mut out = String::with_capacity(source.len());
-    let mut after_cyrillic = false;
-    for c in source.chars() {
-        if matches!(c, '\u{0300}' | '\u{0301}') && after_cyrillic {
-            continue;
-        }
-        after_cyrillic = matches!(c, '\u{0400}'..='\u{04FF}');
-        match c {
-            '\u{02BC}' => out.push('\''),
-            'A'..='Z' => out.push(c.to_ascii_lowercase()),
-            // Russian fast path (the general case handles the rest of Cyrillic).
-            'ё' | 'Ё' => out.push('е'),
-            'а'..='я' => out.push(c),
-            'А'..='Я' => out.push(char::from_u32(c as u32 + 0x20).unwrap_or(c)),
-            _ => {
-                for l in c.to_lowercase() {
-                    out.push(match l {
-                        'ё' => 'е',
-                        'ς' => 'σ',
-                        _ => l,
-                    });
-                }
-            }
-        }
-    }
-    (out, folded)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xxhash_rust::xxh3::xxh3_64;
 
     fn normalizer() -> Normalizer {
         Normalizer::new(NormalizerConfig::default()).unwrap()
@@ -946,22 +441,6 @@ mod tests {
                     proptest::prop_assert_eq!(&terms.language, &full.language);
                 }
             }
-        }
-    }
-
-    proptest::proptest! {
-        /// A packed hot key is the word's bytes and length, wherever the word lies
-        /// (also within 16 bytes of the text's end, where it is copied).
-        #[test]
-        fn packed_hot_keys_are_the_words(text in "\\PC{1,40}", a in 0usize..40, len in 1usize..=PACKED_MAX) {
-            let bytes = text.as_bytes();
-            let start = a % bytes.len();
-            let end = (start + len).min(bytes.len());
-            proptest::prop_assume!(start < end);
-            let mut expected = [0u8; 16];
-            expected[..end - start].copy_from_slice(&bytes[start..end]);
-            expected[15] = (end - start) as u8;
-            proptest::prop_assert_eq!(pack_word(bytes, start, end), u128::from_le_bytes(expected));
         }
     }
 

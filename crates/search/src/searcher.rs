@@ -1,13 +1,13 @@
 //! Stage 1 (candidate ranking) and stage 2 (the greedy revision), after seed 000.
 
 use tessera_core::{CollectionKind, DocId};
-use tessera_index::IndexReader;
+use tessera_index::{CollectionReader, IndexReader};
 use tessera_normalize::Span;
 
 use std::borrow::Cow;
 
 use crate::parts::{SuspectForms, SuspectParts};
-use crate::{Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
+use crate::{AlignConfig, Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
 
 /// Searches collections for the sources of a suspect. Built once, reused.
 #[derive(Debug, Clone, Default)]
@@ -169,6 +169,9 @@ impl Searcher {
         self.run(reader, collection, query, Some(source_text), &|_| {})
     }
 
+    /// One collection's revision: stage 1 ranks the candidates ([`Searcher::stage1`]);
+    /// each round of stage 2 takes the best one still in the race ([`Rounds`]), aligns it
+    /// and settles what its source explains ([`Searcher::settle`]).
     fn run(
         &self,
         reader: &IndexReader,
@@ -177,15 +180,55 @@ impl Searcher {
         source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
         observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision, Error> {
-        let min_shared = if query.has_sentences() || source_text.is_some() {
+        let min_shared = self.min_shared(query, source_text.is_some());
+        let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
+        let kind = coll.config().kind;
+        let mut aligner = CandidateAligner {
+            reader,
+            query,
+            source_text,
+            whole: SuspectForms::default(),
+            parts: SuspectParts::plan(query, self.config.part_tokens),
+            config: self.align_config(kind),
+            kind,
+            search: &self.config,
+        };
+        let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
+        let (lookups, candidates) = self.stage1(&coll, query, min_shared, max_candidates)?;
+        let mut rounds = Rounds::new(lookups, candidates, query.hashes.len(), min_shared, self.config.max_copies > 0);
+        let mut sources = Vec::new();
+        // Copies of the revision's sources, aligned on the passages their source explained.
+        // They come after every source, so the revision's order is the greedy one.
+        let mut copies = Vec::new();
+        observe(SearchProgress { aligned: 0, left: rounds.left });
+        for round in 0..max_rounds {
+            let Some(at) = rounds.take_best() else { break };
+            let (blocks, held) =
+                aligner.align(rounds.candidates[at].doc, &rounds.explained_shingle, rounds.near(at))?;
+            if !blocks.is_empty() {
+                sources.push(self.settle(&mut rounds, &mut aligner, at, blocks, held, &mut copies)?);
+            }
+            observe(SearchProgress { aligned: round + 1, left: rounds.left });
+        }
+        sources.extend(copies);
+        Ok(Revision { collection: collection.to_owned(), kind, sources })
+    }
+
+    /// The fewest shared hashes a candidate needs: `text_min_shared_hashes` when sentence
+    /// seeding is possible (the suspect has sentences, or the sources' texts are at hand),
+    /// else `min_shared_hashes`.
+    fn min_shared(&self, query: &Query, source_texts: bool) -> u32 {
+        if query.has_sentences() || source_texts {
             self.config.text_min_shared_hashes
         } else {
             self.config.min_shared_hashes
-        };
-        let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
-        let kind = coll.config().kind;
-        // Citation collections hold short expressions by design: no minimum length.
+        }
+    }
+
+    /// The alignment settings for a collection of `kind`.
+    fn align_config(&self, kind: CollectionKind) -> AlignConfig {
         let mut align_config = self.config.align.clone();
+        // Citation collections hold short expressions by design: no minimum length.
         if kind == CollectionKind::Citation {
             align_config.min_passage_chars = 0;
             align_config.min_passage_source_chars = 0;
@@ -193,16 +236,19 @@ impl Searcher {
             align_config.min_shared_words = 0;
             align_config.min_contrast = -1.0;
         }
-        let mut aligner = CandidateAligner {
-            reader,
-            query,
-            source_text,
-            whole: SuspectForms::default(),
-            parts: SuspectParts::plan(query, self.config.part_tokens),
-            config: align_config,
-            kind,
-            search: &self.config,
-        };
+        align_config
+    }
+
+    /// Stage 1: the suspect's hashes (and, when its sentences are known, its variant
+    /// shingles) looked up in the collection, and the candidates sharing at least
+    /// `min_shared` of them, ranked ([`Searcher::rank`]).
+    fn stage1(
+        &self,
+        coll: &CollectionReader<'_>,
+        query: &Query,
+        min_shared: u32,
+        max_candidates: usize,
+    ) -> Result<(Lookups, Vec<Candidate>), Error> {
         // Variant shingles only help where sentence seeding can align what they find.
         let lookups = Lookups::new(query, query.has_sentences());
         let mut hits: Vec<(u32, DocId)> = Vec::new();
@@ -211,181 +257,80 @@ impl Searcher {
         coll.lookup_sorted_at_most(&lookups.hashes, self.config.max_postings_per_hash, |i, doc| {
             hits.push((i as u32, doc));
         })?;
-        // Per looked-up hash: explained by an earlier source of this revision (none yet).
-        let mut explained_hash = vec![false; lookups.hashes.len()];
-        let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
-        let mut candidates = self.rank(hits, &lookups, min_shared, max_candidates);
+        let candidates = self.rank(hits, &lookups, min_shared, max_candidates);
+        Ok((lookups, candidates))
+    }
 
-        // Per suspect shingle: explained by an earlier source of this revision.
-        let mut explained_shingle = vec![false; query.hashes.len()];
-        // Only hashes some candidate shares can change a score: the rest (most variant
-        // shingles) are never checked.
-        let mut shared: Vec<u32> = candidates.iter().flat_map(|c| c.shared.iter().copied()).collect();
-        shared.sort_unstable();
-        shared.dedup();
-        // Which candidates share each hash, and which shared hashes stand for each suspect
-        // shingle: a round visits only the shingles its source explained, the hashes
-        // standing for them and the candidates sharing those. Rescoring every candidate
-        // and testing every shared hash in each round cost a long suspect (1,500 rounds
-        // over 1.6 million shingles) a quarter of its check (docs/performance.md).
-        let holders = Inverted::new(
-            lookups.hashes.len(),
-            candidates.iter().enumerate().flat_map(|(c, cand)| cand.shared.iter().map(move |&h| (h, to_u32(c)))),
-        );
-        let standing_for = Inverted::new(
-            query.hashes.len(),
-            shared.iter().flat_map(|&h| lookups.positions(h as usize).iter().map(move |&p| (p, h))),
-        );
-        drop(shared);
-        // Candidates still in the race: not aligned yet, and sharing enough unexplained
-        // hashes (scores only fall, so one that drops out never comes back).
-        let mut alive = vec![true; candidates.len()];
-        let mut left = candidates.len();
-        // Per candidate: the hashes it lost to this round's source (set and cleared in
-        // each round that has copies).
-        let mut lost = vec![0u32; if self.config.max_copies > 0 { candidates.len() } else { 0 }];
-        let mut sources = Vec::new();
-        // Copies of the revision's sources, aligned on the passages their source explained.
-        // They come after every source, so the revision's order is the greedy one.
-        let mut copies = Vec::new();
-        observe(SearchProgress { aligned: 0, left });
-        for round in 0..max_rounds {
-            let Some(at) = best_candidate(&candidates, &alive) else { break };
-            let best = &candidates[at];
-            if best.total() < min_shared {
-                break;
-            }
-            alive[at] = false;
-            left -= 1;
-            let chosen_score = best.score;
-            // The suspect shingles the candidate shares: a long suspect's parts where they
-            // are close together are aligned. A hash at many shingles is a phrase the
-            // suspect repeats, and would make them close by chance.
-            let near = best
-                .shared
-                .iter()
-                .map(|&h| lookups.positions(h as usize))
-                .filter(|positions| positions.len() <= NEAR_MAX_POSITIONS)
-                .flatten()
-                .map(|&p| p as usize);
-            let (blocks, mut held) = aligner.align(best.doc, &explained_shingle, near)?;
-            if !blocks.is_empty() {
-                held.sort_unstable();
-                // A suspect shingle is explained by this source when it lies in one of its
-                // blocks *and* the source holds it, or one of its variants. The rest of a
-                // block (reworded words, or text a block reached past its borrowing) stays
-                // open to later sources: a verbatim passage of another source next to this
-                // one's is not hidden by this one's block running into it (PAN 2013
-                // collection-wide: 63 listed cases were hidden that way; docs/quality.md).
-                let ranges = shingle_ranges(&blocks, query.shingle_size, explained_shingle.len());
-                // What a copy of this source may align: the shingles of these blocks as
-                // they were before this source explained them (only those are kept: a
-                // copy of the whole suspect's marks each round would cost a long suspect
-                // its length in every round).
-                let before = (self.config.max_copies > 0).then(|| marks_in(&explained_shingle, &ranges));
-                // The shingles this source explains.
-                let mut flipped: Vec<u32> = Vec::new();
-                for &(start, end) in &ranges {
-                    for (p, h) in query.hashes.iter().enumerate().take(end).skip(start) {
-                        if !explained_shingle[p] && held.binary_search(h).is_ok() {
-                            explained_shingle[p] = true;
-                            flipped.push(to_u32(p));
-                        }
-                    }
-                }
-                // A variant the source holds stands for the shingle it varies: a copy of
-                // this source found next would otherwise claim the same reworded passage
-                // again through the same variants (the Russian planted set, whose sources
-                // overlap, had a third of its cases claimed twice or three times).
-                for &h in &best.shared {
-                    let h = h as usize;
-                    if lookups.own[h] || held.binary_search(&lookups.hashes[h]).is_err() {
-                        continue;
-                    }
-                    for &p in lookups.positions(h) {
-                        let p = p as usize;
-                        if !explained_shingle[p] && ranges.iter().any(|&(start, end)| (start..end).contains(&p)) {
-                            explained_shingle[p] = true;
-                            flipped.push(to_u32(p));
-                        }
-                    }
-                }
-                // The hashes this source explained: those whose shingles are all explained
-                // now, one of them in this round.
-                let mut newly = Vec::new();
-                for &p in &flipped {
-                    for &h in standing_for.get(p as usize) {
-                        let at = h as usize;
-                        if !explained_hash[at] && lookups.positions(at).iter().all(|&p| explained_shingle[p as usize]) {
-                            explained_hash[at] = true;
-                            newly.push(at);
-                        }
-                    }
-                }
-                // Each candidate's score loses the hashes just explained.
-                for &h in &newly {
-                    for &c in holders.get(h) {
-                        let c = &mut candidates[c as usize];
-                        if lookups.own[h] { c.score -= 1 } else { c.variant_score -= 1 }
-                    }
-                }
-                let best = &candidates[at];
-                if let Some(before) = before {
-                    for &h in &newly {
-                        for &c in holders.get(h) {
-                            lost[c as usize] += 1;
-                        }
-                    }
-                    let copies_of = copy_candidates(
-                        lost[at],
-                        candidates
-                            .iter()
-                            .zip(&lost)
-                            .zip(&alive)
-                            .filter(|(_, alive)| **alive)
-                            .map(|((c, &n), _)| (c.doc, n)),
-                        min_shared,
-                        self.config.max_copies,
-                    );
-                    for &h in &newly {
-                        for &c in holders.get(h) {
-                            lost[c as usize] = 0;
-                        }
-                    }
-                    let skip = if copies_of.is_empty() {
-                        Vec::new()
-                    } else {
-                        outside_ranges(explained_shingle.len(), &ranges, &before)
-                    };
-                    for (doc, lost) in copies_of {
-                        // A copy is aligned on the source's passages only.
-                        let near = ranges.iter().flat_map(|&(start, end)| start..end.max(start + 1));
-                        let (found, _) = aligner.align(doc, &skip, near)?;
-                        // The blocks about the source's passages, long enough by themselves.
-                        let found: Vec<Block> = found.into_iter().filter(|b| mostly_within(b, &blocks)).collect();
-                        let reported = kind != CollectionKind::Source || long_enough(&found, &self.config);
-                        if !found.is_empty() && reported {
-                            copies.push(SourceMatch {
-                                doc,
-                                shared_hashes: lost,
-                                blocks: found,
-                                copy_of: Some(best.doc),
-                            });
-                        }
-                    }
-                }
-                for (c, alive) in candidates.iter().zip(alive.iter_mut()) {
-                    if *alive && c.total() < min_shared {
-                        *alive = false;
-                        left -= 1;
-                    }
-                }
-                sources.push(SourceMatch { doc: best.doc, shared_hashes: chosen_score, blocks, copy_of: None });
-            }
-            observe(SearchProgress { aligned: round + 1, left });
+    /// The rest of a stage 2 round whose candidate `at` was aligned into `blocks` (not
+    /// empty; `held`: its source's shingle hashes): the suspect shingles and hashes its
+    /// source explains are taken away from the other candidates, the copies of the source
+    /// (with `max_copies`) are aligned on its passages and added to `copies`, and the
+    /// candidates left with fewer than the minimum drop out. Gives the source's match.
+    fn settle(
+        &self,
+        rounds: &mut Rounds,
+        aligner: &mut CandidateAligner<'_, '_>,
+        at: usize,
+        blocks: Vec<Block>,
+        mut held: Vec<u64>,
+        copies: &mut Vec<SourceMatch>,
+    ) -> Result<SourceMatch, Error> {
+        let query = aligner.query;
+        let (doc, chosen_score) = (rounds.candidates[at].doc, rounds.candidates[at].score);
+        held.sort_unstable();
+        // A suspect shingle is explained by this source when it lies in one of its
+        // blocks *and* the source holds it, or one of its variants. The rest of a
+        // block (reworded words, or text a block reached past its borrowing) stays
+        // open to later sources: a verbatim passage of another source next to this
+        // one's is not hidden by this one's block running into it (PAN 2013
+        // collection-wide: 63 listed cases were hidden that way; docs/quality.md).
+        let ranges = shingle_ranges(&blocks, query.shingle_size, rounds.explained_shingle.len());
+        // What a copy of this source may align: the shingles of these blocks as
+        // they were before this source explained them (only those are kept: a
+        // copy of the whole suspect's marks each round would cost a long suspect
+        // its length in every round).
+        let before = (self.config.max_copies > 0).then(|| marks_in(&rounds.explained_shingle, &ranges));
+        let flipped = rounds.explain_shingles(at, &ranges, &held, &query.hashes);
+        let newly = rounds.explain_hashes(&flipped);
+        if let Some(before) = before {
+            let copies_of = rounds.copies_of(at, &newly, self.config.max_copies);
+            let skip = if copies_of.is_empty() {
+                Vec::new()
+            } else {
+                outside_ranges(rounds.explained_shingle.len(), &ranges, &before)
+            };
+            copies.extend(self.align_copies(aligner, doc, copies_of, &ranges, &skip, &blocks)?);
         }
-        sources.extend(copies);
-        Ok(Revision { collection: collection.to_owned(), kind, sources })
+        rounds.drop_weak();
+        Ok(SourceMatch { doc, shared_hashes: chosen_score, blocks, copy_of: None })
+    }
+
+    /// Aligns the copies of source `of` (`copies_of`, each with the hashes it lost to
+    /// `of`) on the passages `ranges` of its `blocks` only (`skip`: everything else, and
+    /// what was explained there before `of`), and gives those whose blocks
+    /// about the passages are long enough, as matches.
+    fn align_copies(
+        &self,
+        aligner: &mut CandidateAligner<'_, '_>,
+        of: DocId,
+        copies_of: Vec<(DocId, u32)>,
+        ranges: &[(usize, usize)],
+        skip: &[bool],
+        blocks: &[Block],
+    ) -> Result<Vec<SourceMatch>, Error> {
+        let mut copies = Vec::new();
+        for (doc, lost) in copies_of {
+            // A copy is aligned on the source's passages only.
+            let near = ranges.iter().flat_map(|&(start, end)| start..end.max(start + 1));
+            let (found, _) = aligner.align(doc, skip, near)?;
+            // The blocks about the source's passages, long enough by themselves.
+            let found: Vec<Block> = found.into_iter().filter(|b| mostly_within(b, blocks)).collect();
+            let reported = aligner.kind != CollectionKind::Source || long_enough(&found, &self.config);
+            if !found.is_empty() && reported {
+                copies.push(SourceMatch { doc, shared_hashes: lost, blocks: found, copy_of: Some(of) });
+            }
+        }
+        Ok(copies)
     }
 
     /// Aligns a suspect with one given source (the PAN pairwise task): the alignment
@@ -424,6 +369,192 @@ impl Searcher {
     }
 }
 
+/// Stage 2's state: the ranked candidates, which of them are still in the race, and what
+/// the revision's sources have explained so far, with the inverted lists that let a round
+/// visit only what its source changed.
+struct Rounds {
+    lookups: Lookups,
+    candidates: Vec<Candidate>,
+    /// The fewest unexplained shared hashes a candidate needs to stay in the race.
+    min_shared: u32,
+    /// Per looked-up hash: explained by an earlier source of this revision.
+    explained_hash: Vec<bool>,
+    /// Per suspect shingle: explained by an earlier source of this revision.
+    explained_shingle: Vec<bool>,
+    /// The candidates sharing each looked-up hash.
+    holders: Inverted,
+    /// The shared hashes standing for each suspect shingle.
+    standing_for: Inverted,
+    /// Candidates still in the race: not aligned yet, and sharing enough unexplained
+    /// hashes (scores only fall, so one that drops out never comes back).
+    alive: Vec<bool>,
+    /// How many are alive.
+    left: usize,
+    /// Per candidate: the hashes it lost to this round's source (set and cleared in
+    /// each round that has copies; empty without copies).
+    lost: Vec<u32>,
+}
+
+impl Rounds {
+    /// The state before the first round, for a suspect of `shingles` shingles; `copies`:
+    /// whether copies of the sources are looked for.
+    fn new(lookups: Lookups, candidates: Vec<Candidate>, shingles: usize, min_shared: u32, copies: bool) -> Self {
+        // Only hashes some candidate shares can change a score: the rest (most variant
+        // shingles) are never checked.
+        let mut shared: Vec<u32> = candidates.iter().flat_map(|c| c.shared.iter().copied()).collect();
+        shared.sort_unstable();
+        shared.dedup();
+        // Which candidates share each hash, and which shared hashes stand for each suspect
+        // shingle: a round visits only the shingles its source explained, the hashes
+        // standing for them and the candidates sharing those. Rescoring every candidate
+        // and testing every shared hash in each round cost a long suspect (1,500 rounds
+        // over 1.6 million shingles) a quarter of its check (docs/performance.md).
+        let holders = Inverted::new(
+            lookups.hashes.len(),
+            candidates.iter().enumerate().flat_map(|(c, cand)| cand.shared.iter().map(move |&h| (h, to_u32(c)))),
+        );
+        let standing_for = Inverted::new(
+            shingles,
+            shared.iter().flat_map(|&h| lookups.positions(h as usize).iter().map(move |&p| (p, h))),
+        );
+        drop(shared);
+        Self {
+            explained_hash: vec![false; lookups.hashes.len()],
+            explained_shingle: vec![false; shingles],
+            holders,
+            standing_for,
+            alive: vec![true; candidates.len()],
+            left: candidates.len(),
+            lost: vec![0u32; if copies { candidates.len() } else { 0 }],
+            lookups,
+            candidates,
+            min_shared,
+        }
+    }
+
+    /// The best candidate still in the race, taken out of it; `None` when the best has
+    /// fewer than the minimum unexplained shared hashes (or none is left).
+    fn take_best(&mut self) -> Option<usize> {
+        let at = best_candidate(&self.candidates, &self.alive)?;
+        if self.candidates[at].total() < self.min_shared {
+            return None;
+        }
+        self.alive[at] = false;
+        self.left -= 1;
+        Some(at)
+    }
+
+    /// The suspect shingles candidate `at` shares: a long suspect's parts where they are
+    /// close together are aligned. A hash at many shingles is a phrase the suspect
+    /// repeats, and would make them close by chance.
+    fn near(&self, at: usize) -> impl Iterator<Item = usize> + '_ {
+        self.candidates[at]
+            .shared
+            .iter()
+            .map(|&h| self.lookups.positions(h as usize))
+            .filter(|positions| positions.len() <= NEAR_MAX_POSITIONS)
+            .flatten()
+            .map(|&p| p as usize)
+    }
+
+    /// Marks the suspect shingles candidate `at`'s source explains: those in `ranges`
+    /// (its blocks' shingles) that the source holds (`held`, sorted) or holds a variant
+    /// of; gives those newly marked.
+    fn explain_shingles(&mut self, at: usize, ranges: &[(usize, usize)], held: &[u64], hashes: &[u64]) -> Vec<u32> {
+        let mut flipped: Vec<u32> = Vec::new();
+        for &(start, end) in ranges {
+            for (p, h) in hashes.iter().enumerate().take(end).skip(start) {
+                if !self.explained_shingle[p] && held.binary_search(h).is_ok() {
+                    self.explained_shingle[p] = true;
+                    flipped.push(to_u32(p));
+                }
+            }
+        }
+        // A variant the source holds stands for the shingle it varies: a copy of
+        // this source found next would otherwise claim the same reworded passage
+        // again through the same variants (the Russian planted set, whose sources
+        // overlap, had a third of its cases claimed twice or three times).
+        for &h in &self.candidates[at].shared {
+            let h = h as usize;
+            if self.lookups.own[h] || held.binary_search(&self.lookups.hashes[h]).is_err() {
+                continue;
+            }
+            for &p in self.lookups.positions(h) {
+                let p = p as usize;
+                if !self.explained_shingle[p] && ranges.iter().any(|&(start, end)| (start..end).contains(&p)) {
+                    self.explained_shingle[p] = true;
+                    flipped.push(to_u32(p));
+                }
+            }
+        }
+        flipped
+    }
+
+    /// Marks the hashes explained now (those whose shingles are all explained, one of
+    /// them among `flipped`), takes them from the scores of the candidates sharing them,
+    /// and gives them.
+    fn explain_hashes(&mut self, flipped: &[u32]) -> Vec<usize> {
+        let mut newly = Vec::new();
+        for &p in flipped {
+            for &h in self.standing_for.get(p as usize) {
+                let at = h as usize;
+                if !self.explained_hash[at]
+                    && self.lookups.positions(at).iter().all(|&p| self.explained_shingle[p as usize])
+                {
+                    self.explained_hash[at] = true;
+                    newly.push(at);
+                }
+            }
+        }
+        // Each candidate's score loses the hashes just explained.
+        for &h in &newly {
+            for &c in self.holders.get(h) {
+                let c = &mut self.candidates[c as usize];
+                if self.lookups.own[h] { c.score -= 1 } else { c.variant_score -= 1 }
+            }
+        }
+        newly
+    }
+
+    /// The candidates still in the race that hold the passages candidate `at`'s source
+    /// was just aligned on, by the hashes each lost to it (`newly`), at most `max`
+    /// ([`copy_candidates`]).
+    fn copies_of(&mut self, at: usize, newly: &[usize], max: usize) -> Vec<(DocId, u32)> {
+        for &h in newly {
+            for &c in self.holders.get(h) {
+                self.lost[c as usize] += 1;
+            }
+        }
+        let copies = copy_candidates(
+            self.lost[at],
+            self.candidates
+                .iter()
+                .zip(&self.lost)
+                .zip(&self.alive)
+                .filter(|(_, alive)| **alive)
+                .map(|((c, &n), _)| (c.doc, n)),
+            self.min_shared,
+            max,
+        );
+        for &h in newly {
+            for &c in self.holders.get(h) {
+                self.lost[c as usize] = 0;
+            }
+        }
+        copies
+    }
+
+    /// Takes out of the race the candidates left with fewer than the minimum.
+    fn drop_weak(&mut self) {
+        for (c, alive) in self.candidates.iter().zip(self.alive.iter_mut()) {
+            if *alive && c.total() < self.min_shared {
+                *alive = false;
+                self.left -= 1;
+            }
+        }
+    }
+}
+
 /// A shared hash at more suspect shingles than this does not say where a long suspect's
 /// source is ([`SuspectParts`]).
 const NEAR_MAX_POSITIONS: usize = 4;
@@ -440,7 +571,7 @@ struct CandidateAligner<'a, 'f> {
     /// A long suspect's parts, each aligned as a suspect of its own (`None` for a suspect
     /// of one part).
     parts: Option<SuspectParts>,
-    config: crate::AlignConfig,
+    config: AlignConfig,
     kind: CollectionKind,
     search: &'a SearchConfig,
 }

@@ -8,8 +8,8 @@ use foldhash::{HashMap, HashMapExt};
 use tessera_normalize::Span;
 
 use super::exact_runs::{Run, longest_within};
-use super::sentence_seeds::Stretches;
-use super::sentence_seeds::{Bag, BagPostings};
+use super::prepared::Stretches;
+use super::sentences::{Bag, BagPostings};
 use super::{Passage, SentenceAligner, to_u32};
 use crate::Evidence;
 
@@ -252,7 +252,7 @@ fn longest_increasing(values: impl Iterator<Item = usize>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::*;
-    use super::super::sentence_seeds::PreparedSuspect;
+    use super::super::prepared::PreparedSuspect;
     use super::*;
     use crate::{AlignConfig, Query, align_pair};
 

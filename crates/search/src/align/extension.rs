@@ -4,7 +4,7 @@
 use foldhash::HashSet;
 use tessera_normalize::Span;
 
-use super::sentence_seeds::Sentences;
+use super::sentences::Sentences;
 use super::{Passage, Seed, SentenceAligner};
 
 impl SentenceAligner<'_> {
@@ -358,7 +358,7 @@ mod tests {
     use tessera_normalize::Span;
 
     use super::super::fixtures::*;
-    use super::super::sentence_seeds::PreparedSuspect;
+    use super::super::prepared::PreparedSuspect;
     use super::*;
     use crate::{AlignConfig, align_pair};
 

@@ -55,8 +55,9 @@
 //!
 //! Blocks come sorted by suspect position; exact copies keep their spans to the word.
 //!
-//! Each step has its file: `exact_runs.rs`, `sentence_seeds.rs` (with the suspect's side
-//! prepared once per search, [`PreparedSuspect`], and the WordNet neighbours),
+//! Each step has its file: `exact_runs.rs`, `sentence_seeds.rs` (with `sentences.rs`, the
+//! sentences and their tf-idf bags, and `prepared.rs`, the suspect's side prepared once
+//! per search, [`PreparedSuspect`], and the WordNet neighbours),
 //! `extension.rs` (clustering, validation, growth), `resolve.rs` (overlaps and length)
 //! and `evidence.rs`; this file holds the entry points and runs the steps in order.
 
@@ -65,8 +66,10 @@ mod exact_runs;
 mod extension;
 #[cfg(test)]
 mod fixtures;
+mod prepared;
 mod resolve;
 mod sentence_seeds;
+mod sentences;
 
 use foldhash::HashMap;
 use tessera_index::Snapshot;
@@ -74,10 +77,10 @@ use tessera_normalize::Span;
 
 use crate::{AlignConfig, Block, Evidence, Query, SentencePair};
 use exact_runs::{Run, ShingleIndex, choose_runs, exact_runs, longest_within, merge_runs};
+pub use prepared::PreparedSuspect;
 use resolve::{overlaps, resolve};
 use sentence_seeds::Covered;
-pub use sentence_seeds::PreparedSuspect;
-use sentence_seeds::Sentences;
+use sentences::Sentences;
 
 /// Aligns a suspect with one source snapshot: with sentence seeding when both have terms
 /// and sentences (the suspect's terms cut to the snapshot's 32 bits), else exact runs

@@ -1,242 +1,48 @@
-//! PDF: a report to file, written in Rust (pdf-writer) with an embedded, subset DejaVu Sans.
+//! Layout: the report's parts (header, totals, notices, sources, the document's text,
+//! the blocks) laid out into pages of drawing operations ([`Op`]), text wrapped into
+//! lines of positioned fragments.
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
-
-use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
-use pdf_writer::{Content, Date, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
-
+use super::atoms::{Atom, Style, document_atoms, excerpt_atoms, flat, mark_style, plain_atoms};
+use super::font::{Fonts, shown};
+use super::{
+    ALERT, BODY, BODY_LINE, BOTTOM, GREEN, GREY, INK, LINE, MARGIN_TOP, MARGIN_X, MUTED, ORANGE, PAGE_W, Rgb, TEXT_W,
+    WHITE, document_heading, source_colours,
+};
 use crate::model::{Block, BlockKind, Report};
 use crate::render::{
-    BlockHeading, Mark, PALETTE, Piece, Render, Side, block_excerpt_pieces, fmt_percent, sentence_pairs_heading,
-    source_label, source_not_kept, source_range,
+    BlockHeading, Mark, Side, fmt_percent, sentence_pairs_heading, source_label, source_not_kept, source_range,
 };
 
-/// Renders the report as a PDF to file: A4 pages, page numbers, text wrapped.
-///
-/// Page one starts with a header (Tessera report, the document's title and name, the
-/// date of the check when [`checked_at_ms`](Self::checked_at_ms) is set, its size), the
-/// totals (originality, borrowings, citations, with a bar), the extraction notices in
-/// plain words, and the source list by number (largest share first: colour swatch with
-/// the number, shares in report and in text, blocks, title, origin, collection). Then
-/// the document's whole text: every counted run filled with its source's colour (the
-/// palette of the HTML report) with a numbered marker where a run of a source starts,
-/// borrowings underlined in the source's colour, citations with a dashed green line,
-/// places of tricks to hide copied text underlined in red. Then the blocks, as the HTML
-/// report lists them: each with its kind, source, place, confidence and how it was found,
-/// a rewording's or a summary's sentence pairs side by side, and the document's and the
-/// source's text of the block with the words that differ marked (changed, added in the
-/// document, left out of the source). Every page has a footer with the document's name
-/// and `page N of M`.
-///
-/// Text is drawn with DejaVu Sans (Latin, Cyrillic, Greek and more), embedded and
-/// subset to the glyphs used, with a `ToUnicode` map so the text can be searched and
-/// copied. Characters the font lacks (e.g. Chinese) show as its missing-glyph box and
-/// are not given back when the text is copied. Deterministic: the same report and settings give the same bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PdfRenderer {
-    /// When the check was made, in milliseconds since the Unix epoch (UTC); shown in the
-    /// header and stored as the PDF's creation date. `None`: no date (the report does
-    /// not carry one).
-    pub checked_at_ms: Option<u64>,
-}
-
-impl PdfRenderer {
-    /// A renderer that shows the date of the check (milliseconds since the Unix epoch).
-    #[must_use]
-    pub fn checked_at(unix_ms: u64) -> Self {
-        Self { checked_at_ms: Some(unix_ms) }
-    }
-
-    /// The PDF's bytes.
-    ///
-    /// # Errors
-    ///
-    /// When the PDF library fails to write the document (e.g. it cannot embed the font).
-    pub fn render_to_bytes(&self, report: &Report) -> std::io::Result<Vec<u8>> {
-        let fonts = Fonts::load()?;
-        let mut layout = Layout::new(&fonts);
-        layout.report(report, self.checked_at_ms.map(civil_time));
-        let pages = layout.pages;
-        write_pdf(report, &fonts, pages, self.checked_at_ms)
-    }
-}
-
-impl Render for PdfRenderer {
-    fn render(&self, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-        out.write_all(&self.render_to_bytes(report)?)
-    }
-
-    /// A PDF is not text: this always fails; use [`render`](Render::render) or
-    /// [`PdfRenderer::render_to_bytes`].
-    fn render_to_string(&self, _report: &Report) -> std::io::Result<String> {
-        Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a PDF is binary, not a string"))
-    }
-}
-
-const REGULAR: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
-const BOLD: &[u8] = include_bytes!("../../fonts/DejaVuSans-Bold.ttf");
-
-/// A4 in points.
-const PAGE_W: f32 = 595.28;
-const PAGE_H: f32 = 841.89;
-const MARGIN_X: f32 = 50.0;
-const MARGIN_TOP: f32 = 48.0;
-/// Where the text area ends; the footer sits below.
-const BOTTOM: f32 = PAGE_H - 56.0;
-const TEXT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
-
-/// Body text size and line height of the document's text.
-const BODY: f32 = 10.0;
-const BODY_LINE: f32 = 15.0;
-
-type Rgb = (u8, u8, u8);
-const INK: Rgb = (0x1f, 0x23, 0x28);
-const MUTED: Rgb = (0x65, 0x6d, 0x76);
-const ORANGE: Rgb = (0xc2, 0x41, 0x0c);
-const GREEN: Rgb = (0x2f, 0x9e, 0x44);
-const ALERT: Rgb = (0xe0, 0x31, 0x31);
-const GREY: Rgb = (0xad, 0xb5, 0xbd);
-const LINE: Rgb = (0xd8, 0xde, 0xe4);
-const WHITE: Rgb = (0xff, 0xff, 0xff);
-
-/// `#rrggbb` as RGB (black if malformed; the palette is well-formed).
-fn hex(colour: &str) -> Rgb {
-    let c = colour.trim_start_matches('#');
-    let byte = |i: usize| c.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(0);
-    (byte(0), byte(2), byte(4))
-}
-
-/// The strong colour and the fill of source number `number` (the palette repeats after
-/// twelve sources; the numbers tell them apart).
-fn source_colours(number: u32) -> (Rgb, Rgb) {
-    let (strong, light) = PALETTE[(number.max(1) - 1) as usize % PALETTE.len()];
-    (hex(strong), hex(light))
-}
-
-/// One face of the embedded font, with what layout needs (glyph ids and advances).
-struct Face {
-    data: &'static [u8],
-    face: ttf_parser::Face<'static>,
-    units_per_em: f32,
-    cache: RefCell<HashMap<char, (u16, f32)>>,
-}
-
-impl Face {
-    fn load(data: &'static [u8]) -> std::io::Result<Self> {
-        let face = ttf_parser::Face::parse(data, 0)
-            .map_err(|e| std::io::Error::other(format!("the embedded font cannot be read: {e}")))?;
-        let units_per_em = f32::from(face.units_per_em());
-        Ok(Self { data, face, units_per_em, cache: RefCell::new(HashMap::new()) })
-    }
-
-    /// Glyph id and advance (in ems) of `c` (glyph 0, the missing-glyph box, when the
-    /// font lacks it).
-    fn glyph(&self, c: char) -> (u16, f32) {
-        if let Some(&g) = self.cache.borrow().get(&c) {
-            return g;
-        }
-        let id = self.face.glyph_index(c).unwrap_or(ttf_parser::GlyphId(0));
-        let advance = f32::from(self.face.glyph_hor_advance(id).unwrap_or(0)) / self.units_per_em;
-        let g = (id.0, advance);
-        self.cache.borrow_mut().insert(c, g);
-        g
-    }
-
-    /// Width of `text` at `size` points.
-    fn width(&self, text: &str, size: f32) -> f32 {
-        text.chars().map(|c| self.glyph(shown(c)).1).sum::<f32>() * size
-    }
-}
-
-/// What is drawn for `c`: tabs and other control characters as a space.
-fn shown(c: char) -> char {
-    if c.is_control() { ' ' } else { c }
-}
-
-struct Fonts {
-    regular: Face,
-    bold: Face,
-}
-
-impl Fonts {
-    fn load() -> std::io::Result<Self> {
-        Ok(Self { regular: Face::load(REGULAR)?, bold: Face::load(BOLD)? })
-    }
-
-    fn face(&self, bold: bool) -> &Face {
-        if bold { &self.bold } else { &self.regular }
-    }
-}
-
 /// Something to draw on a page (y grows downwards from the top of the page).
-enum Op {
+pub(super) enum Op {
     Rect { x: f32, y: f32, w: f32, h: f32, colour: Rgb },
     Text { x: f32, baseline: f32, size: f32, bold: bool, colour: Rgb, text: String },
 }
 
-/// How a piece of the document's text is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-struct Style {
-    fill: Option<Rgb>,
-    /// Underline colour, and whether it is dashed (a citation).
-    line: Option<(Rgb, bool)>,
-    /// A trick to hide copied text was found here (red underline).
-    trick: bool,
-    colour: Option<Rgb>,
-    /// Struck through in the text's colour (words left out of the source).
-    strike: bool,
-}
-
-/// The word changes in a block's excerpts, coloured as the HTML report colours them.
-fn mark_style(mark: Mark) -> Style {
-    match mark {
-        Mark::Changed => {
-            Style { fill: Some((0xff, 0xf3, 0xbf)), line: Some(((0xf5, 0x9f, 0x00), false)), ..Style::default() }
-        }
-        Mark::Added => Style { fill: Some((0xd3, 0xf9, 0xd8)), line: Some((GREEN, false)), ..Style::default() },
-        Mark::LeftOut => {
-            Style { fill: Some((0xff, 0xe3, 0xe3)), colour: Some((0xa6, 0x1e, 0x1e)), strike: true, ..Style::default() }
-        }
-    }
-}
-
 /// Width of a caret (where the other side has words this one lacks), and its stroke.
-const CARET_W: f32 = 3.0;
-const CARET_STROKE: f32 = 1.2;
-
-/// One unit of flowing text.
-#[derive(Clone, Copy)]
-enum Atom {
-    Char(char, Style),
-    /// A numbered marker (or a label) in a colour, drawn before the next word.
-    Badge(&'static str, u32, Rgb),
-    /// Where the other side of a block has words this one lacks (a red bar).
-    Caret,
-    Break,
-}
+pub(super) const CARET_W: f32 = 3.0;
+pub(super) const CARET_STROKE: f32 = 1.2;
 
 /// A positioned piece of a line.
-enum Frag {
+pub(super) enum Frag {
     Text { x: f32, w: f32, text: String, style: Style },
     Badge { x: f32, w: f32, label: String, colour: Rgb },
     Caret { x: f32 },
 }
 
-struct Line {
+pub(super) struct Line {
     frags: Vec<Frag>,
 }
 
 /// Lays the report out into pages of [`Op`]s.
-struct Layout<'f> {
+pub(super) struct Layout<'f> {
     fonts: &'f Fonts,
-    pages: Vec<Vec<Op>>,
+    pub(super) pages: Vec<Vec<Op>>,
     y: f32,
 }
 
 impl<'f> Layout<'f> {
-    fn new(fonts: &'f Fonts) -> Self {
+    pub(super) fn new(fonts: &'f Fonts) -> Self {
         Self { fonts, pages: vec![Vec::new()], y: MARGIN_TOP }
     }
 
@@ -447,7 +253,7 @@ impl<'f> Layout<'f> {
         self.y += 6.0;
     }
 
-    fn report(&mut self, report: &Report, date: Option<String>) {
+    pub(super) fn report(&mut self, report: &Report, date: Option<String>) {
         self.header(report, date.as_deref());
         self.sources(report);
         self.document(report);
@@ -592,7 +398,7 @@ impl<'f> Layout<'f> {
             if !source.seen_at.is_empty() {
                 origin.push_str(&format!("\nalso seen at: {}", source.seen_at.join(", ")));
             }
-            for line in super::copy_lines(report, source) {
+            for line in crate::render::copy_lines(report, source) {
                 origin.push('\n');
                 origin.push_str(&line);
             }
@@ -683,7 +489,7 @@ impl<'f> Layout<'f> {
 
         self.para(&format!("{} · {}", heading.kind, heading.source), X, W, 9.5, 13.0, true, INK);
         let mut meta = vec![heading.place.clone(), heading.sure.clone()];
-        meta.extend(heading.flags.iter().map(super::BlockFlag::text));
+        meta.extend(heading.flags.iter().map(crate::render::BlockFlag::text));
         self.para(&meta.join(" · "), X, W, 8.5, 12.0, false, MUTED);
 
         let rows: Vec<(&str, &str)> = block.pairs.iter().filter_map(|pair| block.pair_texts(pair)).collect();
@@ -759,359 +565,6 @@ impl<'f> Layout<'f> {
     }
 }
 
-fn badge_label(label: &'static str, n: u32) -> String {
+pub(super) fn badge_label(label: &'static str, n: u32) -> String {
     if label.is_empty() { n.to_string() } else { label.to_owned() }
-}
-
-/// `text` cut with an ellipsis to fit `width` points.
-fn fit(face: &Face, text: &str, size: f32, width: f32) -> String {
-    if face.width(text, size) <= width {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut w = face.width("…", size);
-    for c in text.chars() {
-        w += face.glyph(shown(c)).1 * size;
-        if w > width {
-            break;
-        }
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-/// The document's heading: its title, else its name.
-fn document_heading(report: &Report) -> String {
-    let s = &report.suspect;
-    let heading = if s.title.trim().is_empty() { s.name.trim() } else { s.title.trim() };
-    if heading.is_empty() { "Untitled document".to_owned() } else { heading.to_owned() }
-}
-
-/// Plain text as atoms: line breaks break lines.
-fn plain_atoms(text: &str) -> Vec<Atom> {
-    text.chars().map(|c| if c == '\n' { Atom::Break } else { Atom::Char(c, Style::default()) }).collect()
-}
-
-/// A sentence on one line: its line breaks and tabs as spaces, its ends trimmed.
-fn flat(text: &str) -> String {
-    text.trim().chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect()
-}
-
-/// One side's excerpt of `block` as atoms, its word changes styled
-/// ([`block_excerpt_pieces`]).
-fn excerpt_atoms(block: &Block, side: Side) -> Vec<Atom> {
-    let mut atoms = Vec::new();
-    for piece in block_excerpt_pieces(block, side) {
-        match piece {
-            Piece::Caret => atoms.push(Atom::Caret),
-            Piece::Text(text, mark) => {
-                let style = mark.map_or_else(Style::default, mark_style);
-                atoms.extend(
-                    text.chars().filter(|&c| c != '\r').map(
-                        |c| {
-                            if c == '\n' { Atom::Break } else { Atom::Char(c, style) }
-                        },
-                    ),
-                );
-            }
-        }
-    }
-    atoms
-}
-
-/// The suspect's text as atoms: each counted run styled by its source, a numbered
-/// badge where a run of a source starts, trick places underlined, and a label where
-/// text was left out.
-fn document_atoms(report: &Report) -> Vec<Atom> {
-    let text = &report.suspect.text;
-    let len = text.chars().count();
-    let mut styles = vec![Style::default(); len];
-    let mut badges: Vec<Vec<Atom>> = vec![Vec::new(); len + 1];
-    let mut last: Option<(crate::DocId, usize)> = None;
-    for seg in &report.segments {
-        let number = report.source(seg.source).map_or(0, |s| s.number);
-        let (strong, light) = source_colours(number);
-        let line = match seg.kind {
-            BlockKind::Borrowing => (strong, false),
-            BlockKind::Citation => (GREEN, true),
-        };
-        let (start, end) = (seg.span.chars.start.min(len), seg.span.chars.end.min(len));
-        for style in &mut styles[start..end] {
-            style.fill = Some(light);
-            style.line = Some(line);
-        }
-        if last != Some((seg.source, seg.span.chars.start)) {
-            badges[start].push(Atom::Badge("", number, strong));
-        }
-        last = Some((seg.source, seg.span.chars.end));
-    }
-    for notice in &report.suspect.warnings {
-        for l in &notice.locations {
-            let (start, end) = (l.span.chars.start.min(len), l.span.chars.end.min(len));
-            if start >= end {
-                badges[start].push(Atom::Badge("hidden text", 0, ALERT));
-            }
-            for style in styles.iter_mut().take(end).skip(start) {
-                style.trick = true;
-            }
-        }
-    }
-    let mut atoms = Vec::with_capacity(len + 64);
-    for (i, c) in text.chars().enumerate() {
-        atoms.append(&mut badges[i]);
-        match c {
-            '\n' => atoms.push(Atom::Break),
-            '\r' => {}
-            _ => atoms.push(Atom::Char(c, styles[i])),
-        }
-    }
-    atoms.append(&mut badges[len]);
-    atoms
-}
-
-/// A face as used in one PDF: its glyphs renumbered from 0 in order of first use
-/// (the subset's glyph ids, which are also the CIDs), and the text of each glyph.
-struct Used {
-    remapper: subsetter::GlyphRemapper,
-    text: BTreeMap<u16, char>,
-}
-
-impl Used {
-    fn new() -> Self {
-        Self { remapper: subsetter::GlyphRemapper::new(), text: BTreeMap::new() }
-    }
-
-    /// The CID of `c` in the subset.
-    fn cid(&mut self, face: &Face, c: char) -> u16 {
-        let (old, _) = face.glyph(shown(c));
-        let new = self.remapper.remap(old);
-        if old != 0 {
-            self.text.entry(new).or_insert(c);
-        }
-        new
-    }
-}
-
-/// Writes the laid-out pages as a PDF: the ops, a footer per page (name, page N of M),
-/// the two faces subset and embedded as CID fonts with `ToUnicode` maps.
-fn write_pdf(
-    report: &Report,
-    fonts: &Fonts,
-    pages: Vec<Vec<Op>>,
-    checked_at_ms: Option<u64>,
-) -> std::io::Result<Vec<u8>> {
-    let mut used = [Used::new(), Used::new()];
-    let mut next = 1;
-    let mut alloc = || {
-        let r = Ref::new(next);
-        next += 1;
-        r
-    };
-    let catalog_id = alloc();
-    let tree_id = alloc();
-    let info_id = alloc();
-    let font_ids: Vec<[Ref; 5]> = (0..2).map(|_| [alloc(), alloc(), alloc(), alloc(), alloc()]).collect();
-
-    let total = pages.len();
-    let name = document_heading(report);
-    let mut contents = Vec::with_capacity(total);
-    for (n, mut ops) in pages.into_iter().enumerate() {
-        ops.push(Op::Rect { x: MARGIN_X, y: PAGE_H - 44.0, w: TEXT_W, h: 0.4, colour: LINE });
-        ops.push(Op::Text {
-            x: MARGIN_X,
-            baseline: PAGE_H - 32.0,
-            size: 7.5,
-            bold: false,
-            colour: MUTED,
-            text: fit(&fonts.regular, &format!("Tessera report · {name}"), 7.5, TEXT_W - 80.0),
-        });
-        let label = format!("page {} of {total}", n + 1);
-        let w = fonts.regular.width(&label, 7.5);
-        ops.push(Op::Text {
-            x: PAGE_W - MARGIN_X - w,
-            baseline: PAGE_H - 32.0,
-            size: 7.5,
-            bold: false,
-            colour: MUTED,
-            text: label,
-        });
-
-        let mut content = Content::new();
-        for op in &ops {
-            match op {
-                Op::Rect { x, y, w, h, colour } => {
-                    content.set_fill_rgb(unit(colour.0), unit(colour.1), unit(colour.2));
-                    content.rect(*x, PAGE_H - y - h, *w, *h);
-                    content.fill_nonzero();
-                }
-                Op::Text { x, baseline, size, bold, colour, text } => {
-                    let at = usize::from(*bold);
-                    let face = fonts.face(*bold);
-                    let mut codes = Vec::with_capacity(text.len() * 2);
-                    for c in text.chars() {
-                        codes.extend_from_slice(&used[at].cid(face, c).to_be_bytes());
-                    }
-                    content.set_fill_rgb(unit(colour.0), unit(colour.1), unit(colour.2));
-                    content.begin_text();
-                    content.set_font(Name(FONT_NAMES[at].as_bytes()), *size);
-                    content.next_line(*x, PAGE_H - baseline);
-                    content.show(Str(&codes));
-                    content.end_text();
-                }
-            }
-        }
-        contents.push(deflate(&content.finish())?);
-    }
-
-    let mut pdf = Pdf::new();
-    pdf.catalog(catalog_id).pages(tree_id);
-    let page_ids: Vec<(Ref, Ref)> = (0..total).map(|_| (alloc(), alloc())).collect();
-    pdf.pages(tree_id).kids(page_ids.iter().map(|p| p.0)).count(i32::try_from(total).unwrap_or(i32::MAX));
-    for ((page_id, content_id), content) in page_ids.iter().zip(&contents) {
-        let mut page = pdf.page(*page_id);
-        page.media_box(Rect::new(0.0, 0.0, PAGE_W, PAGE_H));
-        page.parent(tree_id);
-        page.contents(*content_id);
-        let mut resources = page.resources();
-        let mut font_dict = resources.fonts();
-        for (at, ids) in font_ids.iter().enumerate() {
-            font_dict.pair(Name(FONT_NAMES[at].as_bytes()), ids[0]);
-        }
-        font_dict.finish();
-        resources.finish();
-        page.finish();
-        pdf.stream(*content_id, content).filter(Filter::FlateDecode);
-    }
-
-    for (at, ids) in font_ids.iter().enumerate() {
-        embed_font(&mut pdf, fonts.face(at == 1), &used[at], *ids, at == 1)?;
-    }
-
-    let mut info = pdf.document_info(info_id);
-    info.title(TextStr(&format!("Tessera report: {name}")));
-    info.creator(TextStr("Tessera"));
-    info.producer(TextStr("Tessera"));
-    if let Some(ms) = checked_at_ms {
-        let (y, m, d, hh, mm, ss) = civil(ms);
-        let date = Date::new(y).month(m).day(d).hour(hh).minute(mm).second(ss).utc_offset_hour(0).utc_offset_minute(0);
-        info.creation_date(date);
-    }
-    info.finish();
-    Ok(pdf.finish())
-}
-
-const FONT_NAMES: [&str; 2] = ["F1", "F2"];
-
-/// Embeds one face: Type0 font, CID font, descriptor, subset font file, `ToUnicode`.
-fn embed_font(pdf: &mut Pdf, face: &Face, used: &Used, ids: [Ref; 5], bold: bool) -> std::io::Result<()> {
-    let [type0_id, cid_id, descriptor_id, file_id, cmap_id] = ids;
-    let subset = subsetter::subset(face.data, 0, &used.remapper)
-        .map_err(|e| std::io::Error::other(format!("cannot subset the font: {e}")))?;
-    // A subset's name starts with a tag of six capitals that depends on its glyphs.
-    let mut hash: u32 = 0x811c_9dc5;
-    for gid in used.remapper.remapped_gids() {
-        for b in gid.to_be_bytes() {
-            hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
-        }
-    }
-    let tag: String = (0..6).map(|i| char::from(b'A' + ((hash >> (i * 5)) % 26) as u8)).collect();
-    let base = format!("{tag}+{}", if bold { "DejaVuSans-Bold" } else { "DejaVuSans" });
-    let system = SystemInfo { registry: Str(b"Adobe"), ordering: Str(b"Identity"), supplement: 0 };
-
-    pdf.type0_font(type0_id)
-        .base_font(Name(base.as_bytes()))
-        .encoding_predefined(Name(b"Identity-H"))
-        .descendant_font(cid_id)
-        .to_unicode(cmap_id);
-
-    let scale = 1000.0 / face.units_per_em;
-    let widths: Vec<f32> = used
-        .remapper
-        .remapped_gids()
-        .map(|old| f32::from(face.face.glyph_hor_advance(ttf_parser::GlyphId(old)).unwrap_or(0)) * scale)
-        .collect();
-    let mut cid = pdf.cid_font(cid_id);
-    cid.subtype(CidFontType::Type2)
-        .base_font(Name(base.as_bytes()))
-        .system_info(system)
-        .font_descriptor(descriptor_id)
-        .cid_to_gid_map_predefined(Name(b"Identity"));
-    cid.widths().consecutive(0, widths);
-    cid.finish();
-
-    let f = &face.face;
-    let bbox = f.global_bounding_box();
-    pdf.font_descriptor(descriptor_id)
-        .name(Name(base.as_bytes()))
-        .flags(FontFlags::NON_SYMBOLIC)
-        .bbox(Rect::new(
-            f32::from(bbox.x_min) * scale,
-            f32::from(bbox.y_min) * scale,
-            f32::from(bbox.x_max) * scale,
-            f32::from(bbox.y_max) * scale,
-        ))
-        .italic_angle(0.0)
-        .ascent(f32::from(f.ascender()) * scale)
-        .descent(f32::from(f.descender()) * scale)
-        .cap_height(f32::from(f.capital_height().unwrap_or(f.ascender())) * scale)
-        .stem_v(if bold { 140.0 } else { 80.0 })
-        .font_file2(file_id);
-
-    let packed = deflate(&subset)?;
-    pdf.stream(file_id, &packed)
-        .filter(Filter::FlateDecode)
-        .pair(Name(b"Length1"), i32::try_from(subset.len()).unwrap_or(i32::MAX));
-
-    let mut cmap = UnicodeCmap::new(Name(b"Custom"), system);
-    for (&gid, &c) in &used.text {
-        cmap.pair(gid, c);
-    }
-    let cmap = cmap.finish();
-    pdf.cmap(cmap_id, &cmap);
-    Ok(())
-}
-
-/// A colour channel from 0..=255 to 0..=1.
-fn unit(c: u8) -> f32 {
-    f32::from(c) / 255.0
-}
-
-/// Zlib-compressed `data` (a `FlateDecode` stream).
-fn deflate(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(data)?;
-    encoder.finish()
-}
-
-/// `unix_ms` as `YYYY-MM-DD HH:MM UTC` and as a PDF date.
-fn civil_time(unix_ms: u64) -> String {
-    let (y, m, d, hh, mm, _) = civil(unix_ms);
-    format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02} UTC")
-}
-
-/// Year, month, day, hour, minute, second (UTC) of `unix_ms` (proleptic Gregorian
-/// calendar; Howard Hinnant's days-to-civil).
-fn civil(unix_ms: u64) -> (u16, u8, u8, u8, u8, u8) {
-    let secs = unix_ms / 1000;
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    (
-        u16::try_from(y).unwrap_or(u16::MAX),
-        m as u8,
-        d as u8,
-        (rem / 3600) as u8,
-        (rem % 3600 / 60) as u8,
-        (rem % 60) as u8,
-    )
 }
