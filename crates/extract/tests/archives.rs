@@ -5,15 +5,13 @@
 
 use std::path::PathBuf;
 
+mod support;
+
+use support::fixtures::known;
 use tessera_extract::{Document, Error, ExtractConfig, Extractor, Format, UnpackLimits};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/archive").join(name)
-}
-
-fn known(lang: &str) -> String {
-    std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/known/{lang}.txt")))
-        .unwrap()
 }
 
 fn documents(name: &str) -> Vec<Document> {

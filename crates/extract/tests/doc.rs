@@ -7,35 +7,21 @@
 
 use std::io::{Cursor, Write};
 
-use tessera_extract::{Error, ExtractConfig, Extracted, Format, Part, Trick, extract_bytes};
+mod support;
 
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/testdata/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn known(lang: &str) -> String {
-    String::from_utf8(fixture(&format!("known/{lang}.txt"))).unwrap()
-}
-
-fn normalize(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn extract(name: &str) -> Extracted {
-    extract_bytes(&format!("upload-{name}.bin"), &fixture(name), &ExtractConfig::default()).unwrap()
-}
-
-fn place_of(doc: &Extracted, needle: &str) -> tessera_extract::Place {
-    let at = doc.text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {:?}", doc.text));
-    doc.origin_at(at).unwrap().place
-}
+use support::fixtures::{
+    assert_table_cells_are_paragraphs, assert_text_boxes_follow_the_body,
+    assert_text_hidden_through_styles_is_left_out, assert_truncated_and_corrupted_copies_never_panic, extract, fixture,
+    known, place_of, words,
+};
+use tessera_extract::{Error, ExtractConfig, Format, Part, Trick, extract_bytes};
 
 #[test]
 fn libreoffice_documents_equal_the_known_texts() {
     for lang in ["en", "ru"] {
         let doc = extract(&format!("doc/{lang}.doc"));
         assert_eq!(doc.format, Format::Doc);
-        assert_eq!(normalize(&doc.text), normalize(&known(lang)), "{lang}");
+        assert_eq!(words(&doc.text), words(&known(lang)), "{lang}");
         let paragraphs: Vec<String> = known(lang).split("\n\n").map(|p| p.trim().to_owned()).collect();
         for (i, paragraph) in paragraphs.iter().enumerate() {
             let head: String = paragraph.chars().take(20).collect();
@@ -50,7 +36,7 @@ fn hidden_white_and_tiny_runs_are_left_out_counted_and_located() {
     // tricks.doc is LibreOffice's conversion of testdata/rtf/tricks.rtf.
     let doc = extract("doc/tricks.doc");
     assert_eq!(
-        normalize(&doc.text),
+        words(&doc.text),
         "Visible first paragraph ends here. Second paragraph with inside. \
          Привет, мир для всех. Third page text. A footnote. Running head"
     );
@@ -219,55 +205,20 @@ fn pieces_repeating_the_same_bytes_cannot_blow_up_the_text() {
 
 #[test]
 fn text_boxes_follow_the_body_marked() {
-    let doc = extract("doc/textbox.doc");
-    assert_eq!(doc.text, "Body before the box.\n\nBody after the box.\n\nText in a box.");
-    assert_eq!(place_of(&doc, "Body after").part, Part::Body);
-    let place = place_of(&doc, "Text in a box");
-    assert_eq!((place.part, place.paragraph), (Part::TextBox, Some(3)));
+    assert_text_boxes_follow_the_body("doc/textbox.doc");
 }
 
 #[test]
 fn truncated_and_corrupted_copies_never_panic() {
-    // A deterministic slice of what the fuzz target does, replayed in CI.
-    let config = ExtractConfig::default();
-    for name in ["doc/en.doc", "doc/tricks.doc", "doc/textbox.doc"] {
-        let bytes = fixture(name);
-        for len in (0..bytes.len()).step_by(97) {
-            let _ = extract_bytes(name, &bytes[..len], &config);
-        }
-        for at in (0..bytes.len()).step_by(53) {
-            let mut copy = bytes.clone();
-            copy[at] ^= 0xFF;
-            if let Ok(doc) = extract_bytes(name, &copy, &config) {
-                assert!(doc.origins.iter().all(|o| o.start < o.end && o.end <= doc.text.len()));
-            }
-        }
-    }
+    assert_truncated_and_corrupted_copies_never_panic(&["doc/en.doc", "doc/tricks.doc", "doc/textbox.doc"]);
 }
 
 #[test]
 fn table_cells_are_paragraphs_marked_as_table() {
-    let doc = extract("doc/table.doc");
-    assert_eq!(normalize(&doc.text), "Before the table. Cell one Cell two After the table.");
-    let places: Vec<_> = ["Before", "Cell one", "Cell two", "After"]
-        .iter()
-        .map(|needle| {
-            let place = place_of(&doc, needle);
-            (place.paragraph.unwrap(), place.part)
-        })
-        .collect();
-    assert_eq!(places, [(1, Part::Body), (2, Part::Table), (3, Part::Table), (4, Part::Body)]);
+    assert_table_cells_are_paragraphs("doc/table.doc");
 }
 
 #[test]
 fn text_hidden_through_styles_is_left_out() {
-    let doc = extract("doc/styles.doc");
-    assert_eq!(normalize(&doc.text), "Visible text. Last.");
-    let bypasses: Vec<_> = doc.bypasses().collect();
-    assert_eq!(bypasses.len(), 1, "{bypasses:?}");
-    let (trick, count, locations) = &bypasses[0];
-    // "styled secret" (character style), "A hidden paragraph style." (paragraph style).
-    assert_eq!((*trick, *count), (Trick::HiddenText, 12 + 22));
-    assert_eq!(locations.iter().map(|l| l.place.paragraph.unwrap()).collect::<Vec<_>>(), [1, 2]);
-    assert_eq!(place_of(&doc, "Last").paragraph, Some(3));
+    assert_text_hidden_through_styles_is_left_out("doc/styles.doc");
 }

@@ -11,18 +11,10 @@ fn config() -> ExtractConfig {
     ExtractConfig::default()
 }
 
-/// A small seeded generator (splitmix64), so failures replay.
+/// `len` bytes from a seeded generator (SplitMix64), so failures replay.
 fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut state = seed;
-    (0..len)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
+    let mut rng = tessera_test_support::SplitMix64::new(seed);
+    (0..len).map(|_| rng.next_u64() as u8).collect()
 }
 
 #[test]

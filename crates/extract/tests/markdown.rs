@@ -3,17 +3,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
 
+use support::fixtures::{testdata, words};
 use tessera_extract::{Error, Extractor, Format};
-
-fn testdata(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(path)
-}
-
-fn words(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 #[test]
 fn markdown_text_equals_the_known_text() {

@@ -6,17 +6,14 @@
 
 use proptest::prelude::*;
 use tessera_extract::{Error, ExtractConfig, Format, extract_bytes};
+use tessera_test_support::SplitMix64;
 
-/// splitmix64: small, seeded, good enough to drive mutations.
-struct Rng(u64);
+/// SplitMix64: small, seeded, good enough to drive mutations.
+struct Rng(SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: usize) -> usize {
@@ -116,7 +113,7 @@ fn check(name: &str, bytes: &[u8]) {
 #[test]
 fn thousands_of_random_and_mutated_inputs_never_panic() {
     let corpus = corpus();
-    let mut rng = Rng(0x7E55_E4A0);
+    let mut rng = Rng(SplitMix64::new(0x7E55_E4A0));
     for round in 0..3000 {
         let bytes = if round % 4 == 0 {
             let len = rng.below(2048);

@@ -4,35 +4,18 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
 
+use support::fixtures::{known, place_of, testdata, words};
 use tessera_extract::{Error, ExtractConfig, Extracted, Extractor, Format, Part, Trick};
-
-fn testdata(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(path)
-}
 
 fn extract(path: &str) -> Extracted {
     Extractor::default().extract_path(&testdata(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn words(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn known(lang: &str) -> String {
-    std::fs::read_to_string(testdata(&format!("known/{lang}.txt"))).unwrap()
-}
-
 /// The known text's paragraphs (the title is the first).
 fn known_paragraphs(lang: &str) -> Vec<String> {
     known(lang).split("\n\n").map(words).filter(|p| !p.is_empty()).collect()
-}
-
-/// Where the first occurrence of `needle` came from.
-fn place_of(doc: &Extracted, needle: &str) -> tessera_extract::Place {
-    let at = doc.text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the text"));
-    doc.origin_at(at).unwrap_or_else(|| panic!("no origin for {needle:?}")).place
 }
 
 #[test]
@@ -250,13 +233,8 @@ fn epub_text_equals_the_known_text() {
 #[test]
 fn mutated_fixtures_never_panic() {
     let extractor = Extractor::default();
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = tessera_test_support::words::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next_u64();
     for path in [
         "docx/tricks.docx",
         "docx/structure.docx",

@@ -9,45 +9,18 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
 
+use std::path::PathBuf;
+
+use support::fixtures::{known, testdata, words};
 use tessera_extract::{
     Error, ExtractConfig, Extracted, Extractor, Format, Trick, Warning, extract_bytes, extract_path,
-    pdfium_fetched_by_build, pdfium_library,
 };
+use tessera_test_support::pdfium::pdfium;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pdf").join(name)
-}
-
-fn known(lang: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/known").join(format!("{lang}.txt"));
-    std::fs::read_to_string(path).unwrap()
-}
-
-fn normalized(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Whether PDFium can be found; panics when it must be and is not.
-fn pdfium() -> bool {
-    let found = pdfium_library(None).iter().any(|p| p.is_file());
-    if let Some(fetched) = pdfium_fetched_by_build() {
-        assert!(
-            found,
-            "the build fetched PDFium to {} and it is gone: cargo clean -p tessera-extract",
-            fetched.display()
-        );
-    }
-    if !found {
-        assert!(
-            std::env::var("TESSERA_REQUIRE_PDFIUM").as_deref() != Ok("1"),
-            "TESSERA_REQUIRE_PDFIUM=1 but the build did not fetch libpdfium.so (see its warning) and it is not \
-             installed"
-        );
-        eprintln!("skipped: the build could not fetch libpdfium.so and it is not installed (scripts/setup-pdfium.sh)");
-    }
-    found
+    testdata("pdf").join(name)
 }
 
 fn extract(name: &str) -> Extracted {
@@ -64,7 +37,7 @@ fn check_known(lang: &str) {
     }
     let doc = extract(&format!("{lang}.pdf"));
     let known = known(lang);
-    assert_eq!(normalized(&doc.text), normalized(&known));
+    assert_eq!(words(&doc.text), words(&known));
     assert_eq!(doc.format, Format::Pdf);
     let title = known.lines().next().unwrap();
     assert_eq!(doc.title.as_deref(), Some(title));
@@ -265,7 +238,7 @@ fn tricks_inside_a_known_text_are_all_found() {
     let doc = extract("tricks_en.pdf");
     let known = known("en");
     let expected: Vec<&str> = known.split("\n\n").skip(1).take(2).collect();
-    assert_eq!(normalized(&doc.text), normalized(&expected.join(" ")));
+    assert_eq!(words(&doc.text), words(&expected.join(" ")));
     assert_eq!(doc.text.matches("\n\n").count(), 1);
     // make.py hides one word after every third: invisible, white, tiny in turn.
     let tricks: Vec<(Trick, usize, usize)> = doc.bypasses().map(|(t, count, at)| (t, count, at.len())).collect();

@@ -3,29 +3,14 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
+use support::fixtures::{
+    assert_table_cells_are_paragraphs, assert_text_boxes_follow_the_body,
+    assert_text_hidden_through_styles_is_left_out, assert_truncated_and_corrupted_copies_never_panic, extract, fixture,
+    known, words,
+};
 use tessera_extract::{ExtractConfig, Extracted, Format, Part, Trick, Warning, extract_bytes};
-
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/testdata/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn known(lang: &str) -> String {
-    String::from_utf8(fixture(&format!("known/{lang}.txt"))).unwrap()
-}
-
-fn normalize(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn place_of(doc: &Extracted, needle: &str) -> tessera_extract::Place {
-    let at = doc.text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {:?}", doc.text));
-    doc.origin_at(at).unwrap().place
-}
-
-fn extract(name: &str) -> Extracted {
-    // A misleading name: detection is by content.
-    extract_bytes(&format!("upload-{name}.bin"), &fixture(name), &ExtractConfig::default()).unwrap()
-}
 
 /// Every paragraph of the known text starts where an origin says it is
 /// that paragraph.
@@ -45,7 +30,7 @@ fn libreoffice_documents_equal_the_known_texts() {
     for lang in ["en", "ru"] {
         let doc = extract(&format!("rtf/{lang}.rtf"));
         assert_eq!(doc.format, Format::Rtf);
-        assert_eq!(normalize(&doc.text), normalize(&known(lang)), "{lang}");
+        assert_eq!(words(&doc.text), words(&known(lang)), "{lang}");
         assert_paragraphs(&doc, &known(lang));
         assert!(doc.bypasses().next().is_none(), "{lang}: {:?}", doc.warnings);
     }
@@ -55,7 +40,7 @@ fn libreoffice_documents_equal_the_known_texts() {
 fn hidden_white_and_tiny_text_is_left_out_counted_and_located() {
     let doc = extract("rtf/tricks.rtf");
     assert_eq!(
-        normalize(&doc.text),
+        words(&doc.text),
         "Running head Visible first paragraph ends here. Second paragraph with inside. \
          Привет, мир для всех. Third page text. A footnote."
     );
@@ -94,7 +79,7 @@ fn parts_pages_and_metadata() {
 #[test]
 fn truncated_documents_keep_what_they_have_and_say_so() {
     let doc = extract("rtf/truncated.rtf");
-    assert!(normalize(&known("en")).starts_with(&normalize(&doc.text)));
+    assert!(words(&known("en")).starts_with(&words(&doc.text)));
     assert!(doc.text.starts_with("The Printing Press"));
     assert!(doc.warnings.iter().any(|w| matches!(w, Warning::Damaged { .. })));
     let header_only = &fixture("rtf/en.rtf")[..400];
@@ -119,7 +104,7 @@ fn pages_are_counted_from_page_breaks() {
     let body = body.trim_end().trim_end_matches('}');
     let long = format!("{head}{}}}", vec![body; 50].join("\\page\n"));
     let doc = extract_bytes("long.rtf", long.as_bytes(), &ExtractConfig::default()).unwrap();
-    assert_eq!(normalize(&doc.text), vec![normalize(&known("ru")); 50].join(" "));
+    assert_eq!(words(&doc.text), vec![words(&known("ru")); 50].join(" "));
     let last = doc.origins.last().unwrap().place;
     assert_eq!((last.page, last.paragraph), (Some(50), Some(250)));
     let first = doc.origin_at(doc.text.rfind("Книгопечатание").unwrap()).unwrap().place;
@@ -128,55 +113,20 @@ fn pages_are_counted_from_page_breaks() {
 
 #[test]
 fn text_boxes_follow_the_body_marked() {
-    let doc = extract("rtf/textbox.rtf");
-    assert_eq!(doc.text, "Body before the box.\n\nBody after the box.\n\nText in a box.");
-    assert_eq!(place_of(&doc, "Body after").part, Part::Body);
-    let place = place_of(&doc, "Text in a box");
-    assert_eq!((place.part, place.paragraph), (Part::TextBox, Some(3)));
+    assert_text_boxes_follow_the_body("rtf/textbox.rtf");
 }
 
 #[test]
 fn truncated_and_corrupted_copies_never_panic() {
-    // A deterministic slice of what the fuzz target does, replayed in CI.
-    let config = ExtractConfig::default();
-    for name in ["rtf/en.rtf", "rtf/tricks.rtf", "rtf/textbox.rtf"] {
-        let bytes = fixture(name);
-        for len in (0..bytes.len()).step_by(97) {
-            let _ = extract_bytes(name, &bytes[..len], &config);
-        }
-        for at in (0..bytes.len()).step_by(53) {
-            let mut copy = bytes.clone();
-            copy[at] ^= 0xFF;
-            if let Ok(doc) = extract_bytes(name, &copy, &config) {
-                assert!(doc.origins.iter().all(|o| o.start < o.end && o.end <= doc.text.len()));
-            }
-        }
-    }
+    assert_truncated_and_corrupted_copies_never_panic(&["rtf/en.rtf", "rtf/tricks.rtf", "rtf/textbox.rtf"]);
 }
 
 #[test]
 fn table_cells_are_paragraphs_marked_as_table() {
-    let doc = extract("rtf/table.rtf");
-    assert_eq!(normalize(&doc.text), "Before the table. Cell one Cell two After the table.");
-    let places: Vec<_> = ["Before", "Cell one", "Cell two", "After"]
-        .iter()
-        .map(|needle| {
-            let place = place_of(&doc, needle);
-            (place.paragraph.unwrap(), place.part)
-        })
-        .collect();
-    assert_eq!(places, [(1, Part::Body), (2, Part::Table), (3, Part::Table), (4, Part::Body)]);
+    assert_table_cells_are_paragraphs("rtf/table.rtf");
 }
 
 #[test]
 fn text_hidden_through_styles_is_left_out() {
-    let doc = extract("rtf/styles.rtf");
-    assert_eq!(normalize(&doc.text), "Visible text. Last.");
-    let bypasses: Vec<_> = doc.bypasses().collect();
-    assert_eq!(bypasses.len(), 1, "{bypasses:?}");
-    let (trick, count, locations) = &bypasses[0];
-    // "styled secret" (character style), "A hidden paragraph style." (paragraph style).
-    assert_eq!((*trick, *count), (Trick::HiddenText, 12 + 22));
-    assert_eq!(locations.iter().map(|l| l.place.paragraph.unwrap()).collect::<Vec<_>>(), [1, 2]);
-    assert_eq!(place_of(&doc, "Last").paragraph, Some(3));
+    assert_text_hidden_through_styles_is_left_out("rtf/styles.rtf");
 }

@@ -1,1 +1,2 @@
 pub mod bombs;
+pub mod fixtures;
