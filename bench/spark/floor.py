@@ -45,7 +45,7 @@ def _sign_batches(batches):
     import pyarrow as pa
 
     from tessera.kernels import DedupPlan
-    from tessera.spark import _buffers  # the job's own hand-over of a column's buffers
+    from tessera.spark._job import _buffers  # the job's own hand-over of a column's buffers
 
     plan = DedupPlan()
     n = 0

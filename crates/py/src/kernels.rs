@@ -2,8 +2,7 @@
 //! distributed MinHash dedup (`DedupPlan`), all on the engine's `MinHashPlan` and
 //! `Deduplicator`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use numpy::ndarray::{Array1, Array2, ArrayView2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -11,9 +10,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString, PyTuple};
 use rayon::slice::ParallelSliceMut;
+use tessera_engine::dedup_defaults as d;
 use tessera_engine::sketch::Signature;
 use tessera_engine::{DedupConfig, DedupMethod, Deduplicator, ExtractConfig, MinHashPlan, Verify};
 
+use crate::defaults::{method_name, verify_name};
 use crate::rows::{self, Rows, Values};
 use crate::{errors, settings};
 
@@ -27,20 +28,8 @@ const SIGN_BATCH_BYTES: usize = 64 << 20;
 
 /// Plans by settings, built once per process: a plan holds the warm normalizers.
 fn plan(config: &DedupConfig) -> PyResult<Arc<MinHashPlan>> {
-    static PLANS: OnceLock<Mutex<HashMap<String, Arc<MinHashPlan>>>> = OnceLock::new();
-    let key = serde_json::to_string(config).map_err(errors::setting)?;
-    let plans = PLANS.get_or_init(|| Mutex::new(HashMap::new()));
-    let poisoned = |_| errors::TesseraError::new_err("a thread panicked while holding the plan cache");
-    if let Some(p) = plans.lock().map_err(poisoned)?.get(&key) {
-        return Ok(Arc::clone(p));
-    }
-    let p = Arc::new(MinHashPlan::new(config).map_err(errors::engine)?);
-    let mut plans = plans.lock().map_err(poisoned)?;
-    if plans.len() >= 16 {
-        plans.clear();
-    }
-    plans.insert(key, Arc::clone(&p));
-    Ok(p)
+    static PLANS: settings::Cache<MinHashPlan> = OnceLock::new();
+    settings::cached(&PLANS, "plan", config, || MinHashPlan::new(config).map_err(errors::engine))
 }
 
 /// The engine's dedup settings of the keyword arguments.
@@ -130,7 +119,7 @@ fn signatures_of(py: Python<'_>, plan: &MinHashPlan, texts: &Bound<'_, PyAny>) -
 ///     numpy uint64 array of shape (len(texts), num_perm), values below 2**32; an empty
 ///     signature is all 0xFFFFFFFF.
 #[pyfunction]
-#[pyo3(signature = (texts, num_perm = 128, seed = 1, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+#[pyo3(signature = (texts, num_perm = d::NUM_PERM, seed = d::SEED, shingle_size = d::SHINGLE_SIZE, stop_words = d::STOP_WORDS, stemming = d::STEMMING, language = None, short_words = d::SHORT_WORDS))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sketch<'py>(
     py: Python<'py>,
@@ -143,9 +132,7 @@ pub(crate) fn sketch<'py>(
     language: Option<String>,
     short_words: usize,
 ) -> PyResult<Bound<'py, PyArray2<u64>>> {
-    let default = DedupConfig::default();
-    let plan =
-        plan(&config(default.threshold, num_perm, seed, shingle_size, stop_words, stemming, language, short_words))?;
+    let plan = plan(&config(d::THRESHOLD, num_perm, seed, shingle_size, stop_words, stemming, language, short_words))?;
     let (n, values) = signatures_of(py, &plan, texts)?;
     let wide: Vec<u64> = py.detach(|| values.into_iter().map(u64::from).collect());
     let array = Array2::from_shape_vec((n, num_perm), wide).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -154,7 +141,7 @@ pub(crate) fn sketch<'py>(
 
 /// The columns of a dedup run (the package's `tessera.dedup` makes a table of them).
 #[pyfunction]
-#[pyo3(name = "_dedup_columns", signature = (texts, ids = None, method = "minhash", threshold = 0.8, max_distance = 3, num_perm = 128, seed = 1, verify = "auto", exact = false, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+#[pyo3(name = "_dedup_columns", signature = (texts, ids = None, method = method_name(d::METHOD), threshold = d::THRESHOLD, max_distance = d::MAX_DISTANCE, num_perm = d::NUM_PERM, seed = d::SEED, verify = verify_name(d::VERIFY), exact = false, shingle_size = d::SHINGLE_SIZE, stop_words = d::STOP_WORDS, stemming = d::STEMMING, language = None, short_words = d::SHORT_WORDS))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup_columns<'py>(
     py: Python<'py>,
@@ -173,17 +160,17 @@ pub(crate) fn dedup_columns<'py>(
     language: Option<String>,
     short_words: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let method = match method {
-        "minhash" => DedupMethod::Minhash,
-        "simhash" => DedupMethod::Simhash,
-        other => return Err(PyValueError::new_err(format!("method is \"minhash\" or \"simhash\", not {other:?}"))),
+    let Some(method) = [DedupMethod::Minhash, DedupMethod::Simhash].into_iter().find(|&m| method_name(m) == method)
+    else {
+        return Err(PyValueError::new_err(format!("method is \"minhash\" or \"simhash\", not {method:?}")));
     };
-    let verify = match (exact, verify) {
-        (true, _) | (_, "exact") => Verify::Exact,
-        (_, "auto") => Verify::Auto,
-        (_, "estimate") => Verify::Estimate,
-        (_, other) => {
-            return Err(PyValueError::new_err(format!("verify is \"auto\", \"exact\" or \"estimate\", not {other:?}")));
+    let verify = match [Verify::Auto, Verify::Exact, Verify::Estimate].into_iter().find(|&v| verify_name(v) == verify) {
+        _ if exact => Verify::Exact,
+        Some(v) => v,
+        None => {
+            return Err(PyValueError::new_err(format!(
+                "verify is \"auto\", \"exact\" or \"estimate\", not {verify:?}"
+            )));
         }
     };
     let config = DedupConfig {
@@ -233,11 +220,12 @@ pub(crate) fn dedup_columns<'py>(
     summary.set_item("documents", s.documents)?;
     summary.set_item("clusters", s.clusters)?;
     summary.set_item("duplicates_removed", s.duplicates_removed)?;
-    summary.set_item("method", if s.method == DedupMethod::Minhash { "minhash" } else { "simhash" })?;
-    summary.set_item(
-        "verified",
-        s.verified.map(|v| if v == tessera_engine::Verified::Exact { "exact" } else { "estimate" }),
-    )?;
+    summary.set_item("method", method_name(s.method))?;
+    let verified = s.verified.map(|v| match v {
+        tessera_engine::Verified::Exact => verify_name(Verify::Exact),
+        tessera_engine::Verified::Estimate => verify_name(Verify::Estimate),
+    });
+    summary.set_item("verified", verified)?;
     summary.set_item("bands", s.bands)?;
     summary.set_item("rows", s.rows)?;
     PyTuple::new(
@@ -307,18 +295,6 @@ type BandKeys<'py> = (Bound<'py, PyArray2<u64>>, Bound<'py, PyArray1<bool>>);
 /// Each document's kept position and its similarity to it.
 type Clusters<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<f64>>);
 
-/// The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
-/// Spark job): the engine's `MinHashPlan`. Running them as its docstrings say gives the
-/// answer `tessera.dedup` and `tessera dedup` give on one machine:
-///
-/// 1. `signatures(texts)` per document;
-/// 2. `band_keys(signatures)`: documents sharing the key of one band form a bucket;
-/// 3. `bucket_pairs(sizes, members)`: the candidate pairs of buckets whose members are in
-///    document order;
-/// 4. `cluster(signatures, pairs)` on each connected component of the candidate pairs,
-///    members in document order.
-///
-/// The settings are those of `tessera.dedup` (MinHash); `ValueError` for one out of range.
 /// Candidate pairs `(p, 2)` of positions among `n` documents (`what`: their name in
 /// errors), checked.
 fn local_pairs(pairs: &PyReadonlyArray2<'_, i64>, n: usize, what: &str) -> PyResult<Vec<(u32, u32)>> {
@@ -334,6 +310,13 @@ fn local_pairs(pairs: &PyReadonlyArray2<'_, i64>, n: usize, what: &str) -> PyRes
         list.push((a, b));
     }
     Ok(list)
+}
+
+/// Flattened `(earlier, later)` pairs as a (p, 2) int64 array.
+fn pairs_array(py: Python<'_>, flat: Vec<i64>) -> PyResult<Bound<'_, PyArray2<i64>>> {
+    let p = flat.len() / 2;
+    let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(array.into_pyarray(py))
 }
 
 /// The `(kept, similarity)` arrays of a clustering.
@@ -366,6 +349,18 @@ impl BucketPairs {
     }
 }
 
+/// The pieces of a MinHash dedup run, for jobs that spread it over many machines (the
+/// Spark job): the engine's `MinHashPlan`. Running them as its docstrings say gives the
+/// answer `tessera.dedup` and `tessera dedup` give on one machine:
+///
+/// 1. `signatures(texts)` per document;
+/// 2. `band_keys(signatures)`: documents sharing the key of one band form a bucket;
+/// 3. `bucket_pairs(sizes, members)`: the candidate pairs of buckets whose members are in
+///    document order;
+/// 4. `cluster(signatures, pairs)` on each connected component of the candidate pairs,
+///    members in document order.
+///
+/// The settings are those of `tessera.dedup` (MinHash); `ValueError` for one out of range.
 #[pyclass(module = "tessera._tessera", name = "DedupPlan", frozen)]
 pub struct DedupPlan {
     plan: Arc<MinHashPlan>,
@@ -374,7 +369,7 @@ pub struct DedupPlan {
 #[pymethods]
 impl DedupPlan {
     #[new]
-    #[pyo3(signature = (threshold = 0.8, num_perm = 128, seed = 1, shingle_size = 3, stop_words = true, stemming = true, language = None, short_words = 10))]
+    #[pyo3(signature = (threshold = d::THRESHOLD, num_perm = d::NUM_PERM, seed = d::SEED, shingle_size = d::SHINGLE_SIZE, stop_words = d::STOP_WORDS, stemming = d::STEMMING, language = None, short_words = d::SHORT_WORDS))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         threshold: f64,
@@ -482,9 +477,7 @@ impl DedupPlan {
             }
             pairs.flat
         });
-        let p = flat.len() / 2;
-        let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(array.into_pyarray(py))
+        pairs_array(py, flat)
     }
 
     /// The candidate pairs of buckets: `sizes` (int64, one per bucket) cut `members`
@@ -519,9 +512,7 @@ impl DedupPlan {
             }
             pairs.flat
         });
-        let p = flat.len() / 2;
-        let array = Array2::from_shape_vec((p, 2), flat).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(array.into_pyarray(py))
+        pairs_array(py, flat)
     }
 
     /// Clusters documents (signatures (m, num_perm) in document order) from candidate

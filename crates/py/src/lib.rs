@@ -3,7 +3,8 @@
 //! A thin surface over the engine (`tessera-engine`): sketches in the shapes users of
 //! datasketch and rensa know ([`MinHash`](minhash::MinHash), [`MinHashLsh`](lsh::MinHashLsh),
 //! [`SimHash`](simhash::SimHash), [`SimHashIndex`](simhash::SimHashIndex)), whole texts
-//! through Tessera's own normalizer (`sketch`, `dedup`, the kernels of the Spark job) and
+//! through Tessera's own normalizer (`sketch`, `dedup`, the kernels of the Spark job and
+//! the engine's rules for its inputs), the engine's dedup defaults (`DEDUP_DEFAULTS`) and
 //! the index ([`Index`](index::Index)). Every rule is the engine's; this crate converts
 //! arguments, releases the GIL around batches and turns errors into Python exceptions.
 //! The Python package `tessera` (crates/py/python) re-exports it.
@@ -11,11 +12,13 @@
 
 use pyo3::prelude::*;
 
+mod defaults;
 mod errors;
 mod index;
 mod kernels;
 mod lsh;
 mod minhash;
+mod records;
 mod rows;
 mod settings;
 mod simhash;
@@ -30,10 +33,14 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simhash::SimHash>()?;
     m.add_class::<simhash::SimHashIndex>()?;
     m.add_class::<kernels::DedupPlan>()?;
+    m.add_class::<defaults::DedupDefaults>()?;
+    m.add("DEDUP_DEFAULTS", defaults::DedupDefaults::new())?;
     m.add_class::<index::Index>()?;
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::connected_components, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::row_digests, m)?)?;
+    m.add_function(wrap_pyfunction!(records::record_format, m)?)?;
+    m.add_function(wrap_pyfunction!(records::check_jsonl_fields, m)?)?;
     Ok(())
 }

@@ -29,22 +29,35 @@ pub(crate) fn fingerprint(
 /// Warm fingerprinters (one per thread) for these settings, built once per process and
 /// settings: a normalizer's word cache is what makes normalizing cheap.
 pub(crate) fn fingerprinters(settings: &FingerprintSettings) -> PyResult<Arc<Fingerprinters>> {
-    static POOLS: OnceLock<Mutex<HashMap<String, Arc<Fingerprinters>>>> = OnceLock::new();
-    let key = serde_json::to_string(settings).map_err(errors::setting)?;
-    let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(pool) = pools.lock().map_err(|_| poisoned())?.get(&key) {
-        return Ok(Arc::clone(pool));
-    }
-    let pool = Arc::new(Fingerprinters::new(Fingerprinter::new(settings).map_err(errors::engine)?));
-    let mut pools = pools.lock().map_err(|_| poisoned())?;
-    // A handful of settings in practice; a program cycling through many keeps the latest.
-    if pools.len() >= 16 {
-        pools.clear();
-    }
-    pools.insert(key, Arc::clone(&pool));
-    Ok(pool)
+    static POOLS: Cache<Fingerprinters> = OnceLock::new();
+    cached(&POOLS, "fingerprinter", settings, || {
+        Ok(Fingerprinters::new(Fingerprinter::new(settings).map_err(errors::engine)?))
+    })
 }
 
-fn poisoned() -> pyo3::PyErr {
-    crate::errors::TesseraError::new_err("a thread panicked while holding the fingerprinter cache")
+/// Values built once per process and settings (keyed by the settings' JSON).
+pub(crate) type Cache<T> = OnceLock<Mutex<HashMap<String, Arc<T>>>>;
+
+/// The value of `cache` for `settings`, built by `build` the first time (`what` names the
+/// cache in the error of a poisoned lock). A handful of settings in practice; a program
+/// cycling through many keeps the latest 16.
+pub(crate) fn cached<T, S: serde::Serialize>(
+    cache: &'static Cache<T>,
+    what: &str,
+    settings: &S,
+    build: impl FnOnce() -> PyResult<T>,
+) -> PyResult<Arc<T>> {
+    let key = serde_json::to_string(settings).map_err(errors::setting)?;
+    let values = cache.get_or_init(|| Mutex::new(HashMap::new()));
+    let poisoned = |_| errors::TesseraError::new_err(format!("a thread panicked while holding the {what} cache"));
+    if let Some(value) = values.lock().map_err(poisoned)?.get(&key) {
+        return Ok(Arc::clone(value));
+    }
+    let value = Arc::new(build()?);
+    let mut values = values.lock().map_err(poisoned)?;
+    if values.len() >= 16 {
+        values.clear();
+    }
+    values.insert(key, Arc::clone(&value));
+    Ok(value)
 }

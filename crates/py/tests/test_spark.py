@@ -262,7 +262,8 @@ def test_parquet_input_and_settings_match_the_cli(local_spark, corpus_files, tmp
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tessera.spark import _parser, run_dedup
+    from tessera.spark import run_dedup
+    from tessera.spark._cli import _parser
 
     records = [json.loads(line) for path in corpus_files for line in path.read_text(encoding="utf-8").splitlines()
                if line.strip() and line.startswith("{\"") and "text" in json.loads(line)]
@@ -289,7 +290,8 @@ def test_rows_that_change_between_the_two_reads_fail_the_job(local_spark, corpus
     time) must fail the job with a clear message, not cluster another text."""
     from pyspark.sql import functions as F
 
-    from tessera.spark import _ID, _O1, _O2, _TEXT, _VID, _dedup_ordered, _Settings
+    from tessera.kernels import DedupPlan
+    from tessera.spark._job import _ID, _O1, _O2, _TEXT, _VID, _dedup_ordered
 
     records = [json.loads(line) for path in corpus_files for line in path.read_text(encoding="utf-8").splitlines()
                if line.startswith("{\"") and "text" in json.loads(line) and "id" in json.loads(line)]
@@ -300,27 +302,28 @@ def test_rows_that_change_between_the_two_reads_fail_the_job(local_spark, corpus
         F.col("id").alias(_ID),
         F.concat("text", F.lit(" "), F.current_timestamp().cast("string")).alias(_TEXT),
     ).withColumn(_O2, F.col(_VID))
-    run = _dedup_ordered(docs, _Settings(threshold=0.7), reread=True)
+    run = _dedup_ordered(docs, DedupPlan(threshold=0.7), reread=True)
     with pytest.raises(Exception, match="the input changed between the job's reads"):
         run.result.collect()
     run.unpersist()
 
 
 def test_a_missing_column_is_a_clear_error(local_spark, corpus_files, tmp_path):
-    from tessera.spark import TesseraSparkError, _parser, dedup, run_dedup
+    from tessera.spark import TesseraSparkError, dedup, run_dedup
+    from tessera.spark._cli import _parser
 
     df = local_spark.createDataFrame([("a", "some text")], "id string, body string")
     with pytest.raises(TesseraSparkError, match="no column 'text'; columns: id, body"):
         dedup(df)
     args = _parser().parse_args(["dedup", str(corpus_files[0]), "--text-col", "body", "--output", str(tmp_path / "o")])
-    with pytest.raises(TesseraSparkError, match="no record has field 'body'.*fields seen: id, lang, text"):
+    with pytest.raises(TesseraSparkError, match="no record has field body .*fields seen: id, lang, text"):
         run_dedup(local_spark, args)
     with pytest.raises(TesseraSparkError, match="threshold"):
         dedup(local_spark.createDataFrame([("a", "t")], "id string, text string"), threshold=1.5)
 
 
 def test_connected_components_match_union_find(local_spark):
-    from tessera.spark import _COMP, _VID, _components, _driver_components
+    from tessera.spark._job import _COMP, _VID, _components, _driver_components
 
     rng = random.Random(5)
     edges = [(i, i + 1) for i in range(100, 160)]  # a long path: many large/small-star rounds

@@ -2,8 +2,8 @@
 
 Sketches in the shapes datasketch and rensa users know (``MinHash``, ``MinHashLSH``,
 ``SimHash``, ``SimHashIndex``), whole texts through Tessera's own normalizer
-(``sketch``, ``dedup``; the same values and clusters as the ``tessera`` command line)
-and the index on disk (``Index``: add, check, near, delete, stats). The work runs in
+(``sketch``, ``dedup``; the same values and clusters as the ``tessera`` command line,
+with the engine's defaults, ``DEDUP_DEFAULTS``) and the index on disk (``Index``: add, check, near, delete, stats). The work runs in
 Rust, in parallel and without the GIL where it is a batch.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from ._tessera import (
+    DEDUP_DEFAULTS,
     DedupPlan,
     Index,
     MinHash,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow  # type: ignore[import-untyped]
 
 __all__ = [
+    "DEDUP_DEFAULTS",
     "Index",
     "MinHash",
     "MinHashLSH",
@@ -46,18 +48,18 @@ __all__ = [
 def dedup(
     texts: Iterable[str],
     ids: Optional[Iterable[Union[str, int]]] = None,
-    method: str = "minhash",
-    threshold: float = 0.8,
-    max_distance: int = 3,
-    num_perm: int = 128,
-    seed: int = 1,
-    verify: str = "auto",
+    method: str = DEDUP_DEFAULTS.method,
+    threshold: float = DEDUP_DEFAULTS.threshold,
+    max_distance: int = DEDUP_DEFAULTS.max_distance,
+    num_perm: int = DEDUP_DEFAULTS.num_perm,
+    seed: int = DEDUP_DEFAULTS.seed,
+    verify: str = DEDUP_DEFAULTS.verify,
     exact: bool = False,
-    shingle_size: int = 3,
-    stop_words: bool = True,
-    stemming: bool = True,
+    shingle_size: int = DEDUP_DEFAULTS.shingle_size,
+    stop_words: bool = DEDUP_DEFAULTS.stop_words,
+    stemming: bool = DEDUP_DEFAULTS.stemming,
     language: Optional[str] = None,
-    short_words: int = 10,
+    short_words: int = DEDUP_DEFAULTS.short_words,
     as_arrow: Optional[bool] = None,
 ) -> Union["pyarrow.Table", list[dict[str, Any]]]:
     """Near-duplicate clusters of texts, as ``tessera dedup`` finds them.
@@ -67,7 +69,8 @@ def dedup(
     SimHash with tf-idf weights and permuted tables for ``method="simhash"``), each
     candidate checked against its cluster's kept document (no chaining; the first
     document of a cluster is kept). The answer is the CLI's for the same records: the
-    same ids, clusters, kept flags and similarities (rounded to 4 decimals).
+    same ids, clusters, kept flags and similarities (rounded to 4 decimals). Defaults are
+    the engine's (``DEDUP_DEFAULTS``), the command line's.
 
     Args:
         texts: the documents' texts, in order (str).

@@ -222,6 +222,66 @@ class SimHashIndex:
     def __contains__(self, key: Hashable, /) -> bool: ...
     def __len__(self) -> int: ...
 
+@final
+class DedupDefaults:
+    """The defaults of a dedup run, as the engine defines them (`tessera dedup`'s, the
+    keyword arguments' of `tessera.dedup`, `tessera.sketch`, `tessera.kernels.DedupPlan`
+    and the Spark job). Read-only; `_asdict()` gives them as a dict.
+
+    The values below are the engine's; tests/test_defaults.py fails when they differ.
+    """
+
+    @property
+    def method(self) -> str:
+        """"minhash" or "simhash" (default "minhash")."""
+    @property
+    def threshold(self) -> float:
+        """MinHash: the Jaccard similarity of near-duplicates (default 0.8)."""
+    @property
+    def max_distance(self) -> int:
+        """SimHash: the largest Hamming distance of near-duplicates (default 3)."""
+    @property
+    def num_perm(self) -> int:
+        """MinHash: hash functions per signature (default 128)."""
+    @property
+    def seed(self) -> int:
+        """MinHash: seed of the hash functions (default 1)."""
+    @property
+    def verify(self) -> str:
+        """MinHash: "auto", "exact" or "estimate" (default "auto")."""
+    @property
+    def exact_budget(self) -> int:
+        """MinHash, "auto": bytes of shingle sets kept at most for exact verification."""
+    @property
+    def short_words(self) -> int:
+        """Texts of fewer terms are shingled cyclically (default 10)."""
+    @property
+    def shingle_size(self) -> int:
+        """Words per shingle (default 3)."""
+    @property
+    def stop_words(self) -> bool:
+        """Stop words are dropped (default True)."""
+    @property
+    def stemming(self) -> bool:
+        """Words are stemmed (default True)."""
+    @property
+    def text_field(self) -> str:
+        """Records: the field (column) holding the text (default "text")."""
+    def _asdict(self) -> dict[str, Any]:
+        """The defaults as a dict, by name."""
+
+DEDUP_DEFAULTS: DedupDefaults
+
+def record_format(name: str) -> Optional[str]:
+    """The record format a file name (or path, or URI) says, as `tessera dedup` reads it:
+    "jsonl" (`.jsonl`, `.ndjson`), "csv", "tsv" or "parquet", looking under `.gz`, `.zst`
+    and `.zstd`; None for another name."""
+
+def check_jsonl_fields(name: str, lines: list[str], text_field: str = "text", id_field: Optional[str] = None) -> None:
+    """Checks the first lines (str) of a JSONL input named `name` as `tessera dedup` checks
+    an input's first records: ValueError, with the command's message, when they all miss
+    `text_field` (or `id_field`) or none reads as a record."""
+
 def sketch(
     texts: Iterable[Optional[str]],
     num_perm: int = 128,

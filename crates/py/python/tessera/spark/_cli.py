@@ -1,0 +1,198 @@
+"""The command line of the Spark job, ``python -m tessera.spark dedup INPUT... --output
+OUT``: the options of ``tessera dedup`` (their defaults the engine's, ``DEDUP_DEFAULTS``)
+and Spark's, a session, the run, and the summary on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from tessera._tessera import DEDUP_DEFAULTS as _D
+
+from ._inputs import _absolute, read_inputs
+from ._job import _LINE, _O1, _O2, DRIVER_PAIRS, TesseraSparkError, _dedup_ordered, _JsonFields, _plan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import SparkSession
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m tessera.spark",
+        description="Tessera on Apache Spark: near-duplicate clusters of a corpus, the same as `tessera dedup`.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("dedup", help="cluster near-duplicate documents; write id, cluster, kept, similarity as Parquet")
+    d.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
+    d.add_argument("--output", "-o", required=True, help="where to write the Parquet result (a folder)")
+    d.add_argument("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
+    d.add_argument(
+        "--id-col",
+        default=None,
+        help="the column holding the id (default: the line or row number, FILE:LINE for several input files)",
+    )
+    d.add_argument("--order-col", default=None, help="an integer column giving the document order (default: file order)")
+    d.add_argument("--format", choices=["parquet", "jsonl"], default=None, help="input format (default: by name)")
+    d.add_argument("--master", default="local[*]", help="Spark master (default: local[*])")
+    d.add_argument("--threshold", type=float, default=_D.threshold, help=f"Jaccard similarity of near-duplicates (default {_D.threshold})")
+    d.add_argument("--num-perm", type=int, default=_D.num_perm, help=f"MinHash functions per signature (default {_D.num_perm})")
+    d.add_argument("--seed", type=int, default=_D.seed, help=f"seed of the hash functions (default {_D.seed})")
+    d.add_argument("--shingle-size", type=int, default=_D.shingle_size, help=f"words per shingle (default {_D.shingle_size})")
+    d.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
+    d.add_argument("--no-stemming", action="store_true", help="do not stem words")
+    d.add_argument("--language", default=None, help="the texts' language (default: detected)")
+    d.add_argument(
+        "--verify",
+        choices=["exact", "estimate"],
+        default="exact",
+        help="verify candidates with the exact Jaccard similarity (default; as tessera dedup) or the estimate",
+    )
+    d.add_argument(
+        "--short-words",
+        type=int,
+        default=_D.short_words,
+        help=f"texts with fewer words are shingled cyclically (default {_D.short_words})",
+    )
+    d.add_argument(
+        "--partitions", type=int, default=None, help="partitions of the bucket and cluster steps (default: Spark's)"
+    )
+    d.add_argument(
+        "--broadcast-rows",
+        type=int,
+        default=1_000_000,
+        help="documents in pairs joined back by broadcast up to this many, else by a shuffle join (default 1000000)",
+    )
+    d.add_argument(
+        "--driver-pairs",
+        type=int,
+        default=DRIVER_PAIRS,
+        help="find the components of up to this many candidate pairs on the driver (union-find), more on the "
+        f"cluster (default {DRIVER_PAIRS})",
+    )
+    d.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
+    d.add_argument("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
+    return p
+
+
+def _local_cores(master: str) -> int | None:
+    """The cores of a local master (`local`, `local[N]`, `local[*]`, `local[N,F]`), else None."""
+    m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\d+)?\])?", master.strip())
+    if m is None:
+        return None
+    if m.group(1) is None:
+        return 1
+    return (os.cpu_count() or 1) if m.group(1) == "*" else max(1, int(m.group(1)))
+
+
+def _session(master: str, confs: list[str]) -> "SparkSession":
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("tessera-dedup").master(master)
+    # Executors run this Python (with the tessera package) unless told otherwise; PySpark
+    # reads the variable when the context starts.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
+    keys = set()
+    for conf in confs:
+        key, sep, value = conf.partition("=")
+        if not sep:
+            raise TesseraSparkError(f"--conf wants KEY=VALUE, got {conf!r}")
+        builder = builder.config(key, value)
+        keys.add(key.strip())
+    cores = _local_cores(master)
+    if cores is not None and "spark.sql.shuffle.partitions" not in keys:
+        # On one machine, a shuffle partition per core: Spark's default of 200 (or many
+        # more than the cores) only adds tasks and their start-up.
+        builder = builder.config("spark.sql.shuffle.partitions", str(cores))
+    spark = builder.getOrCreate()
+    _quiet_glob_warning(spark)
+    return spark
+
+
+def _quiet_glob_warning(spark: "SparkSession") -> None:
+    """Spark's file sources look for a streaming sink's metadata folder at every input
+    path and, for a pattern (`part-*.jsonl`), log a warning with a stack trace when there
+    is no such file: noise for a batch job's patterns. Raised to errors for our session."""
+    try:
+        jvm = spark.sparkContext._jvm
+        error = jvm.org.apache.logging.log4j.Level.ERROR
+        for name in (
+            "org.apache.spark.sql.execution.streaming.sinks.FileStreamSink",  # Spark 4
+            "org.apache.spark.sql.execution.streaming.FileStreamSink",  # Spark 3
+        ):
+            jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, error)
+    except Exception:  # noqa: BLE001 - a Spark without log4j 2 keeps its warning
+        pass
+
+
+def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
+    """Runs `dedup` from parsed arguments; returns the summary."""
+    started = time.perf_counter()
+    plan = _plan(
+        threshold=args.threshold,
+        num_perm=args.num_perm,
+        seed=args.seed,
+        shingle_size=args.shingle_size,
+        stop_words=not args.keep_stop_words,
+        stemming=not args.no_stemming,
+        language=args.language,
+        short_words=args.short_words,
+    )
+    if spark.conf.get("spark.sql.files.minPartitionNum", None) is None:
+        # Exact verification reads the input twice and matches rows by their place in
+        # the scan; Spark sizes file splits by the cores it has (which change as executors
+        # come and go): fix that number for both reads.
+        spark.conf.set("spark.sql.files.minPartitionNum", str(spark.sparkContext.defaultParallelism))
+    docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
+    json_fields = _JsonFields(args.text_col, args.id_col) if _LINE in docs.columns else None
+    run = _dedup_ordered(
+        docs, plan, args.partitions, args.broadcast_rows, args.verify, json_fields, args.driver_pairs, reread=True
+    )
+    output = _absolute(args.output)
+    run.result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
+    documents, clusters, failed = run.counts(output)
+    run.unpersist()
+    return {
+        "documents": documents,
+        "clusters": clusters,
+        "duplicates_removed": documents - clusters,
+        "failed": int(failed),
+        "method": "minhash",
+        "verified": args.verify,
+        "bands": plan.bands,
+        "rows": plan.rows,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tessera.spark dedup ...`: exit 0, 3 when records were skipped (as
+    `tessera dedup`), 2 on bad arguments or input."""
+    args = _parser().parse_args(argv)
+    spark = None
+    try:
+        spark = _session(args.master, args.conf)
+        summary = run_dedup(spark, args)
+    except TesseraSparkError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if spark is not None:
+            spark.stop()
+    if args.summary_format == "json":
+        print(json.dumps(summary), file=sys.stderr)
+    else:
+        print(
+            f"{summary['documents']} documents, {summary['clusters']} clusters, "
+            f"{summary['duplicates_removed']} duplicates removed (minhash, threshold {args.threshold}, "
+            f"{summary['bands']} bands of {summary['rows']} rows) in {summary['seconds']:.2f} s; "
+            f"{summary['failed']} failed",
+            file=sys.stderr,
+        )
+    return 3 if summary["failed"] else 0
+
+

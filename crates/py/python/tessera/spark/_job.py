@@ -1,0 +1,515 @@
+"""The job of :mod:`tessera.spark`: executors sign Arrow batches and cluster components
+with the engine's kernels (:class:`tessera.kernels.DedupPlan`); the driver moves band
+rows, candidate pairs and components between them (the steps are the package's
+docstring). Every rule is the engine's: this module only moves data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+from tessera._tessera import DedupPlan
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+# Internal column names (chosen so they cannot clash with a user's columns).
+_VID = "__tessera_vid"  # unique document number (not in document order)
+_O1 = "__tessera_o1"  # document order, first key (input file)
+_O2 = "__tessera_o2"  # document order, second key (row)
+_ID = "__tessera_id"
+_TEXT = "__tessera_text"
+_SIG = "__tessera_sig"
+_DIGEST = "__tessera_digest"  # a document's row digest (exact verification)
+_ROW = "__tessera_row"  # a document's row (text or JSONL line), for exact verification
+_KEYS = "__tessera_keys"
+_COMP = "__tessera_comp"
+_LINE = "__tessera_line"  # a JSONL line's bytes, parsed by the engine's rule on executors
+
+# Candidate pairs up to this many are collected on the driver, and their components found
+# there by union-find (16 bytes a pair: 20 million pairs are 320 MB as collected, about
+# 1 GB of driver memory at the peak, while they are sorted and joined); above it,
+# large-star/small-star rounds on the cluster.
+DRIVER_PAIRS = 20_000_000
+
+# Large-star/small-star rounds needed grow as log^2 of the component size; far fewer in practice.
+_MAX_ROUNDS = 200
+
+# Low bits of monotonically_increasing_id(): the row within a partition.
+_ROW_BITS = 33
+
+
+class TesseraSparkError(ValueError):
+    """A dedup run cannot start: a missing column, a bad input, bad settings."""
+
+
+@dataclass(frozen=True)
+class _JsonFields:
+    """The fields a JSONL line's record is read from (`id`: None for line numbers)."""
+
+    text: str
+    id: str | None
+
+
+_PLANS: dict = {}
+
+
+def _plan(**settings) -> DedupPlan:
+    """The engine's plan of `settings` (the keyword arguments of DedupPlan), built on the
+    driver so that bad settings fail here, with the engine's message. Executors get it
+    pickled (rebuilt from its settings, once per process and settings)."""
+    try:
+        return DedupPlan(**settings)
+    except (ValueError, RuntimeError) as e:
+        raise TesseraSparkError(str(e)) from e
+
+
+# ---------------------------------------------------------------------------------------
+# Executor side: Arrow batches in, Arrow batches out.
+
+
+def _binary_of_rows(matrix) -> "pa.Array":
+    """A binary Arrow array with one row of `matrix` (little-endian) per value, no copy."""
+    import numpy as np
+    import pyarrow as pa
+
+    matrix = np.ascontiguousarray(matrix)
+    n = matrix.shape[0]
+    width = matrix.shape[1] * matrix.dtype.itemsize if matrix.ndim == 2 else 0
+    offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32) if width else np.zeros(n + 1, dtype=np.int32)
+    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(matrix)])
+
+
+def _rows_of_binary(array, num_perm: int):
+    """The (n, num_perm) uint32 matrix of a binary Arrow array of signatures."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    n = len(array)
+    width = num_perm * 4
+    if n == 0:
+        return np.zeros((0, num_perm), dtype=np.uint32)
+    if array.null_count:
+        raise ValueError("a signature is missing")
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[array.offset : array.offset + n + 1]
+    if not np.all(np.diff(offsets) == width):
+        raise ValueError(f"signatures are not {num_perm} values each")
+    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[0] + n * width]
+    return data.view("<u4").reshape(n, num_perm).astype(np.uint32, copy=False)
+
+
+def _valid(array) -> "numpy.ndarray":
+    """Which values of an Arrow array are not null, as a numpy bool array."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.is_valid(array).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _column(table, name: str):
+    """A table's column as one Arrow array."""
+    column = table.column(name)
+    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+
+
+def _buffers(array) -> tuple["numpy.ndarray", "numpy.ndarray", "numpy.ndarray"]:
+    """The offsets (int64, n + 1), bytes (uint8, not copied) and validity (bool, n) of a
+    string or binary Arrow array."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    n = len(array)
+    if n == 0:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=bool)
+    large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[array.offset : array.offset + n + 1]
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets.astype(np.int64), data, _valid(array)
+
+
+def _strings(column: tuple["numpy.ndarray", "numpy.ndarray"], valid: "numpy.ndarray") -> "pa.Array":
+    """A string Arrow array of `(offsets, bytes)` (as `DedupPlan.sign_rows` returns them),
+    null where not `valid`."""
+    import numpy as np
+    import pyarrow as pa
+
+    offsets, data = column
+    if offsets[-1] >= 2**31:
+        raise ValueError("an Arrow batch holds 2 GiB of text or more: lower spark.sql.execution.arrow.maxRecordsPerBatch")
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa.string(), len(valid), [validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    )
+
+
+def _sign_batches(
+    plan: DedupPlan,
+    exact: bool,
+    keep_row: bool,
+    json_fields: _JsonFields | None,
+    batches: Iterator["pa.RecordBatch"],
+) -> Iterator["pa.RecordBatch"]:
+    """Band keys of each batch's documents, by `DedupPlan.sign_rows` on the column's
+    buffers: the text column, or with `json_fields` the raw JSONL lines (parsed by the
+    engine's rule: a blank line is dropped, as the CLI skips it). With `exact`, each
+    document's row digest (`row_digests`: its row read again for exact verification is
+    checked against it), else its signature (the estimate verifies with it); null for a
+    row that gives no document (no text or id, a record the CLI would skip).
+    `keep_row`: the row itself is passed on too (exact verification without a second
+    read of the input)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from tessera._tessera import row_digests
+
+    source = _LINE if json_fields else _TEXT
+    for batch in batches:
+        offsets, data, valid = _buffers(batch.column(source))
+        ids = batch.column(_ID)
+        if json_fields is None or json_fields.id is None:
+            valid &= _valid(ids)
+        status, sigs, keys, usable, read_ids, _texts = plan.sign_rows(
+            offsets,
+            data,
+            valid,
+            text_field=json_fields.text if json_fields else None,
+            id_field=json_fields.id if json_fields else None,
+        )
+        n = batch.num_rows
+        ok = status == 0
+        bands = keys.shape[1]
+        key_offsets = pa.array(np.arange(0, (n + 1) * bands, bands, dtype=np.int32))
+        key_values = pa.array(keys.reshape(-1).view(np.int64))
+        keys_col = pa.ListArray.from_arrays(key_offsets, key_values, mask=pa.array(~(ok & usable)))
+        id_col = _strings(read_ids, ok) if read_ids is not None else ids
+        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), id_col, keys_col]
+        names = [_VID, _O1, _O2, _ID, _KEYS]
+        if exact:
+            digests = row_digests(offsets, data).view(np.int64)
+            columns.append(pa.array(digests, mask=~ok))
+            names.append(_DIGEST)
+        else:
+            validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
+            sig_offsets, sig_data = _binary_of_rows(sigs).buffers()[1:]
+            columns.append(pa.Array.from_buffers(pa.binary(), n, [validity, sig_offsets, sig_data]))
+            names.append(_SIG)
+        if keep_row:
+            columns.append(batch.column(source))
+            names.append(_ROW)
+        out = pa.RecordBatch.from_arrays(columns, names=names)
+        blank = status == 1
+        yield out.filter(pa.array(~blank)) if blank.any() else out
+
+
+def _pair_partition(plan: DedupPlan, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+    """Candidate pairs `(a, b)` (document numbers, a before b in document order) of the
+    band rows `(band, key, o1, o2, vid)` of one partition: rows are partitioned by (band,
+    key), so every bucket is whole here. `DedupPlan.band_row_pairs` sorts them into
+    buckets (members in document order) and pairs them, in one call."""
+    import numpy as np
+    import pyarrow as pa
+
+    table = pa.Table.from_batches(list(batches))
+    if table.num_rows == 0:
+        return
+    columns = [_column(table, c).to_numpy().astype(np.int64, copy=False) for c in ("band", "key", _O1, _O2, _VID)]
+    pairs = np.asarray(plan.band_row_pairs(*columns), dtype=np.int64).reshape(-1, 2)
+    if len(pairs) == 0:
+        return
+    yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], names=["a", "b"])
+
+
+def _cluster_partition(
+    plan: DedupPlan, exact: bool, json_fields: _JsonFields | None, batches: Iterator["pa.RecordBatch"]
+) -> Iterator["pa.RecordBatch"]:
+    """The clusters of the components in one partition. Rows are members (a signature, or
+    with `exact` the document's row and its digest: a text, or with `json_fields` a JSONL
+    line) or pairs (`b` set; `vid` is the earlier document); every component is whole in
+    its partition, so one `DedupPlan.cluster` (`cluster_rows`) call covers them all: the
+    rule is per component, and components share no pair."""
+    import numpy as np
+    import pyarrow as pa
+
+    table = pa.Table.from_batches(list(batches))
+    out_schema = [(_VID, pa.int64()), ("cluster", pa.string()), ("kept", pa.bool_()), ("similarity", pa.float64())]
+    if table.num_rows == 0:
+        return
+    is_pair = _valid(_column(table, "b"))
+    members = table.filter(pa.array(~is_pair))
+    pairs = table.filter(pa.array(is_pair))
+    comp = _column(members, _COMP).to_numpy()
+    vid = _column(members, _VID).to_numpy()
+    order = np.lexsort((vid, _column(members, _O2).to_numpy(), _column(members, _O1).to_numpy(), comp))
+    vid = vid[order]
+    if exact:
+        rows = _column(members, _ROW).take(pa.array(order))
+        digests = _column(members, _DIGEST).take(pa.array(order)).to_numpy().view(np.uint64)
+    else:
+        sigs = _rows_of_binary(_column(members, _SIG).take(pa.array(order)), plan.num_perm)
+    ids = _column(members, _ID).take(pa.array(order))
+    by_vid = np.argsort(vid, kind="stable")
+    sorted_vid = vid[by_vid]
+
+    def position(v):
+        at = np.searchsorted(sorted_vid, v)
+        if np.any(at >= len(sorted_vid)) or np.any(sorted_vid[np.minimum(at, len(sorted_vid) - 1)] != v):
+            raise ValueError("a candidate pair names a document outside its component")
+        return by_vid[at]
+
+    a = position(_column(pairs, _VID).to_numpy())
+    b = position(_column(pairs, "b").to_numpy())
+    local = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64), axis=0)
+    local = local[local[:, 0] != local[:, 1]]
+    if exact:
+        offsets, data, _ = _buffers(rows)
+        text_field = json_fields.text if json_fields else None
+        kept, similarity = plan.cluster_rows(offsets, data, digests, local.reshape(-1, 2), text_field=text_field)
+    else:
+        kept, similarity = plan.cluster(sigs, local.reshape(-1, 2))
+    kept = np.asarray(kept, dtype=np.int64)
+    cluster_ids = ids.take(pa.array(kept))
+    is_kept = kept == np.arange(len(vid))
+    schema = pa.schema(out_schema)
+    yield pa.RecordBatch.from_arrays(
+        [pa.array(vid), cluster_ids, pa.array(is_kept), pa.array(np.asarray(similarity, dtype=np.float64))],
+        schema=schema,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Driver side.
+
+
+def _components(edges: "DataFrame") -> "DataFrame":
+    """Connected components of the undirected graph `edges (a, b)`: rows `(vid, comp)` for
+    every vertex in an edge, `comp` the smallest vid of its component. Large-star and
+    small-star rounds until the edges form stars around each component's minimum."""
+    from pyspark.sql import functions as F
+
+    e = edges.select(F.least("a", "b").alias("u"), F.greatest("a", "b").alias("v")).where("u != v").distinct()
+    e = e.localCheckpoint()
+    for _ in range(_MAX_ROUNDS):
+        # Large star: a vertex's larger neighbours attach to the minimum of its neighbourhood.
+        both = e.select(F.col("u").alias("x"), F.col("v").alias("y")).unionByName(
+            e.select(F.col("v").alias("x"), F.col("u").alias("y"))
+        )
+        large = (
+            both.groupBy("x")
+            .agg(F.collect_list("y").alias("ns"))
+            .select(
+                F.least(F.col("x"), F.array_min("ns")).alias("u"),
+                F.explode(F.filter("ns", lambda n: n > F.col("x"))).alias("v"),
+            )
+            .distinct()
+        )
+        # Small star: a vertex and its smaller neighbours attach to the smallest of them.
+        small = (
+            large.groupBy("v")
+            .agg(F.collect_list("u").alias("ns"))
+            .select(F.array_min("ns").alias("u"), F.array_union("ns", F.array("v")).alias("all"))
+            .select("u", F.explode("all").alias("v"))
+            .where("u != v")
+            .distinct()
+        ).localCheckpoint()
+        # Stars around minima: no vertex is both a centre and a leaf, each leaf has one centre.
+        ends = small.select(F.col("u").alias("n"), F.lit(1).alias("centre"), F.lit(0).alias("leaf")).unionByName(
+            small.select(F.col("v").alias("n"), F.lit(0).alias("centre"), F.lit(1).alias("leaf"))
+        )
+        not_star = (
+            ends.groupBy("n")
+            .agg(F.max("centre").alias("centre"), F.sum("leaf").alias("leaf"))
+            .where("(centre = 1 AND leaf > 0) OR leaf > 1")
+        )
+        if not_star.limit(1).count() == 0:
+            roots = small.select(F.col("u").alias(_VID)).distinct().withColumn(_COMP, F.col(_VID))
+            leaves = small.select(F.col("v").alias(_VID), F.col("u").alias(_COMP))
+            return roots.unionByName(leaves)
+        e = small
+    raise RuntimeError(f"connected components did not converge in {_MAX_ROUNDS} rounds")
+
+
+@dataclass
+class _Run:
+    """A dedup run's DataFrames: `result` (_O1, _O2, id, cluster, kept, similarity for
+    every document), and the persisted `signed` (every record) and `clustered` (documents
+    in a component) it is computed from (unpersist them when done)."""
+
+    result: "DataFrame"
+    signed: "DataFrame"
+    clustered: "DataFrame"
+
+    def counts(self, written: str) -> tuple[int, int, int]:
+        """(documents, clusters, failed), once the result is written as Parquet to
+        `written`: rows counted from the Parquet footers and the cached blocks, and the
+        duplicates from the small cached `clustered`, without recomputing the result."""
+        from pyspark.sql import functions as F
+
+        documents = self.signed.sparkSession.read.parquet(written).count()
+        records = self.signed.count()
+        merged = self.clustered.where(~F.col("kept")).count()
+        return documents, documents - merged, records - documents
+
+    def unpersist(self) -> None:
+        self.signed.unpersist()
+        self.clustered.unpersist()
+
+
+def _collect_arrow(df: "DataFrame") -> "pa.Table":
+    """A (small) DataFrame as one Arrow table on the driver."""
+    import pyarrow as pa
+
+    if hasattr(df, "toArrow"):  # pyspark >= 4
+        return df.toArrow()
+    batches = df._collect_as_arrow()
+    return pa.Table.from_batches(batches) if batches else pa.Table.from_pandas(df.limit(0).toPandas())
+
+
+def _local_frame(spark: "SparkSession", table: "pa.Table", schema: str) -> "DataFrame":
+    """A DataFrame of an Arrow table built on the driver."""
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) >= 4:
+        return spark.createDataFrame(table, schema)
+    return spark.createDataFrame(table.to_pandas(), schema)
+
+
+def _driver_components(pairs: "DataFrame") -> tuple["DataFrame", "DataFrame", int]:
+    """Components of the candidate pairs `(a, b)`, collected on the driver and joined by
+    union-find (tessera's `connected_components`): `(components, pair_rows, n)`, rows
+    `(_VID, _COMP)` for the `n` documents in a pair, and the distinct pairs as `(_COMP,
+    _VID, b)` (`_VID` the earlier document), as `_components` and a join give them on the
+    cluster."""
+    import numpy as np
+    import pyarrow as pa
+
+    from tessera._tessera import connected_components
+
+    table = _collect_arrow(pairs)
+    a = table.column("a").to_numpy()
+    b = table.column("b").to_numpy()
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keep = lo != hi
+    lo, hi = lo[keep], hi[keep]
+    order = np.lexsort((hi, lo))
+    lo, hi = lo[order], hi[order]
+    first = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])] if len(lo) else np.zeros(0, dtype=bool)
+    lo, hi = np.ascontiguousarray(lo[first], dtype=np.int64), np.ascontiguousarray(hi[first], dtype=np.int64)
+    vertices, comp = connected_components(lo, hi)
+    spark = pairs.sparkSession
+    components = _local_frame(
+        spark, pa.table({_VID: vertices, _COMP: comp}), f"{_VID} long, {_COMP} long"
+    )
+    pair_comp = comp[np.searchsorted(vertices, lo)] if len(lo) else np.zeros(0, dtype=np.int64)
+    pair_rows = _local_frame(
+        spark, pa.table({_COMP: pair_comp, _VID: lo, "b": hi}), f"{_COMP} long, {_VID} long, b long"
+    )
+    return components, pair_rows, len(vertices)
+
+
+def _dedup_ordered(
+    docs: "DataFrame",
+    plan: DedupPlan,
+    partitions: int | None = None,
+    broadcast_rows: int = 1_000_000,
+    verify: str = "exact",
+    json_fields: _JsonFields | None = None,
+    driver_pairs: int = DRIVER_PAIRS,
+    reread: bool = False,
+) -> _Run:
+    """The clusters of `docs` (columns _VID, _O1, _O2, _ID and _TEXT, or with `json_fields`
+    _LINE, the raw JSONL line; a null text or id: a record that gives no document).
+    Documents in a pair are joined back by broadcast when there are at most
+    `broadcast_rows` of them, else by a shuffle join. Components are found on the driver
+    when there are at most `driver_pairs` candidate pairs, else on the cluster.
+
+    Exact verification needs the rows of the documents in pairs: with `reread`, `docs` is
+    computed a second time for them (it must give every row the same _VID again, as a
+    scan of files does; each row is checked against its digest), else every row is cached
+    with its band keys (the input's size once more, in memory and on disk)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    exact = _verify_mode(verify)
+    keep_row = exact and not reread
+    source = _LINE if json_fields else _TEXT
+    row_type = "binary" if json_fields else "string"
+    source_col = F.col(source).cast(row_type)
+    signed = docs.select(_VID, _O1, _O2, _ID, source_col.alias(source)).mapInArrow(
+        lambda batches: _sign_batches(plan, exact, keep_row, json_fields, batches),
+        f"{_VID} long, {_O1} long, {_O2} long, {_ID} string, {_KEYS} array<long>, "
+        + (f"{_DIGEST} long" if exact else f"{_SIG} binary")
+        + (f", {_ROW} {row_type}" if keep_row else ""),
+    )
+    signed = signed.persist(StorageLevel.MEMORY_AND_DISK)
+    # A row gives a document when it has a digest (exact) or a signature (estimate).
+    payload = _DIGEST if exact else _SIG
+    good = signed.where(F.col(payload).isNotNull())
+
+    bands = good.where(F.col(_KEYS).isNotNull()).select(
+        _VID, _O1, _O2, F.posexplode(_KEYS).alias("band", "key")
+    )
+    by_bucket = bands.repartition(partitions, "band", "key") if partitions else bands.repartition("band", "key")
+    pairs = by_bucket.mapInArrow(lambda batches: _pair_partition(plan, batches), "a long, b long")
+    pairs = pairs.localCheckpoint()
+
+    if pairs.count() <= driver_pairs:
+        components, pair_rows, in_pairs = _driver_components(pairs)
+    else:
+        components = _components(pairs).localCheckpoint()
+        in_pairs = components.count()
+        pair_rows = pairs.join(components.withColumnRenamed(_VID, "a"), "a").select(
+            _COMP, F.col("a").alias(_VID), "b"
+        )
+    # Joins with every document shuffle every signature (or row) unless the other side is
+    # small enough to broadcast (most documents are in no pair).
+    hint = F.broadcast if in_pairs <= broadcast_rows else (lambda df: df)
+    members = good.join(hint(components), _VID).select(
+        _COMP, _VID, _O1, _O2, _ID, payload, *([_ROW] if keep_row else []), F.lit(None).cast("long").alias("b")
+    )
+    if exact and reread:
+        # The rows of documents in pairs, read again: the scan is filtered by the join
+        # before any row reaches Python.
+        again = docs.select(_VID, source_col.alias(_ROW))
+        members = again.join(hint(members), _VID).select(*members.columns, _ROW)
+    pair_rows = pair_rows.select(
+        _COMP,
+        _VID,
+        F.lit(None).cast("long").alias(_O1),
+        F.lit(None).cast("long").alias(_O2),
+        F.lit(None).cast("string").alias(_ID),
+        F.lit(None).cast("long" if exact else "binary").alias(payload),
+        *([F.lit(None).cast(row_type).alias(_ROW)] if exact else []),
+        "b",
+    )
+    rows = members.unionByName(pair_rows)
+    rows = rows.repartition(partitions, _COMP) if partitions else rows.repartition(_COMP)
+    clustered = rows.mapInArrow(
+        lambda batches: _cluster_partition(plan, exact, json_fields, batches),
+        f"{_VID} long, cluster string, kept boolean, similarity double",
+    ).persist(StorageLevel.MEMORY_AND_DISK)
+    result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
+        _O1,
+        _O2,
+        F.col(_ID).alias("id"),
+        F.coalesce("cluster", _ID).alias("cluster"),
+        F.coalesce("kept", F.lit(True)).alias("kept"),
+        F.coalesce("similarity", F.lit(1.0)).alias("similarity"),
+    )
+    return _Run(result, signed, clustered)
+
+
+def _verify_mode(verify: str) -> bool:
+    """True for exact verification; the modes of ``tessera dedup --verify`` but "auto"
+    (a cluster has no single memory budget: texts of candidates spill to disk)."""
+    if verify not in ("exact", "estimate"):
+        raise TesseraSparkError(f'verify is "exact" or "estimate", not {verify!r}')
+    return verify == "exact"
+
+
