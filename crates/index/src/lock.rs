@@ -119,4 +119,21 @@ mod tests {
         assert_eq!(taken.path(), tmp.path().join(LOCK_FILE));
         release.join().unwrap();
     }
+
+    /// The sketch store's lock is waited for, however long it is held, then taken; it is
+    /// a file of its own, independent of the writer's.
+    #[test]
+    fn a_waited_lock_is_taken_once_released() {
+        let tmp = tempfile::tempdir().unwrap();
+        let _writer = DirLock::acquire(tmp.path()).unwrap();
+        let held = DirLock::wait_named(tmp.path(), "NEAR.LOCK").unwrap();
+        assert!(matches!(DirLock::acquire_named(tmp.path(), "NEAR.LOCK"), Err(Error::Locked { .. })));
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(LOCK_RETRY * 2);
+            drop(held);
+        });
+        let taken = DirLock::wait_named(tmp.path(), "NEAR.LOCK").unwrap();
+        assert_eq!(taken.path(), tmp.path().join("NEAR.LOCK"));
+        release.join().unwrap();
+    }
 }
