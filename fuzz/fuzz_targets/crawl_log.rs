@@ -8,12 +8,12 @@
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run crawl_log`; seeds in `fuzz/corpus/crawl_log/`
 //! (odd mode: JSON records one a line).
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_crawl::Crawler;
 
 fn state_dir() -> &'static Path {

@@ -10,7 +10,7 @@
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run dedup_input`; seeds in
 //! `fuzz/corpus/dedup_input/`.
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 #[allow(dead_code)]
 #[path = "../../crates/cli/src/commands/dedup/records.rs"]
@@ -23,7 +23,7 @@ mod parquet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use records::{FieldCheck, Fields};
 
 fn parquet_path() -> &'static Path {

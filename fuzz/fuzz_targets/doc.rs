@@ -3,9 +3,9 @@
 //! Run: `cargo +nightly fuzz run doc` (from the repository root); seed the
 //! corpus with `crates/extract/testdata/doc/`.
 
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_extract::{DocExtractor, Extract, ExtractConfig};
 
 fuzz_target!(|data: &[u8]| {

@@ -6,11 +6,11 @@
 //! fuzzer works on our XML walker rather than on decompression; an input
 //! that starts with "PK" is passed as it is.
 
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::io::{Cursor, Write};
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_extract::{Extract, ExtractConfig, DocxExtractor};
 
 fuzz_target!(|data: &[u8]| {

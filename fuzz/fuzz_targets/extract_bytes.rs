@@ -1,9 +1,9 @@
 //! `extract_bytes` must never panic, whatever the bytes and the name.
 //! Run: `cargo +nightly fuzz run extract_bytes` (from the repository root).
 
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_extract::{ExtractConfig, Extractor};
 
 fuzz_target!(|data: &[u8]| {

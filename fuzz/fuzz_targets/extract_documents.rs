@@ -9,12 +9,12 @@
 //! (from the repository root); seed the corpus with
 //! `crates/extract/testdata/archive/*`.
 
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_extract::{ExtractConfig, Extractor};
 
 /// Live heap bytes and their peak since the last reset.

@@ -9,12 +9,12 @@
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run manifest` (from the repository root); seeds
 //! are in `fuzz/corpus/manifest/`.
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_index::Index;
 
 fn index_dir() -> &'static Path {

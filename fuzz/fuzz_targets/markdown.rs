@@ -3,9 +3,9 @@
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run markdown` (from the repository
 //! root); seed the corpus with `crates/extract/testdata/markdown/*`.
 
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_extract::{ExtractConfig, Extractor};
 
 fuzz_target!(|data: &[u8]| {

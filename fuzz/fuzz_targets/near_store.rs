@@ -13,12 +13,12 @@
 //!   or version 3 with or without signatures, picked by the segment's bytes).
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run near_store`; seeds in `fuzz/seeds/near_store/`.
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_index::sketch::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore};
 use tessera_near::{Signature, TableDesign};
 

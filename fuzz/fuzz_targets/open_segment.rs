@@ -3,9 +3,9 @@
 //! `cargo +nightly fuzz run open_segment` (from `fuzz/`). Seed the corpus with real
 //! segments, e.g. `cp ../crates/index/testdata/index-v{1,2,3,4}/segments/*.seg corpus/open_segment/`.
 //! Crash inputs go to `crates/index/tests/` as regression tests.
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     // With checksums: must reject almost everything cleanly.

@@ -5,11 +5,11 @@
 //! production. Needs libpdfium.so (fetched by the build of tessera-extract).
 //! Run: `cargo +nightly fuzz run pdf` (seed: crates/extract/testdata/pdf).
 
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::sync::Once;
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_extract::{Extract, ExtractConfig, PdfExtractor, pdfium_library};
 
 static PDFIUM: Once = Once::new();

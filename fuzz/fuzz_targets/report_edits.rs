@@ -12,11 +12,11 @@
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run report_edits`; seeds in
 //! `fuzz/corpus/report_edits/`.
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::sync::OnceLock;
 
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_engine::{
     AddMode, BlockKind, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings, HtmlRenderer,
     JsonRenderer, Render, Report, TextRenderer,

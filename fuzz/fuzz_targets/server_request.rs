@@ -10,13 +10,13 @@
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run server_request`; seeds in
 //! `fuzz/corpus/server_request/`.
-#![no_main]
+#![cfg_attr(not(feature = "replay"), no_main)]
 
 use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
-use libfuzzer_sys::fuzz_target;
+use tessera_fuzz::fuzz_target;
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 use tessera_server::{Server, ServerConfig};
 use tower::ServiceExt;

@@ -124,15 +124,8 @@ fn generate(name: &str) -> Vec<u8> {
         }
         "empty.txt" => Vec::new(),
         "binary.bin" => {
-            let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-            (0..65_536)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state.to_le_bytes()[3]
-                })
-                .collect()
+            let mut rng = tessera_test_support::words::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+            (0..65_536).map(|_| rng.next_u64().to_le_bytes()[3]).collect()
         }
         "traversal.zip" => zip_of(&[
             ("../../../../tmp/evil.txt", bombs::GOOD),

@@ -10,23 +10,13 @@ mod suite;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 use suite::{Case, Notices};
 
-fn tessera(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("--quiet")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TESSERA_INDEX")
-        .env_remove("TESSERA_THREADS")
-        .output()
-        .expect("running tessera");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "tessera {args:?}: {stderr}");
-    out
+/// `tessera --quiet args...` in `dir`.
+fn tessera(dir: &Path, args: &[&str]) -> support::Run {
+    support::run(dir, &[&["--quiet"], args].concat())
 }
 
 /// A case's index, built with `tessera index` in a temporary directory (the working
@@ -51,11 +41,11 @@ impl Built {
             args.extend(source.if_new.then_some("--if-new"));
             args.extend(["--format", "json", rel]);
             let out = tessera(dir.path(), &args);
-            if !out.status.success() {
-                errors.push(format!("tessera {args:?}: {}", String::from_utf8_lossy(&out.stderr)));
+            if !out.success() {
+                errors.push(format!("tessera {args:?}: {}", out.stderr));
                 continue;
             }
-            let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let summary: Value = serde_json::from_str(&out.stdout).unwrap();
             let seen = summary["seen"].as_array().map_or(0, Vec::len);
             let added = summary["added"].as_u64().unwrap();
             let want = if source.seen_in.is_some() { (0, 1) } else { (1, 0) };
@@ -77,10 +67,10 @@ impl Built {
         let name = suspect.file_name();
         std::fs::write(self.dir.path().join(&name), suspect.bytes()).unwrap();
         let out = tessera(self.dir.path(), &["check", "-i", "index", "--format", "json", &name]);
-        if !out.status.success() {
-            return Err(format!("tessera check: {}", String::from_utf8_lossy(&out.stderr)));
+        if !out.success() {
+            return Err(format!("tessera check: {}", out.stderr));
         }
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
         Ok(match v {
             Value::Array(members) => members
                 .into_iter()
@@ -122,12 +112,11 @@ fn dedup(case: &Case) -> Vec<String> {
         let mut args = vec!["dedup", "input.jsonl", "--id-field", &d.id_field];
         args.extend(flags.iter().map(String::as_str));
         let out = tessera(dir.path(), &args);
-        if !out.status.success() {
-            errors.push(format!("tessera {args:?}: {}", String::from_utf8_lossy(&out.stderr)));
+        if !out.success() {
+            errors.push(format!("tessera {args:?}: {}", out.stderr));
             continue;
         }
-        let lines: Vec<Value> =
-            String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: Vec<Value> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         errors.extend(suite::check_dedup(d, run, &lines).into_iter().map(|e| format!("{flags:?}: {e}")));
     }
     errors

@@ -5,62 +5,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use insta::assert_snapshot;
 use serde_json::Value;
+use support::{Run, run as tessera, run_stdin as tessera_stdin};
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// The binary under test; `TESSERA_BIN` overrides it, for worktrees that share a target
-/// directory (where `target/debug/tessera` is whichever worktree linked last).
-fn bin() -> PathBuf {
-    std::env::var_os("TESSERA_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tessera")), PathBuf::from)
-}
-
-fn tessera(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TESSERA_THREADS")
-        .output()
-        .expect("running tessera");
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    run
-}
-
-/// `tessera` with `input` on its standard input.
-fn tessera_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Run {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TESSERA_THREADS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let run = Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    run
-}
+mod support;
 
 fn demo(name: &str) -> String {
     fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo/library").join(name))

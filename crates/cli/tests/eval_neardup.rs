@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+use tessera_test_support::words::{XorShift64, letters};
 
 fn neardup(corpus: &Path, extra: &[&str]) -> Vec<Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
@@ -32,16 +33,9 @@ fn check(runs: &[Value]) {
 fn generated_texts() {
     let dir = tempfile::tempdir().unwrap();
     // Texts of distinct pseudo-words, so that families share nothing by chance.
-    let mut x: u64 = 7;
+    let mut rng = XorShift64::new(7);
     for doc in 0..40 {
-        let words: Vec<String> = (0..400)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (0..5).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect()
-            })
-            .collect();
+        let words: Vec<String> = (0..400).map(|_| letters(rng.next_u64(), 5)).collect();
         std::fs::write(dir.path().join(format!("{doc:03}.txt")), words.join(" ")).unwrap();
     }
     let runs = neardup(dir.path(), &["--threshold", "0.5,0.8"]);

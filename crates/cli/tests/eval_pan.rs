@@ -6,9 +6,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
+
+mod support;
 
 const SOURCE_1: &str = "\
 Lighthouses of the Northern Coast — a short history
@@ -126,16 +127,7 @@ fn corpus() -> Corpus {
 }
 
 fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TESSERA_INDEX")
-        .env_remove("TESSERA_THREADS")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (out.status.code(), String::from_utf8(out.stdout).unwrap(), stderr)
+    support::run(dir, args).into_parts()
 }
 
 fn subset<'a>(scores: &'a Value, name: &str) -> &'a Value {

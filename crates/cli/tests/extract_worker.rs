@@ -7,32 +7,13 @@
 use std::path::{Path, PathBuf};
 
 use tessera_extract::worker::extract_isolated;
-use tessera_extract::{
-    Error, ExtractConfig, Trick, WorkerCommand, extract_bytes, pdfium_fetched_by_build, pdfium_library,
-};
+use tessera_extract::{Error, ExtractConfig, Trick, WorkerCommand, extract_bytes};
+use tessera_test_support::pdfium::pdfium;
+
+mod support;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/testdata/pdf").join(name)
-}
-
-fn pdfium() -> bool {
-    let found = pdfium_library(None).iter().any(|p| p.is_file());
-    if let Some(fetched) = pdfium_fetched_by_build() {
-        assert!(
-            found,
-            "the build fetched PDFium to {} and it is gone: cargo clean -p tessera-extract",
-            fetched.display()
-        );
-    }
-    if !found {
-        assert!(
-            std::env::var("TESSERA_REQUIRE_PDFIUM").as_deref() != Ok("1"),
-            "TESSERA_REQUIRE_PDFIUM=1 but the build did not fetch libpdfium.so (see its warning) and it is not \
-             installed"
-        );
-        eprintln!("skipped: the build could not fetch libpdfium.so and it is not installed (scripts/setup-pdfium.sh)");
-    }
-    found
 }
 
 fn worker() -> WorkerCommand {
@@ -79,9 +60,7 @@ fn worker_errors_name_the_document() {
 
 /// Runs `tessera` in `dir`, returns stdout; panics on failure.
 fn tessera(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tessera")).args(args).current_dir(dir).output().unwrap();
-    assert!(out.status.success(), "tessera {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
+    support::run(dir, args).ok()
 }
 
 fn borrowings(report: &str) -> f64 {

@@ -4,27 +4,17 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use insta::assert_snapshot;
 
+mod support;
+
 fn tessera(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TESSERA_INDEX")
-        .env_remove("TESSERA_THREADS")
-        .output()
-        .expect("running tessera");
-    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (out.status.code(), stdout, stderr)
+    support::run(dir, args).into_parts()
 }
 
 fn ok(dir: &Path, args: &[&str]) -> String {
-    let (code, stdout, stderr) = tessera(dir, args);
-    assert_eq!(code, Some(0), "{args:?}\n{stdout}\n{stderr}");
-    stdout
+    support::run(dir, args).ok()
 }
 
 fn demo(name: &str) -> String {

@@ -8,16 +8,7 @@ mod support;
 use std::path::Path;
 
 fn tessera(dir: &Path, args: &[&str]) -> String {
-    let out = support::tessera()
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TESSERA_INDEX")
-        .env_remove("TESSERA_THREADS")
-        .output()
-        .expect("running tessera");
-    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
-    assert!(out.status.success(), "{args:?}\n{stdout}\n{stderr}");
-    stdout
+    support::run(dir, args).ok()
 }
 
 fn stats(dir: &Path) -> serde_json::Value {
@@ -26,18 +17,9 @@ fn stats(dir: &Path) -> serde_json::Value {
     json["collections"][0].clone()
 }
 
-/// A text of `n` words drawn from a seeded generator (no two documents alike).
+/// A text of `n` made-up words (no two documents alike).
 fn words(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (0..4 + (x % 5) as usize).map(|k| (b'a' + ((x >> (k * 5)) % 26) as u8) as char).collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    tessera_test_support::words::text(seed, n, 4, 5)
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub struct PlantedDoc {
     pub text: String,
 }
 
-use crate::rng::SplitMix64 as Rng;
+use crate::rng::{Draws, SplitMix64 as Rng};
 
 /// A copy of `text` with words edited at `rate`.
 fn edit(text: &str, rate: f64, rng: &mut Rng) -> String {
@@ -51,7 +51,7 @@ fn edit(text: &str, rate: f64, rng: &mut Rng) -> String {
 
 /// The planted set of `bases`: each base followed (in its family) by one copy per rate.
 pub fn plant(bases: &[String], rates: &[f64], seed: u64) -> Vec<PlantedDoc> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut families: Vec<Vec<PlantedDoc>> = bases
         .iter()
         .enumerate()

@@ -12,7 +12,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tessera_eval::rng::SplitMix64;
+use tessera_eval::rng::{Draws, SplitMix64};
 use tessera_fingerprint::{Fingerprinter, ShingleConfig};
 use tessera_normalize::NormalizerConfig;
 use tessera_search::{AlignConfig, Query, align_pair};
@@ -32,7 +32,7 @@ fn word(r: usize) -> String {
 /// smaller of two uniform ranks) and its rewording, sentence by sentence.
 fn texts(sentences: usize) -> (String, String) {
     // The seeded generator of every generated corpus: the same texts every run.
-    let mut rng = SplitMix64(42);
+    let mut rng = SplitMix64::new(42);
     let (mut source, mut suspect) = (String::new(), String::new());
     for _ in 0..sentences {
         let n = 8 + rng.index(13);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
-use tessera_eval::rng::SplitMix64 as Rng;
+use tessera_eval::rng::{Draws, SplitMix64 as Rng};
 
 use super::IndexDir;
 
@@ -163,11 +163,11 @@ impl Vocabulary {
 }
 
 fn doc_seed(seed: u64, doc: u64) -> Rng {
-    Rng(seed ^ doc.wrapping_mul(0xa076_1d64_78bd_642f))
+    Rng::new(seed ^ doc.wrapping_mul(0xa076_1d64_78bd_642f))
 }
 
 fn generate(args: &GenerateArgs, quiet: bool) -> Result<ExitCode> {
-    let mut rng = Rng(args.seed);
+    let mut rng = Rng::new(args.seed);
     let vocab = Vocabulary::new(100_000, &mut rng);
     let options = EngineOptions { memory_budget: args.memory_mb << 20, batch_size: 4096, ..EngineOptions::default() };
     let engine = Engine::open_or_create(&args.dir.dir, &FingerprintSettings::default(), options)?;
@@ -190,7 +190,7 @@ fn generate(args: &GenerateArgs, quiet: bool) -> Result<ExitCode> {
     );
     // The suspect: passages of 10 generated documents between newly generated text.
     let mut suspect = String::new();
-    let mut r = Rng(seed.wrapping_add(99));
+    let mut r = Rng::new(seed.wrapping_add(99));
     while suspect.chars().count() < 50_000 {
         let d = r.below(docs);
         let source = vocab.text(words, &mut doc_seed(seed, d));

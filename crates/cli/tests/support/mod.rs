@@ -1,17 +1,108 @@
-//! A real `tessera serve` process over the demo index, for the restart and browser tests.
+//! What the CLI's tests share: runs of the `tessera` binary in a directory, the demo
+//! index, and a real `tessera serve` process over it (the restart and browser tests).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 pub const THESIS: &str = include_str!("../../../../testdata/demo/thesis.txt");
 
+/// The binary under test; `TESSERA_BIN` overrides it, for worktrees that share a target
+/// directory (where `target/debug/tessera` is whichever worktree linked last).
+pub fn bin() -> PathBuf {
+    std::env::var_os("TESSERA_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tessera")), PathBuf::from)
+}
+
 pub fn tessera() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
+    Command::new(bin())
+}
+
+/// What one run of the binary did.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn of(out: Output) -> Run {
+        let run = Run {
+            code: out.status.code(),
+            stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+        };
+        run.assert_no_panic();
+        run
+    }
+
+    /// Asserts exit code 0 and returns stdout.
+    #[track_caller]
+    pub fn ok(self) -> String {
+        assert_eq!(self.code, Some(0), "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self.stdout
+    }
+
+    /// Asserts the exit code and that stderr holds every one of `needles`.
+    #[track_caller]
+    pub fn fails(&self, code: i32, needles: &[&str]) {
+        assert_eq!(self.code, Some(code), "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        for needle in needles {
+            assert!(self.stderr.contains(needle), "stderr lacks {needle:?}:\n{}", self.stderr);
+        }
+    }
+
+    /// Whether the exit code is 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// (exit code, stdout, stderr).
+    pub fn into_parts(self) -> (Option<i32>, String, String) {
+        (self.code, self.stdout, self.stderr)
+    }
+
+    #[track_caller]
+    fn assert_no_panic(&self) {
+        assert!(!self.stderr.contains("panicked"), "the binary panicked:\n{}", self.stderr);
+        assert!(!self.stderr.contains("RUST_BACKTRACE"), "the binary panicked:\n{}", self.stderr);
+    }
+}
+
+/// `tessera` in `dir` (relative paths in arguments and outputs), with no `TESSERA_INDEX`,
+/// `TESSERA_THREADS` or `RUST_LOG` from the environment.
+fn command_in(dir: &Path, args: &[&str]) -> Command {
+    let mut command = tessera();
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TESSERA_INDEX")
+        .env_remove("TESSERA_THREADS")
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// Runs `tessera args...` in `dir` (see [`command_in`]); asserts that it did not panic.
+#[track_caller]
+pub fn run(dir: &Path, args: &[&str]) -> Run {
+    Run::of(command_in(dir, args).output().expect("running tessera"))
+}
+
+/// [`run`] with `input` on the standard input.
+#[track_caller]
+pub fn run_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Run {
+    let mut child = command_in(dir, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running tessera");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    Run::of(child.wait_with_output().unwrap())
 }
 
 /// Builds the demo index (collections `library`, texts kept, and `citations`) in
