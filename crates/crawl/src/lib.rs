@@ -1,5 +1,11 @@
 //! Tessera's crawler: indexes the web politely, adding only what is new.
 //!
+//! What it owns: fetching the web politely (robots.txt, per-host delays, redirects,
+//! retries), the frontier and the crawl's resumable state, and handing pages to a
+//! `DocumentSink`. It must never decide what is new or store documents itself: the add-
+//! only-if-new rule and the index are the engine's (`AddSession`, or a running server
+//! through the core's wire types).
+//!
 //! A [`Crawler`] keeps a frontier of URLs per host on disk (an append-only checksummed
 //! log, see `docs/design.md`), fetches many hosts at once but each host one request at
 //! a time with a delay (robots.txt obeyed, `Crawl-delay` honoured), extracts each page

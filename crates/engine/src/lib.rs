@@ -1,6 +1,10 @@
 //! The engine: the one place that glues Tessera's stages together, and the one place
 //! that holds their rules.
 //!
+//! What it owns: the one add path, the one check path, the one deduplicator, the record
+//! inputs and every default of dedup, and the check's chunk size. It must never parse
+//! command lines, speak HTTP or render for a terminal: surfaces do that and call it.
+//!
 //! `extract -> normalize -> fingerprint -> index` when documents are added (one add
 //! path, [`AddSession`], with the add-only-if-new rule), and `extract -> normalize ->
 //! fingerprint -> search -> report` when a suspect is checked (one check path:

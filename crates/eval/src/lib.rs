@@ -1,5 +1,9 @@
 //! Evaluation of Tessera's detections against public research corpora.
 //!
+//! What it owns: reading evaluation corpora (PAN, Clough-Stevenson, the planted sets) and
+//! the published measures. It must never depend on another Tessera crate nor tune
+//! anything: it only reads data and scores detections.
+//!
 //! - [`PanCorpus`]: the PAN 2013 text-alignment corpus (source and suspicious
 //!   documents, subsets of pairs with their ground-truth XML files).
 //! - [`read_detections`] / [`write_detections`]: PAN's per-pair XML files.

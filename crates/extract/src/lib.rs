@@ -1,6 +1,10 @@
 //! Tessera's first stage: turn a document (a file, or bytes with a name) into
 //! its text, with what is known about it ([`Extracted`]).
 //!
+//! What it owns: turning bytes into documents (text, title, origins, metadata, warnings)
+//! with every unpacked byte under its guard. It must never normalize, fingerprint or
+//! index, and never panic on input: every failure is an `Error` naming the file.
+//!
 //! # Overview
 //!
 //! An [`Extractor`] recognises the format **by content** (magic numbers and

@@ -1,6 +1,10 @@
 //! Fingerprints: everything that turns a text into the hashes Tessera indexes, searches
 //! and sketches.
 //!
+//! What it owns: turning a text into the fingerprints an index stores and a suspect is
+//! searched with (tokens, sentences, shingle hashes, WordNet neighbours), from settings
+//! an index stores. It must never read or write an index, nor rank or align.
+//!
 //! # Overview
 //! A [`Fingerprinter`] (built from the normalizer and shingle settings an index stores)
 //! normalizes a text ([`tessera_normalize`]) and gives its [`Fingerprint`]: the term

@@ -1,6 +1,10 @@
 //! Normalization (canonicalisation): turn a text into canonical word tokens that keep
 //! their byte span in the original text.
 //!
+//! What it owns: the canonical words of a text, each with its byte span in the original
+//! text. It must never rewrite the text or lose an offset: every later stage maps back to
+//! the original through these spans.
+//!
 //! # Overview
 //! [`Normalizer::normalize`] finds the words of a text and reduces each to a canonical
 //! term, so that texts that differ only in form (case, line breaks, Unicode tricks,

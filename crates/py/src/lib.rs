@@ -1,5 +1,10 @@
 //! Tessera for Python: the `tessera._tessera` extension module.
 //!
+//! What it owns: the Python package's shapes (datasketch's `MinHash`/`MinHashLSH`,
+//! `SimHash`, `Index`, the dedup kernels of the Spark job) over the engine. It must never
+//! hold a default or rule of its own: signatures read the engine's (`DEDUP_DEFAULTS`),
+//! errors carry the engine's messages.
+//!
 //! A thin surface over the engine (`tessera-engine`): sketches in the shapes users of
 //! datasketch and rensa know ([`MinHash`](minhash::MinHash), [`MinHashLsh`](lsh::MinHashLsh),
 //! [`SimHash`](simhash::SimHash), [`SimHashIndex`](simhash::SimHashIndex)), whole texts

@@ -1,5 +1,9 @@
 //! Reports: what a person reads after a check.
 //!
+//! What it owns: a report from revisions (block kinds, citations, shares, totals, edits)
+//! and its renderers. It must never search or read an index: it works on the revisions
+//! and source facts it is given.
+//!
 //! The search stage answers with one [`Revision`](tessera_search::Revision) per
 //! collection: the sources it picked, in greedy order, each with aligned blocks. This
 //! crate merges the revisions into one [`Report`]:

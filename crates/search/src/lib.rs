@@ -1,6 +1,10 @@
 //! Search: find the sources of a suspect in one collection and align the borrowed
 //! fragments.
 //!
+//! What it owns: stage 1 (ranking candidates from the index's postings), stage 2 (the
+//! greedy revision) and alignment with offsets on both sides. It must never write an
+//! index, extract files or build reports.
+//!
 //! # Overview
 //! Seed 000's two stages: stage 1 ranks the collection's documents by the distinct
 //! suspect shingle hashes they share (postings look-ups); stage 2 builds a *revision*

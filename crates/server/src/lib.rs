@@ -1,6 +1,11 @@
 //! Tessera's HTTP server and web page: upload a document, follow the check, read and
 //! edit the report.
 //!
+//! What it owns: `tessera serve`'s HTTP API, its durable check queue, per-collection
+//! timeouts and the web page. It must never hold a rule of adding, checking or reporting:
+//! it calls the engine's (`search_each`, `report`, `AddSession`) and speaks the core's
+//! wire types.
+//!
 //! # Overview
 //!
 //! [`Server::build`] opens an index (through the engine) and the *check queue*, a
