@@ -107,9 +107,8 @@ impl CrawlConfig {
         if self.concurrency == 0 {
             return bad("concurrency must be at least 1");
         }
-        if let Err(e) = tessera_engine::AddMode::if_new(Some(self.containment)) {
-            return Err(crate::Error::Config(e.to_string()));
-        }
+        // The add mode's own check; its error reads "invalid crawl setting: ..." too.
+        tessera_engine::AddMode::if_new(Some(self.containment))?;
         if self.user_agent.trim().is_empty() || self.robots_agent.trim().is_empty() {
             return bad("the user agent must not be empty");
         }
