@@ -15,6 +15,10 @@ pub enum Error {
     /// The built-in WordNet table could not be read.
     #[error("synonyms: {0}")]
     Synonyms(String),
+    /// A bilingual dictionary is missing, unreadable or damaged (the message names the
+    /// file or the folders searched).
+    #[error("dictionary: {0}")]
+    Dictionary(String),
 }
 
 /// `Result` with this crate's [`Error`].

@@ -58,6 +58,7 @@ mod names;
 mod sentence;
 mod shingle;
 mod synonyms;
+pub mod translate;
 
 pub use error::{Error, Result};
 pub use fingerprinter::{Fingerprint, Fingerprinter, MIN_LATIN_WORDS, SketchInput, SuspectFingerprint};
@@ -69,3 +70,4 @@ pub use shingle::{
     edit_shingles, shingles_for_sketch, synonym_shingles, term_hash, variant_shingles,
 };
 pub use synonyms::Synonyms;
+pub use translate::{Lexicon, Translations};
