@@ -62,11 +62,6 @@ pub(crate) fn snapshot(fingerprint: &Fingerprint) -> Snapshot {
     }
 }
 
-/// A suspect's fingerprints for alignment (with its names and WordNet neighbours).
-pub(crate) fn query(fp: &mut Fingerprinter, text: &str) -> Query {
-    fp.query(text)
-}
-
 /// A suspect's fingerprints for a search of the index: [`query`]'s, and the variant
 /// shingles stage 1 will look up (`SearchConfig::synonym_lookups`, `edit_lookups`).
 pub(crate) fn search_query(fp: &mut Fingerprinter, text: &str, search: &SearchConfig) -> Query {

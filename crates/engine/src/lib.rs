@@ -45,6 +45,7 @@ mod pair;
 pub mod records;
 mod settings;
 mod title;
+mod translated;
 mod writer;
 
 pub use add::{AddOutcome, AddProgress, AddSession, AddSummary, FailedDocument, Prepared, SeenDocument};
@@ -60,6 +61,7 @@ pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SI
 pub use pair::PairAligner;
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
 pub use title::{MAX_TITLE_CHARS, document_title};
+pub use translated::CrossLanguageStep;
 pub use writer::{BackgroundMerges, WriterMode};
 
 // The shared vocabulary (ids, collection kinds and settings, add modes, wire types).
@@ -76,7 +78,8 @@ pub use tessera_report::{
     BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report, ReportOptions, TextRenderer,
 };
 pub use tessera_search::{
-    AlignConfig, Block, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan, covered_chars,
+    AlignConfig, Block, CrossLanguage, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan,
+    TranslatedConfig, covered_chars,
 };
 
 /// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its

@@ -56,6 +56,9 @@ pub struct SuspectFingerprint {
     pub synonyms: Option<Arc<Synonyms>>,
     /// The terms that are names in the suspect ([`names`]: sorted, distinct).
     pub names: Vec<u64>,
+    /// The language the normalizer settled on (ISO 639-1; `None` when its terms did not
+    /// depend on it: [`crate::translate::text_language`] tells the language of any text).
+    pub language: Option<String>,
 }
 
 /// A text as near-duplicate sketches see it.
@@ -85,7 +88,7 @@ impl Fingerprinter {
 
     /// [`Fingerprinter::fingerprint`] and the language the normalizer settled on (ISO
     /// 639-1; `None` when the terms did not depend on it).
-    fn fingerprint_and_language(&mut self, text: &str) -> (Fingerprint, Option<String>) {
+    pub fn fingerprint_and_language(&mut self, text: &str) -> (Fingerprint, Option<String>) {
         let normalized = self.normalizer.normalize_terms(text);
         let terms: Vec<u64> = normalized.tokens.iter().map(|t| t.term).collect();
         let token_bytes: Vec<Span> = normalized.tokens.iter().map(|t| t.span).collect();
@@ -127,7 +130,7 @@ impl Fingerprinter {
         // this crate's tests catch; alignment then uses exact terms alone.
         let synonyms = if latin >= MIN_LATIN_WORDS { Synonyms::english(self.normalizer.config()).ok() } else { None };
         let names = names(text, &fingerprint.token_bytes, &fingerprint.terms, language.as_deref());
-        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names }
+        SuspectFingerprint { fingerprint, shingle_size: self.shingle_size(), synonyms, names, language }
     }
 
     /// A suspect's variant shingles ([`variant_shingles`], with this fingerprinter's

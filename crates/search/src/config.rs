@@ -79,8 +79,38 @@ pub struct SearchConfig {
     /// source explained of its own; copies never change which sources the revision
     /// picks or what they explain. `0` finds none.
     pub max_copies: usize,
+    /// When a suspect is also aligned with sources in another language (translated
+    /// borrowings).
+    pub cross_language: CrossLanguage,
     /// Alignment settings.
     pub align: AlignConfig,
+}
+
+/// When a check looks across languages for translated borrowings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CrossLanguage {
+    /// Never.
+    Off,
+    /// When a bilingual lexicon for the two languages is installed and the suspect's
+    /// language differs from a source's; without a lexicon the check says the step is off.
+    #[default]
+    Auto,
+    /// As `auto`, but a missing lexicon is an error, not a notice.
+    On,
+}
+
+impl std::str::FromStr for CrossLanguage {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "off" => Ok(Self::Off),
+            "auto" => Ok(Self::Auto),
+            "on" => Ok(Self::On),
+            _ => Err(format!("cross-language must be on, off or auto, not {s:?}")),
+        }
+    }
 }
 
 impl SearchConfig {
@@ -113,6 +143,7 @@ impl Default for SearchConfig {
             min_source_chars: 100,
             min_source_side_chars: 150,
             max_copies: 3,
+            cross_language: CrossLanguage::Auto,
             align: AlignConfig::default(),
         }
     }
@@ -270,6 +301,83 @@ pub struct AlignConfig {
     /// Passages whose sides' cosine reaches this are near copies: `min_contrast` does not
     /// ask them (a suspect may reword one source paragraph twice).
     pub contrast_under_cosine: f64,
+    /// How a suspect is aligned with a source in another language (`tessera_search::align_translated`).
+    pub translated: TranslatedConfig,
+}
+
+/// How cross-language alignment pairs sentences and chains them into passages (the steps
+/// are `tessera_search::align_translated`'s; docs/quality.md, "Translated borrowings",
+/// gives the figures behind each default, measured on the xlang-dev set).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TranslatedConfig {
+    /// A source term found in more than this share of the source's sentences is a common
+    /// word: it weighs in scores but does not propose sentence pairs.
+    pub max_common_share: f64,
+    /// ... but a term is never common in fewer than this many sentences (short sources).
+    pub min_common_sentences: usize,
+    /// A sentence pair needs this score (the Dice of the two sides' matched idf weight).
+    pub seed_score: f64,
+    /// ... and this many matched suspect tokens ...
+    pub seed_matches: usize,
+    /// ... and this much coverage on each side (the matched share of its idf weight).
+    pub seed_coverage: f64,
+    /// Each suspect sentence keeps this many of its best source sentences.
+    pub candidates_per_sentence: usize,
+    /// Pairs chain when the suspect goes forward by at most this many sentences ...
+    pub max_sentence_gap: usize,
+    /// ... and the source by at most this many (a translation merges, splits and drops
+    /// sentences, never reorders a passage).
+    pub max_source_gap: usize,
+    /// What each sentence skipped in a chain costs it (on either side).
+    pub gap_cost: f64,
+    /// A passage grows at each end by up to this many suspect sentences ...
+    pub extend_steps: usize,
+    /// ... each pairing with a source sentence at most this many beyond its source edge ...
+    pub extend_source: usize,
+    /// ... with at least this score ...
+    pub extend_score: f64,
+    /// ... and this coverage on each side.
+    pub extend_coverage: f64,
+    /// Chains in order on both sides merge when at most this many suspect sentences ...
+    pub merge_sentence_gap: usize,
+    /// ... and this many source sentences separate them.
+    pub merge_source_gap: usize,
+    /// A chain becomes a passage with at least this many pairs ...
+    pub min_pairs: usize,
+    /// ... whose mean score reaches this.
+    pub min_mean_score: f64,
+    /// Translated passages shorter than this many suspect characters are dropped ...
+    pub min_passage_chars: usize,
+    /// ... and so are those one of whose sides is more than this many times longer than
+    /// the other.
+    pub max_length_ratio: f64,
+}
+
+impl Default for TranslatedConfig {
+    fn default() -> Self {
+        Self {
+            max_common_share: 0.05,
+            min_common_sentences: 3,
+            seed_score: 0.15,
+            seed_matches: 2,
+            seed_coverage: 0.2,
+            candidates_per_sentence: 4,
+            max_sentence_gap: 2,
+            max_source_gap: 4,
+            gap_cost: 0.05,
+            extend_steps: 3,
+            extend_source: 3,
+            extend_score: 0.1,
+            extend_coverage: 0.1,
+            merge_sentence_gap: 16,
+            merge_source_gap: 30,
+            min_pairs: 4,
+            min_mean_score: 0.25,
+            min_passage_chars: 200,
+            max_length_ratio: 2.5,
+        }
+    }
 }
 
 impl Default for AlignConfig {
@@ -317,6 +425,7 @@ impl Default for AlignConfig {
             min_shared_words: 4,
             min_contrast: 0.0,
             contrast_under_cosine: 0.8,
+            translated: TranslatedConfig::default(),
         }
     }
 }

@@ -44,6 +44,13 @@ pub struct Evidence {
     /// subject may share as well.
     #[serde(default)]
     pub summary: bool,
+    /// Whether the block is a *translation*: its suspect side is written in another
+    /// language than its source side, matched sentence by sentence through a bilingual
+    /// lexicon (`tessera_search::align_translated`). Its shared terms are the suspect
+    /// tokens one of whose translations the source side holds, its cosine the mean score
+    /// of its sentence pairs; it has no exact run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub translated: bool,
 }
 
 impl Evidence {
@@ -74,10 +81,24 @@ impl Evidence {
     pub fn confidence(&self) -> f64 {
         let run = f64::from(self.longest_run);
         let by_run = (0.5 + run / 16.0).min(1.0);
+        if self.translated {
+            return self.translated_confidence();
+        }
         if self.shared_terms == 0 {
             return by_run;
         }
         if self.sentences { self.model(run) } else { by_run.max(self.model(0.0)) }
+    }
+
+    /// A translated block's confidence: from the mean score of its sentence pairs (the
+    /// Dice of the matched idf weight on the two sides), rising with the number of
+    /// matched tokens. Chains of at least three pairs scoring 0.25 on average are already
+    /// rare between two unrelated texts (docs/quality.md, "Translated borrowings").
+    fn translated_confidence(&self) -> f64 {
+        let score = f64::from(self.cosine);
+        let matched = f64::from(self.shared_terms).ln_1p();
+        let z = -4.0 + 10.0 * score + 0.5 * matched;
+        1.0 / (1.0 + (-z).exp())
     }
 
     /// The logistic model of [`Evidence::confidence`] (for a block with known terms).

@@ -58,8 +58,8 @@ mod query;
 mod revision;
 mod searcher;
 
-pub use align::{PreparedSuspect, align, align_pair, align_prepared};
-pub use config::{AlignConfig, SearchConfig};
+pub use align::{PreparedSuspect, align, align_pair, align_prepared, align_translated};
+pub use config::{AlignConfig, CrossLanguage, SearchConfig, TranslatedConfig};
 pub use error::Error;
 pub use evidence::Evidence;
 pub use query::Query;

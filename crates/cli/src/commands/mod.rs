@@ -24,8 +24,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use tessera_engine::{
-    AlignConfig, CollectionConfig, CollectionKind, Engine, EngineOptions, ExtractConfig, FingerprintSettings,
-    SearchConfig,
+    AlignConfig, CollectionConfig, CollectionKind, CrossLanguage, Engine, EngineOptions, ExtractConfig,
+    FingerprintSettings, SearchConfig,
 };
 
 /// Tessera finds borrowed text and near-duplicates.
@@ -191,6 +191,11 @@ pub struct SearchArgs {
     /// most this many per source; 0 finds none.
     #[arg(long, default_value_t = SearchConfig::default().max_copies)]
     pub max_copies: usize,
+    /// Look for passages translated from sources in another language: `auto` when a
+    /// bilingual dictionary is installed (Debian's mueller7-dict for Russian <-> English)
+    /// and the languages differ, `on` (an error without a dictionary), or `off`.
+    #[arg(long, default_value = "auto")]
+    pub cross_language: CrossLanguage,
     /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
     /// '{"seed_cosine":0.4,"max_sentence_gap":3}'); flags above win over it.
     #[arg(long, value_name = "JSON", value_parser = parse_align_config)]
@@ -217,6 +222,7 @@ impl SearchArgs {
             synonym_lookups: !self.no_synonym_lookups,
             edit_lookups: !self.no_edit_lookups,
             max_copies: self.max_copies,
+            cross_language: self.cross_language,
             align: AlignConfig {
                 max_gap: self.max_gap,
                 min_block_shingles: self.min_block_shingles,

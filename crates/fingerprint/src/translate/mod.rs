@@ -40,7 +40,7 @@ pub use dictd::{MAX_DICTIONARY_BYTES, WordPair, mueller_pairs, parse_index};
 use crate::{Error, Fingerprint};
 
 /// The most translations one term keeps.
-pub const MAX_TRANSLATIONS: usize = 10;
+pub const MAX_TRANSLATIONS: usize = 20;
 
 /// The shortest name (in characters) that is transliterated: shorter ones
 /// ("ан", "ли") spell common words of the other language.
@@ -287,6 +287,30 @@ fn name_spellings(word: &str, to: &str, normalizer: &mut Normalizer) -> Vec<u32>
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The language of a text for translation (ISO 639-1): `ru` when most of its tokens are
+/// Cyrillic, else the normalizer's `detected` language (`en` when it has none) when most
+/// are Latin; `None` for a text of neither or no tokens. The normalizer detects only
+/// what its terms depend on (a Latin text's stemmer), so a Cyrillic text has no
+/// detected language.
+pub fn text_language(text: &str, token_bytes: &[tessera_normalize::Span], detected: Option<&str>) -> Option<String> {
+    let (mut latin, mut cyrillic) = (0usize, 0usize);
+    for span in token_bytes {
+        match text.get(span.start..).and_then(|t| t.chars().next()) {
+            Some(c) if c.is_ascii_alphabetic() || matches!(c, '\u{00C0}'..='\u{024F}') => latin += 1,
+            Some('\u{0400}'..='\u{04FF}') => cyrillic += 1,
+            _ => {}
+        }
+    }
+    let half = token_bytes.len() / 2;
+    if cyrillic > half {
+        Some("ru".to_owned())
+    } else if latin > half {
+        Some(detected.unwrap_or("en").to_owned())
+    } else {
+        None
+    }
 }
 
 /// Adds `pairs` (by rank) to the direction `from -> to`, keeping each term's

@@ -71,6 +71,7 @@ impl SentenceAligner<'_> {
             cosine,
             sentences: p.sentences,
             summary: false,
+            translated: false,
         }
     }
 
@@ -341,6 +342,7 @@ mod tests {
             cosine: 0.45,
             sentences: true,
             summary: false,
+            translated: false,
         };
         let c = base.confidence();
         assert!(c > 0.0 && c < 1.0, "{c}");

@@ -70,6 +70,7 @@ mod prepared;
 mod resolve;
 mod sentence_seeds;
 mod sentences;
+mod translated;
 
 use foldhash::HashMap;
 use tessera_index::Snapshot;
@@ -81,6 +82,7 @@ pub use prepared::PreparedSuspect;
 use resolve::{overlaps, resolve};
 use sentence_seeds::Covered;
 use sentences::Sentences;
+pub use translated::align_translated;
 
 /// Aligns a suspect with one source snapshot: with sentence seeding when both have terms
 /// and sentences (the suspect's terms cut to the snapshot's 32 bits), else exact runs
