@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use tessera_extract::Extracted;
 use tessera_index::{CollectionInfo, DocId, DocMeta, IndexReader};
-use tessera_report::{Report, SourceInfo, SuspectInfo};
+use tessera_report::{Notice, Report, SourceInfo, SuspectInfo};
 use tessera_search::{Query, Revision, SearchProgress};
 
 use crate::chunks::{JoinedRevision, SharedChunks, TextChunk};
@@ -169,12 +169,24 @@ impl Engine {
         self.suspect_info(SuspectInfo::new(name, title, text))
     }
 
-    fn suspect_info(&self, info: SuspectInfo) -> Suspect {
+    fn suspect_info(&self, mut info: SuspectInfo) -> Suspect {
         let search = &self.options().search;
+        // A check that could not look across languages says so (unless asked not to).
+        if search.cross_language != tessera_search::CrossLanguage::Off
+            && let Some(reason) = self.cross.off_because()
+        {
+            info.warnings.push(Notice {
+                kind: "cross_language_off".to_owned(),
+                bypass: false,
+                message: reason,
+                count: 1,
+                locations: Vec::new(),
+            });
+        }
         let fingerprints = match crate::chunks::plan(&info.text, self.options().chunk_bytes) {
             Some(chunks) => Fingerprints::Chunks(chunks),
             None => Fingerprints::Whole(Arc::new(
-                self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, search)),
+                self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, &info.text, search, &self.cross)),
             )),
         };
         Suspect { info, fingerprints }
@@ -267,7 +279,7 @@ impl Engine {
         for (i, chunk) in chunks.iter().enumerate() {
             let query = shared.query(i, || {
                 let text = &suspect.info.text[chunk.over.clone()];
-                self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, settings))
+                self.with_fingerprinter(|fp| crate::fingerprinter::search_query(fp, text, settings, &self.cross))
             });
             let searched = self.search_chunk(view, &query, collection, aligned_before, observe);
             shared.leave(i, if searched.is_ok() { i + 1 } else { chunks.len() });

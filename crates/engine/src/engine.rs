@@ -67,6 +67,8 @@ pub struct Engine {
     fingerprinters: Fingerprinters,
     searcher: Searcher,
     options: EngineOptions,
+    /// Whether checks look for translated borrowings, and the lexicon they use.
+    pub(crate) cross: crate::CrossLanguageStep,
     /// Dropped before `writer` (fields drop in order): the running merge is published,
     /// then the writer closes.
     merger: Option<Merger>,
@@ -107,13 +109,14 @@ impl Engine {
         }
         let fingerprinters = Fingerprinters::new(Fingerprinter::new(&settings)?);
         let searcher = Searcher::new(options.search.clone());
+        let cross = crate::CrossLanguageStep::new(options.search.cross_language, &settings.normalizer)?;
         let writer =
             Arc::new(WriterSlot::new(dir, WriterOptions { memory_budget: options.memory_budget }, options.writer)?);
         let merger = match options.writer {
             WriterMode::PerCommit => None,
             WriterMode::Resident => Some(Merger::start(Arc::clone(&writer), options.merge)?),
         };
-        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinters, searcher, options, merger, writer })
+        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinters, searcher, options, cross, merger, writer })
     }
 
     /// The index's writer, exclusively until the guard is dropped: opened now (per-commit

@@ -64,10 +64,16 @@ pub(crate) fn snapshot(fingerprint: &Fingerprint) -> Snapshot {
 
 /// A suspect's fingerprints for a search of the index: [`query`]'s, and the variant
 /// shingles stage 1 will look up (`SearchConfig::synonym_lookups`, `edit_lookups`).
-pub(crate) fn search_query(fp: &mut Fingerprinter, text: &str, search: &SearchConfig) -> Query {
+pub(crate) fn search_query(
+    fp: &mut Fingerprinter,
+    text: &str,
+    search: &SearchConfig,
+    cross: &crate::CrossLanguageStep,
+) -> Query {
     let suspect = fp.suspect(text);
     let variant_shingles = fp.variant_shingles(&suspect, search.synonym_lookups, search.edit_lookups);
-    Query { variant_shingles, ..Query::from(suspect) }
+    let cross = cross.cross_query(text, &suspect);
+    Query { variant_shingles, cross, ..Query::from(suspect) }
 }
 
 /// A source text's fingerprints for search: alignment takes names and WordNet

@@ -79,7 +79,7 @@ pub use tessera_report::{
 };
 pub use tessera_search::{
     AlignConfig, Block, CrossLanguage, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan,
-    TranslatedConfig, covered_chars,
+    TranslatedConfig, TranslatedSearchConfig, covered_chars,
 };
 
 /// Near-duplicate sketches as building blocks (MinHash signatures, LSH, SimHash and its

@@ -30,7 +30,7 @@ impl PairAligner {
     }
 
     /// Why translated borrowings are not looked for (`None` when they are).
-    pub fn cross_language_off(&self) -> Option<&str> {
+    pub fn cross_language_off(&self) -> Option<String> {
         self.cross.off_because()
     }
 

@@ -39,7 +39,7 @@ pub use annotation::{Annotation, pair_file_name};
 pub use clough::{CloughAnswer, CloughCategory, read_clough};
 pub use corpus::{Pair, PanCorpus, read_pairs};
 pub use error::{Error, Result};
-pub use measure::{Scores, plagdet, score};
+pub use measure::{Scores, plagdet, score, score_suspect_side};
 pub use offsets::CharOffsets;
 pub use planted::{PlantedDoc, PlantedScores, ScoredPair, measure as measure_planted, plant};
 pub use report::{ENTIRE, Report, SubsetScores, score_annotations, score_dir};

@@ -54,6 +54,18 @@ pub fn plagdet(precision: f64, recall: f64, granularity: f64) -> f64 {
 
 /// Scores `detections` against `cases` with the PAN measure (see the module docs).
 pub fn score(cases: &[Annotation], detections: &[Annotation]) -> Scores {
+    score_sides(cases, detections, true)
+}
+
+/// [`score`] on the suspect side alone: a detection overlaps a case of its pair when
+/// their suspect spans overlap, and only suspect characters count. For corpora whose
+/// source spans are approximate (the cross-language set's source side was found by an
+/// automatic aligner and may be a sentence off at an edge).
+pub fn score_suspect_side(cases: &[Annotation], detections: &[Annotation]) -> Scores {
+    score_sides(cases, detections, false)
+}
+
+fn score_sides(cases: &[Annotation], detections: &[Annotation], both: bool) -> Scores {
     let cases = distinct(cases);
     let detections = distinct(detections);
     let n_cases = cases.len();
@@ -72,8 +84,8 @@ pub fn score(cases: &[Annotation], detections: &[Annotation]) -> Scores {
     let cases_by_pair = by_pair(&cases);
     let dets_by_pair = by_pair(&detections);
 
-    let (recall_sum, detecting) = coverage(&cases, &dets_by_pair);
-    let (precision_sum, _) = coverage(&detections, &cases_by_pair);
+    let (recall_sum, detecting) = coverage(&cases, &dets_by_pair, both);
+    let (precision_sum, _) = coverage(&detections, &cases_by_pair, both);
 
     let detected: Vec<usize> = detecting.into_iter().filter(|&n| n > 0).collect();
     let granularity =
@@ -108,10 +120,10 @@ fn by_pair<'a>(annotations: &[&'a Annotation]) -> HashMap<PairKey<'a>, Vec<&'a A
     map
 }
 
-/// For each target, the fraction of its characters (both sides) covered by the
-/// overlapping annotations of `others`; returns the sum of fractions and, per target,
-/// how many of `others` overlap it.
-fn coverage(targets: &[&Annotation], others: &HashMap<PairKey<'_>, Vec<&Annotation>>) -> (f64, Vec<usize>) {
+/// For each target, the fraction of its characters (both sides, or the suspect side
+/// alone) covered by the overlapping annotations of `others`; returns the sum of
+/// fractions and, per target, how many of `others` overlap it.
+fn coverage(targets: &[&Annotation], others: &HashMap<PairKey<'_>, Vec<&Annotation>>, both: bool) -> (f64, Vec<usize>) {
     let mut sum = 0.0;
     let mut counts = Vec::with_capacity(targets.len());
     let mut this_side: Vec<(u64, u64)> = Vec::new();
@@ -123,14 +135,24 @@ fn coverage(targets: &[&Annotation], others: &HashMap<PairKey<'_>, Vec<&Annotati
         // Groups are sorted by `this_offset` (see `distinct`): the ones starting at or
         // after the end of `t` cannot overlap it.
         let candidates = &candidates[..candidates.partition_point(|o| o.this_offset < t.this_end())];
-        for o in candidates.iter().filter(|o| t.overlaps(o)) {
+        let overlaps = |o: &&&Annotation| {
+            if both {
+                t.overlaps(o)
+            } else {
+                crate::annotation::intervals_overlap(t.this_offset, t.this_end(), o.this_offset, o.this_end())
+            }
+        };
+        for o in candidates.iter().filter(overlaps) {
             this_side.push((t.this_offset.max(o.this_offset), t.this_end().min(o.this_end())));
-            source_side.push((t.source_offset.max(o.source_offset), t.source_end().min(o.source_end())));
+            if both {
+                source_side.push((t.source_offset.max(o.source_offset), t.source_end().min(o.source_end())));
+            }
         }
         counts.push(this_side.len());
-        if !this_side.is_empty() {
+        let length = if both { t.len() } else { t.this_length };
+        if !this_side.is_empty() && length > 0 {
             let covered = union_length(&mut this_side) + union_length(&mut source_side);
-            sum += covered as f64 / t.len() as f64;
+            sum += covered as f64 / length as f64;
         }
     }
     (sum, counts)
@@ -164,6 +186,21 @@ pub(crate) fn union_length(intervals: &mut [(u64, u64)]) -> u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A detection with the suspect side right and the source side a sentence off
+    /// scores 1 on the suspect side alone; with both sides, less; a detection of
+    /// another suspect span scores 0 either way.
+    #[test]
+    fn the_suspect_side_alone_ignores_the_source_spans() {
+        let case = ann(("s", "r"), (100, 300), (1000, 1400));
+        let off = ann(("s", "r"), (100, 300), (1100, 1500));
+        let one = score_suspect_side(std::slice::from_ref(&case), std::slice::from_ref(&off));
+        assert!((one.plagdet - 1.0).abs() < EPS, "{one:?}");
+        let both = score(std::slice::from_ref(&case), std::slice::from_ref(&off));
+        assert!(both.plagdet < 0.9, "{both:?}");
+        let elsewhere = ann(("s", "r"), (400, 600), (1000, 1400));
+        assert_eq!(score_suspect_side(std::slice::from_ref(&case), &[elsewhere]).recall, 0.0);
+    }
 
     const EPS: f64 = 1e-8;
 

@@ -46,6 +46,10 @@ pub struct Report {
     /// ... of which detections of two or more sources cover.
     #[serde(default)]
     pub multi_claimed_chars: u64,
+    /// The scores over every listed pair on the suspect side alone
+    /// ([`crate::score_suspect_side`]): for corpora whose source spans are approximate.
+    #[serde(default)]
+    pub suspect_side: Option<Scores>,
 }
 
 impl Report {
@@ -82,6 +86,13 @@ impl fmt::Display for Report {
                 f,
                 "{:<28} {:>7.4} {:>7.4} {:>9.4} {:>11.4} {:>7} {:>10}",
                 name, s.plagdet, s.recall, s.precision, s.granularity, s.cases, s.detections
+            )?;
+        }
+        if let Some(s) = &self.suspect_side {
+            writeln!(
+                f,
+                "{:<28} {:>7.4} {:>7.4} {:>9.4} {:>11.4} {:>7} {:>10}",
+                "entire, suspect side only", s.plagdet, s.recall, s.precision, s.granularity, s.cases, s.detections
             )?;
         }
         write!(
@@ -168,6 +179,7 @@ pub fn score_annotations(corpus: &PanCorpus, detections: &[Annotation]) -> Resul
     Ok(Report {
         subsets: rows,
         entire: score(&all_cases, &all_dets),
+        suspect_side: Some(crate::measure::score_suspect_side(&all_cases, &all_dets)),
         detection_files: 0,
         unlisted_files: 0,
         unlisted_detections: unlisted.len(),

@@ -151,6 +151,19 @@ pub struct FullTerms<'a> {
     pub shingles: ShingleConfig,
 }
 
+/// The postings key of a document's term (the low 32 bits of a term hash, as snapshots
+/// store terms): every segment written since term postings exist (footer flag bit 2)
+/// posts each document's distinct terms under these keys beside its shingle hashes, so
+/// that a suspect in another language finds its sources by its translations
+/// (`CollectionReader::lookup_terms_at_most`). The seed keeps term keys apart from
+/// shingle hashes (which hash 8-byte terms with the shingle seed).
+pub fn term_key(term: u32) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(&term.to_le_bytes(), TERM_KEY_SEED)
+}
+
+/// The seed of [`term_key`].
+pub const TERM_KEY_SEED: u64 = 0x7465_726d_2d6b_6579; // "term-key"
+
 /// The digital snapshot of a document: what alignment needs, without the text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Snapshot {

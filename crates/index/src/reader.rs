@@ -315,6 +315,11 @@ impl OpenSegment {
         let i = self.local_starts.partition_point(|&s| s <= local) - 1;
         DocId(self.ranges[i].base + (local - self.local_starts[i]))
     }
+
+    /// Whether the document is one of this segment's.
+    fn holds(&self, doc: DocId) -> bool {
+        self.ranges.iter().any(|r| (r.base..r.base + r.count).contains(&doc.0))
+    }
 }
 
 /// One collection of an [`IndexReader`].
@@ -420,6 +425,41 @@ impl CollectionReader<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The documents holding each of `terms` (low 32 bits of term hashes, as snapshots
+    /// store them), through their term keys ([`crate::term_key`]): `f(i, doc)` for each
+    /// document holding `terms[i]`, a term held by more than `max_docs` documents left
+    /// out, as [`CollectionReader::lookup_sorted_at_most`]. Only segments written with
+    /// term postings answer ([`CollectionReader::docs_without_term_postings`] counts the
+    /// others' documents); like every look-up, a key may rarely match a document that
+    /// does not hold the term (alignment checks the terms).
+    pub fn lookup_terms_at_most(&self, terms: &[u32], max_docs: usize, mut f: impl FnMut(usize, DocId)) -> Result<()> {
+        let mut keyed: Vec<(u64, usize)> = terms.iter().enumerate().map(|(i, &t)| (crate::term_key(t), i)).collect();
+        keyed.sort_unstable();
+        let keys: Vec<u64> = keyed.iter().map(|&(k, _)| k).collect();
+        let with_terms: Vec<bool> = self.state.segments.iter().map(|s| s.reader.footer().has_term_postings()).collect();
+        if !with_terms.iter().any(|&w| w) {
+            return Ok(());
+        }
+        let segments = &self.state.segments;
+        self.lookup_sorted_at_most(&keys, max_docs, |i, doc| {
+            let in_term_segment = segments.iter().zip(&with_terms).any(|(s, &w)| w && s.holds(doc));
+            if in_term_segment {
+                f(keyed[i].1, doc);
+            }
+        })
+    }
+
+    /// Live documents of this collection in segments written before term postings
+    /// existed: cross-language stage 1 cannot find them (an `optimize` rewrites them).
+    pub fn docs_without_term_postings(&self) -> u64 {
+        self.state
+            .segments
+            .iter()
+            .filter(|s| !s.reader.footer().has_term_postings())
+            .map(|s| s.ranges.iter().map(|r| r.count).sum::<u64>())
+            .sum()
     }
 }
 

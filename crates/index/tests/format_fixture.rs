@@ -9,7 +9,8 @@
 //! (term dictionary, compact records; the even documents are added with their full terms,
 //! so their hashes are derived, the odd ones store theirs). `index-v4`: segment format 4
 //! (sentence edges in the records: ASCII ones on the even documents, wider ones on the
-//! odd).
+//! odd). `index-v5`: segment format 5 (the postings hold every document's term keys
+//! too, for cross-language stage 1).
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
@@ -98,13 +99,18 @@ fn index_v3_fixture_still_opens() {
 }
 
 #[test]
-fn index_v4_fixture() {
-    let fixture = fixture_dir(4);
+fn index_v4_fixture_still_opens() {
+    check_content(&fixture_dir(4), 4);
+}
+
+#[test]
+fn index_v5_fixture() {
+    let fixture = fixture_dir(5);
     if std::env::var_os("TESSERA_BLESS").is_some_and(|v| v == "1") {
         let _ = std::fs::remove_dir_all(&fixture);
         build(&fixture);
     }
-    check_content(&fixture, 4);
+    check_content(&fixture, 5);
 
     // Today's writer produces the same bytes.
     let tmp = tempfile::tempdir().unwrap();
@@ -145,9 +151,22 @@ fn check_content(fixture: &Path, version: u32) {
         let mut hits = vec![false; q.len()];
         reader.collection(name).unwrap().lookup_sorted(&q, |i, d| hits[i] |= d == id).unwrap();
         assert!(hits.iter().all(|&h| h));
+        // Term postings (format 5): every term of the document finds it; older formats
+        // have none.
+        let mut terms = s.terms.clone();
+        terms.sort_unstable();
+        terms.dedup();
+        let mut found = vec![false; terms.len()];
+        let coll = reader.collection(name).unwrap();
+        coll.lookup_terms_at_most(&terms, usize::MAX, |i, d| found[i] |= d == id).unwrap();
+        assert!(found.iter().all(|&f| f == (version >= 5)), "version {version}: {found:?}");
+        let without = if version >= 5 { 0 } else { coll.doc_count() };
+        assert_eq!(coll.docs_without_term_postings(), without);
     }
     let report = index.verify().unwrap();
-    assert_eq!((report.segments, report.docs, report.records), (4, 9, 21));
+    // Term postings make format 5's buffers fill sooner: one more flush.
+    let segments = if version >= 5 { 5 } else { 4 };
+    assert_eq!((report.segments, report.docs, report.records), (segments, 9, 21));
     for (rel, bytes) in files(fixture) {
         if rel.starts_with("segments") {
             tessera_index::check_segment_bytes(&bytes).unwrap();
@@ -159,7 +178,7 @@ fn check_content(fixture: &Path, version: u32) {
 /// An index made by an older build grows with segments of today's format: both are
 /// read, each with what its format holds.
 #[test]
-fn version_1_index_takes_version_4_segments() {
+fn version_1_index_takes_version_5_segments() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     std::fs::create_dir_all(dir.join("segments")).unwrap();

@@ -352,14 +352,22 @@ pub enum FoundBy {
     /// evidence is the source's key terms in their order, which a text on the same
     /// subject may share too: a reviewer reads these before accusing anyone.
     Summary,
+    /// A passage translating a source passage written in another language, matched
+    /// sentence by sentence through a bilingual lexicon. Its evidence is the share of
+    /// each sentence's words whose translations the paired source sentence holds, in
+    /// the source's order: a reviewer reads the sentence pairs side by side.
+    Translation,
 }
 
 impl FoundBy {
-    /// How the aligner found a block, from its evidence: a summary whatever its seeds (its
-    /// claim is the condensation), else a rewording when sentence pairs found it, else a
-    /// copy.
+    /// How the aligner found a block, from its evidence: a translation when it crosses
+    /// languages, a summary whatever its seeds (its claim is the condensation), else a
+    /// rewording when sentence pairs found it, else a copy.
     #[must_use]
     pub fn of(evidence: &tessera_search::Evidence) -> Self {
+        if evidence.translated {
+            return Self::Translation;
+        }
         match (evidence.summary, evidence.sentences) {
             (true, _) => Self::Summary,
             (false, true) => Self::Rewording,
@@ -374,6 +382,7 @@ impl FoundBy {
             Self::Copy => "copy",
             Self::Rewording => "rewording",
             Self::Summary => "summary",
+            Self::Translation => "translation",
         }
     }
 }

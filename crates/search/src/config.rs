@@ -82,6 +82,8 @@ pub struct SearchConfig {
     /// When a suspect is also aligned with sources in another language (translated
     /// borrowings).
     pub cross_language: CrossLanguage,
+    /// How the translated stage finds the sources a suspect translates.
+    pub translated: crate::TranslatedSearchConfig,
     /// Alignment settings.
     pub align: AlignConfig,
 }
@@ -144,6 +146,7 @@ impl Default for SearchConfig {
             min_source_side_chars: 150,
             max_copies: 3,
             cross_language: CrossLanguage::Auto,
+            translated: crate::TranslatedSearchConfig::default(),
             align: AlignConfig::default(),
         }
     }
@@ -350,8 +353,10 @@ pub struct TranslatedConfig {
     /// Translated passages shorter than this many suspect characters are dropped ...
     pub min_passage_chars: usize,
     /// ... and so are those one of whose sides is more than this many times longer than
-    /// the other.
+    /// the other ...
     pub max_length_ratio: f64,
+    /// ... and those whose confidence is under this.
+    pub min_confidence: f64,
 }
 
 impl Default for TranslatedConfig {
@@ -376,6 +381,7 @@ impl Default for TranslatedConfig {
             min_mean_score: 0.25,
             min_passage_chars: 200,
             max_length_ratio: 2.5,
+            min_confidence: 0.7,
         }
     }
 }

@@ -57,6 +57,7 @@ mod parts;
 mod query;
 mod revision;
 mod searcher;
+mod translated;
 
 pub use align::{PreparedSuspect, align, align_pair, align_prepared, align_translated};
 pub use config::{AlignConfig, CrossLanguage, SearchConfig, TranslatedConfig};
@@ -66,3 +67,4 @@ pub use query::Query;
 pub use revision::{Block, Revision, SentencePair, SourceMatch, TextSpan};
 pub use searcher::{SearchProgress, Searcher, covered_chars};
 pub use tessera_core::{CollectionKind, DocId};
+pub use translated::{CrossQuery, MIN_PROBE_HITS, Translate, TranslatedSearchConfig};

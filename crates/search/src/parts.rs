@@ -278,6 +278,8 @@ fn part_of(query: &Query, over: Span) -> Query {
         synonyms: query.synonyms.clone(),
         names: query.names.clone(),
         variant_shingles: Vec::new(),
+        // The translated stage runs on the whole suspect.
+        cross: None,
     }
 }
 

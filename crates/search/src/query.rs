@@ -6,7 +6,7 @@ use tessera_fingerprint::{Fingerprint, SentenceEdge, SuspectFingerprint, Synonym
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-use crate::TextSpan;
+use crate::{CrossQuery, TextSpan};
 
 /// A fingerprinted text: its shingle hashes, where its tokens are and, when the text was
 /// at hand, its terms and sentences.
@@ -42,6 +42,11 @@ pub struct Query {
     /// distinct); stage 1 looks them up too ([`crate::SearchConfig::synonym_lookups`],
     /// [`crate::SearchConfig::edit_lookups`]). Empty when unknown.
     pub variant_shingles: Vec<VariantShingle>,
+    /// Its way into other languages ([`CrossQuery`]): `None` when the check does not
+    /// look across languages. Search then also finds the sources it translates in the
+    /// collections holding documents in those languages
+    /// ([`crate::SearchConfig::translated`]).
+    pub cross: Option<Arc<CrossQuery>>,
 }
 
 impl Query {
@@ -64,6 +69,7 @@ impl Query {
             synonyms,
             names: Vec::new(),
             variant_shingles: Vec::new(),
+            cross: None,
         }
     }
 
@@ -102,6 +108,7 @@ impl Query {
             synonyms: None,
             names: Vec::new(),
             variant_shingles: Vec::new(),
+            cross: None,
         }
     }
 
@@ -121,6 +128,7 @@ impl Query {
             synonyms,
             names,
             variant_shingles: _,
+            cross,
         } = self;
         let mut q = Self {
             hashes: hashes.clone(),
@@ -133,6 +141,7 @@ impl Query {
             synonyms: synonyms.clone(),
             names: names.clone(),
             variant_shingles: Vec::new(),
+            cross: cross.clone(),
         };
         for t in q.terms.iter_mut().chain(&mut q.names) {
             *t &= u64::from(u32::MAX);

@@ -211,6 +211,17 @@ impl Searcher {
             observe(SearchProgress { aligned: round + 1, left: rounds.left });
         }
         sources.extend(copies);
+        if query.cross.is_some() {
+            let translated = crate::translated::translated_sources(
+                reader,
+                &coll,
+                query,
+                &sources,
+                &self.config,
+                &self.align_config(kind),
+            )?;
+            sources.extend(translated);
+        }
         Ok(Revision { collection: collection.to_owned(), kind, sources })
     }
 
@@ -687,7 +698,7 @@ fn mostly_within(block: &Block, blocks: &[Block]) -> bool {
 }
 
 /// Whether a source's blocks are long enough to report on both sides.
-fn long_enough(blocks: &[Block], config: &SearchConfig) -> bool {
+pub(crate) fn long_enough(blocks: &[Block], config: &SearchConfig) -> bool {
     covered_chars(blocks) >= config.min_source_chars
         && union_len(blocks.iter().map(|b| b.source.chars).collect()) >= config.min_source_side_chars
 }

@@ -370,7 +370,12 @@ function confidenceOf(b) {
 
 // How a block was found (the report's found_by), as the static HTML report words it;
 // empty for reports made before the field existed.
-const FOUND_BY = { copy: "copied", rewording: "reworded", summary: "summary of a longer passage" };
+const FOUND_BY = {
+  copy: "copied",
+  rewording: "reworded",
+  summary: "summary of a longer passage",
+  translation: "translated from another language",
+};
 function foundBySuffix(b) {
   return FOUND_BY[b.found_by] ? " · " + FOUND_BY[b.found_by] : "";
 }
@@ -620,7 +625,7 @@ function renderSentencePairs(b) {
     ? " sentence of the document and the source sentence it draws on"
     : " sentences of the document and the source sentences they draw on");
   details.hidden = !n;
-  details.open = b.found_by === "summary";
+  details.open = b.found_by === "summary" || b.found_by === "translation";
 }
 
 // The other sources holding this passage (Turnitin's "all sources" of a match): blocks

@@ -25,7 +25,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use tessera_engine::{
     AlignConfig, CollectionConfig, CollectionKind, CrossLanguage, Engine, EngineOptions, ExtractConfig,
-    FingerprintSettings, SearchConfig,
+    FingerprintSettings, SearchConfig, TranslatedSearchConfig,
 };
 
 /// Tessera finds borrowed text and near-duplicates.
@@ -196,10 +196,18 @@ pub struct SearchArgs {
     /// and the languages differ, `on` (an error without a dictionary), or `off`.
     #[arg(long, default_value = "auto")]
     pub cross_language: CrossLanguage,
+    /// How the translated stage picks its candidates, as a JSON object of
+    /// `TranslatedSearchConfig` fields (e.g. '{"max_candidates":20}').
+    #[arg(long, value_name = "JSON", value_parser = parse_translated_config)]
+    pub translated_config: Option<TranslatedSearchConfig>,
     /// Further alignment settings as a JSON object of `AlignConfig` fields (e.g.
     /// '{"seed_cosine":0.4,"max_sentence_gap":3}'); flags above win over it.
     #[arg(long, value_name = "JSON", value_parser = parse_align_config)]
     pub align_config: Option<AlignConfig>,
+}
+
+fn parse_translated_config(json: &str) -> std::result::Result<TranslatedSearchConfig, String> {
+    serde_json::from_str(json).map_err(|e| format!("not a TranslatedSearchConfig JSON object: {e}"))
 }
 
 fn parse_align_config(json: &str) -> std::result::Result<AlignConfig, String> {
@@ -223,6 +231,7 @@ impl SearchArgs {
             edit_lookups: !self.no_edit_lookups,
             max_copies: self.max_copies,
             cross_language: self.cross_language,
+            translated: self.translated_config.clone().unwrap_or_default(),
             align: AlignConfig {
                 max_gap: self.max_gap,
                 min_block_shingles: self.min_block_shingles,

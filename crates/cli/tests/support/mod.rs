@@ -92,6 +92,16 @@ pub fn run(dir: &Path, args: &[&str]) -> Run {
     Run::of(command_in(dir, args).output().expect("running tessera"))
 }
 
+/// [`run`] with the environment variables `env` set.
+#[track_caller]
+pub fn run_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Run {
+    let mut command = command_in(dir, args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    Run::of(command.output().expect("running tessera"))
+}
+
 /// [`run`] with `input` on the standard input.
 #[track_caller]
 pub fn run_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Run {

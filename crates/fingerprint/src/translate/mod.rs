@@ -9,12 +9,14 @@
 //! terms for the token's term; for a name (a word the text capitalises throughout, or
 //! one the lexicon does not know that starts with a capital), the terms of its spellings
 //! in the other script ([`translit`]: Ставрогин <-> Stavrogin, Сергеевна <-> Sergeyevna);
-//! and the token's own term (numbers with letters, formulas and Latin-script terms are
-//! written alike in both texts).
+//! and the token's own term when it is written alike in both texts (words with digits
+//! such as `covid19` or `h2o`, and Latin-script terms in a Russian text). A word of the
+//! text's own script never stands for itself: a suspect is not matched with a source
+//! in its own language by this path (that is the monolingual search's work).
 //!
 //! # Where the words come from
 //! Bilingual dictionaries are data, read at run time from a folder
-//! ([`dictionary_dirs`]: `TESSERA_DICTIONARIES`, else `/usr/share/dictd`):
+//! ([`dictionary_dirs`]: `TESSERA_DICTIONARIES` when set, else `/usr/share/dictd`):
 //! - `mueller7.index` + `mueller7.dict.dz`, the Mueller English-Russian dictionary
 //!   (Debian's `mueller7-dict`, GPL: read where the system installs it, never shipped);
 //!   each English headword is paired with the Russian words of its translations, and
@@ -54,15 +56,118 @@ const NAME_ENDINGS: [&str; 6] = ["", "a", "i", "y", "e", "o"];
 /// "гуров"; Анна, Анну "ан").
 const RUSSIAN_CASE_ENDINGS: [&str; 4] = ["", "а", "у", "ым"];
 
-/// The folders searched for dictionaries, in order: `TESSERA_DICTIONARIES` (when set),
-/// then `/usr/share/dictd`.
+/// Common content words of each language a lexicon may translate into, by which a
+/// check tells whether a collection holds documents in it ([`Lexicon::probes`]):
+/// any text of a page or more in the language holds several of them.
+pub const PROBE_WORDS: &[(&str, &[&str])] = &[
+    (
+        "en",
+        &[
+            "time",
+            "people",
+            "year",
+            "way",
+            "day",
+            "man",
+            "thing",
+            "woman",
+            "life",
+            "child",
+            "world",
+            "work",
+            "hand",
+            "part",
+            "place",
+            "say",
+            "said",
+            "make",
+            "made",
+            "know",
+            "think",
+            "come",
+            "came",
+            "look",
+            "want",
+            "give",
+            "find",
+            "tell",
+            "told",
+            "ask",
+            "good",
+            "new",
+            "first",
+            "last",
+            "long",
+            "great",
+            "little",
+            "old",
+            "right",
+            "big",
+            "high",
+            "different",
+            "small",
+            "large",
+            "next",
+            "early",
+            "young",
+        ],
+    ),
+    (
+        "ru",
+        &[
+            "время",
+            "человек",
+            "год",
+            "дело",
+            "жизнь",
+            "день",
+            "рука",
+            "раз",
+            "работа",
+            "слово",
+            "место",
+            "лицо",
+            "друг",
+            "глаз",
+            "вопрос",
+            "дом",
+            "сторона",
+            "страна",
+            "мир",
+            "случай",
+            "голова",
+            "ребенок",
+            "сила",
+            "конец",
+            "вид",
+            "система",
+            "часть",
+            "город",
+            "отношение",
+            "женщина",
+            "деньги",
+            "сказать",
+            "говорить",
+            "знать",
+            "стать",
+            "видеть",
+            "хотеть",
+            "думать",
+            "новый",
+            "большой",
+            "первый",
+            "последний",
+        ],
+    ),
+];
+
+/// The folders searched for dictionaries: `TESSERA_DICTIONARIES` when set (that folder
+/// alone), else `/usr/share/dictd`, where Debian's `dict-*` packages install them.
 pub fn dictionary_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(dir) = std::env::var_os("TESSERA_DICTIONARIES") {
-        dirs.push(PathBuf::from(dir));
+    match std::env::var_os("TESSERA_DICTIONARIES") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => vec![PathBuf::from("/usr/share/dictd")],
     }
-    dirs.push(PathBuf::from("/usr/share/dictd"));
-    dirs
 }
 
 /// One direction of a lexicon: terms of `from` -> terms of `to` (low 32 bits, as
@@ -110,6 +215,35 @@ impl Lexicon {
         let lexicon = Arc::new(Self::from_dirs(&dictionary_dirs(), config)?);
         built.push((config.clone(), Arc::clone(&lexicon)));
         Ok(lexicon)
+    }
+
+    /// Whether a dictionary is installed where [`Lexicon::installed`] looks (the files
+    /// exist; reading them may still fail), without reading it.
+    pub fn is_installed() -> bool {
+        dictionary_dirs().iter().any(|dir| {
+            dir.join("mueller7.index").is_file()
+                || std::fs::read_dir(dir)
+                    .is_ok_and(|listing| listing.filter_map(|e| e.ok()).any(|e| tsv_languages(&e.path()).is_some()))
+        })
+    }
+
+    /// The terms (low 32 bits) of [`PROBE_WORDS`] of every language, made by a normalizer
+    /// of `config`: a collection holding none of a language's holds no document in it.
+    pub fn probes(config: &NormalizerConfig) -> Result<Vec<(String, Vec<u32>)>, Error> {
+        let mut normalizer = Normalizer::new(config.clone())?;
+        Ok(PROBE_WORDS
+            .iter()
+            .map(|(language, words)| {
+                let mut terms: Vec<u32> = words
+                    .iter()
+                    .filter_map(|w| normalizer.canonical(w))
+                    .map(|c| crate::shingle::term_hash(&c) as u32)
+                    .collect();
+                terms.sort_unstable();
+                terms.dedup();
+                ((*language).to_owned(), terms)
+            })
+            .collect())
     }
 
     /// A lexicon of the dictionaries in the first of `dirs` that holds any.
@@ -163,25 +297,44 @@ impl Lexicon {
         };
         let mut directions: Vec<Direction> = Vec::new();
         for (from, to, pairs) in lists {
-            let mut forward: HashMap<u64, Vec<(u16, u32)>> = HashMap::new();
-            let mut backward: HashMap<u64, Vec<(u16, u32)>> = HashMap::new();
+            // A word that many words translate (дом: house, home, building, dynasty...)
+            // lists first those it is the usual translation of (rank), and among them
+            // those with the most senses: a common word has a long entry, a rare one
+            // ("domicile") a short one.
+            let mut senses: HashMap<&str, u32> = HashMap::new();
+            for pair in pairs {
+                *senses.entry(pair.from.as_str()).or_insert(0) += 1;
+            }
+            let mut forward: HashMap<u64, Vec<(u32, u32)>> = HashMap::new();
+            let mut backward: HashMap<u64, Vec<(u32, u32)>> = HashMap::new();
             for pair in pairs {
                 let (Some(a), Some(b)) = (term_of(&pair.from, &mut normalizer), term_of(&pair.to, &mut normalizer))
                 else {
                     continue;
                 };
-                forward.entry(a).or_default().push((pair.rank, b as u32));
-                backward.entry(b).or_default().push((pair.rank, a as u32));
+                let rank = u32::from(pair.rank) << 16;
+                let commonness = u32::from(u16::MAX) - senses.get(pair.from.as_str()).copied().unwrap_or(0).min(0xFFFF);
+                forward.entry(a).or_default().push((rank, b as u32));
+                backward.entry(b).or_default().push((rank | commonness, a as u32));
             }
             merge_direction(&mut directions, from, to, forward);
             merge_direction(&mut directions, to, from, backward);
         }
+        keep_mutual(&mut directions);
         Ok(Self { directions, sources: Vec::new(), normalizer: Mutex::new(normalizer) })
     }
 
     /// Whether this lexicon translates `from` into `to` (ISO 639-1 codes).
     pub fn translates(&self, from: &str, to: &str) -> bool {
         self.direction(from, to).is_some()
+    }
+
+    /// The languages this lexicon translates `from` into, sorted.
+    pub fn targets(&self, from: &str) -> Vec<String> {
+        let mut out: Vec<String> =
+            self.directions.iter().filter(|d| d.from == from && d.to != from).map(|d| d.to.clone()).collect();
+        out.sort();
+        out
     }
 
     /// The files the lexicon was read from.
@@ -208,33 +361,54 @@ impl Lexicon {
         from: &str,
         to: &str,
     ) -> Translations {
+        self.translate_tokens(text, &fingerprint.token_bytes, &fingerprint.terms, names, from, to)
+    }
+
+    /// [`Lexicon::translate`] of tokens given by their byte spans in `text` and their
+    /// full term hashes.
+    pub fn translate_tokens(
+        &self,
+        text: &str,
+        token_bytes: &[tessera_normalize::Span],
+        terms: &[u64],
+        names: &[u64],
+        from: &str,
+        to: &str,
+    ) -> Translations {
         let mut out = Translations {
             from: from.to_owned(),
             to: to.to_owned(),
-            starts: Vec::with_capacity(fingerprint.terms.len() + 1),
-            terms: Vec::with_capacity(fingerprint.terms.len() * 4),
+            starts: Vec::with_capacity(terms.len() + 1),
+            terms: Vec::with_capacity(terms.len() * 4),
         };
         let Some(direction) = self.direction(from, to) else {
-            out.starts.resize(fingerprint.terms.len() + 1, 0);
+            out.starts.resize(terms.len() + 1, 0);
             return out;
         };
         let mut normalizer = self.normalizer.lock().unwrap_or_else(|e| e.into_inner());
         let mut spelt: HashMap<u64, Vec<u32>> = HashMap::new();
         let mut seen: HashSet<u32> = HashSet::default();
         out.starts.push(0);
-        for (span, &term) in fingerprint.token_bytes.iter().zip(&fingerprint.terms) {
+        for (span, &term) in token_bytes.iter().zip(terms) {
             seen.clear();
             let mut push = |t: u32, out: &mut Vec<u32>| {
                 if seen.insert(t) {
                     out.push(t);
                 }
             };
-            push(term as u32, &mut out.terms);
+            let word = text.get(span.start..span.end).unwrap_or("");
+            // Written alike in both texts: words with digits, and words in the other
+            // language's script (a Latin term in a Russian text). A word of the text's
+            // own script stands for itself only in its own language.
+            let cyrillic = word.chars().any(|c| matches!(c, '\u{0400}'..='\u{04FF}'));
+            let own_script = if from == "ru" { cyrillic } else { !cyrillic };
+            if word.chars().any(|c| c.is_ascii_digit()) || !own_script {
+                push(term as u32, &mut out.terms);
+            }
             let known = direction.terms.get(&term);
             if let Some(list) = known {
                 list.iter().for_each(|&t| push(t, &mut out.terms));
             }
-            let word = text.get(span.start..span.end).unwrap_or("");
             let capital = word.chars().next().is_some_and(char::is_uppercase);
             if names.binary_search(&term).is_ok() || (known.is_none() && capital) {
                 let spellings = spelt.entry(term).or_insert_with(|| name_spellings(word, to, &mut normalizer)).clone();
@@ -313,9 +487,9 @@ pub fn text_language(text: &str, token_bytes: &[tessera_normalize::Span], detect
     }
 }
 
-/// Adds `pairs` (by rank) to the direction `from -> to`, keeping each term's
+/// Adds `pairs` (by sort key, smallest first) to the direction `from -> to`, keeping each term's
 /// [`MAX_TRANSLATIONS`] best.
-fn merge_direction(directions: &mut Vec<Direction>, from: &str, to: &str, pairs: HashMap<u64, Vec<(u16, u32)>>) {
+fn merge_direction(directions: &mut Vec<Direction>, from: &str, to: &str, pairs: HashMap<u64, Vec<(u32, u32)>>) {
     let at = match directions.iter().position(|d| d.from == from && d.to == to) {
         Some(at) => at,
         None => {
@@ -326,7 +500,7 @@ fn merge_direction(directions: &mut Vec<Direction>, from: &str, to: &str, pairs:
     let direction = &mut directions[at];
     for (term, mut list) in pairs {
         if let Some(old) = direction.terms.get(&term) {
-            list.extend(old.iter().enumerate().map(|(rank, &t)| (rank as u16, t)));
+            list.extend(old.iter().enumerate().map(|(rank, &t)| ((rank as u32) << 16, t)));
         }
         list.sort_unstable();
         let mut kept: Vec<u32> = Vec::with_capacity(MAX_TRANSLATIONS);
@@ -339,6 +513,41 @@ fn merge_direction(directions: &mut Vec<Direction>, from: &str, to: &str, pairs:
             }
         }
         direction.terms.insert(term, kept.into_boxed_slice());
+    }
+}
+
+/// Keeps a translation `a -> b` only when `b -> a` is kept too (each among the other's
+/// [`MAX_TRANSLATIONS`] best): a word with many senses keeps the translations for which
+/// it is itself a usual rendering, not every word one of its rare senses may give.
+fn keep_mutual(directions: &mut [Direction]) {
+    let full: Vec<HashMap<u32, u64>> =
+        directions.iter().map(|d| d.terms.keys().map(|&t| (t as u32, t)).collect()).collect();
+    let kept: Vec<HashMap<u64, Box<[u32]>>> = directions
+        .iter()
+        .map(|d| {
+            let Some(back) = directions.iter().position(|e| e.from == d.to && e.to == d.from) else {
+                return d.terms.clone();
+            };
+            d.terms
+                .iter()
+                .map(|(&a, list)| {
+                    let mutual: Vec<u32> = list
+                        .iter()
+                        .copied()
+                        .filter(|b| {
+                            full[back]
+                                .get(b)
+                                .and_then(|b| directions[back].terms.get(b))
+                                .is_some_and(|l| l.contains(&(a as u32)))
+                        })
+                        .collect();
+                    (a, mutual.into_boxed_slice())
+                })
+                .collect()
+        })
+        .collect();
+    for (d, terms) in directions.iter_mut().zip(kept) {
+        d.terms = terms;
     }
 }
 
@@ -378,7 +587,8 @@ fn read_tsv(path: &Path) -> Result<Vec<WordPair>, Error> {
 }
 
 /// Every token's translations ([`Lexicon::translate`]): terms of the other language, low
-/// 32 bits, the token's own term first.
+/// 32 bits (the token's own term among them when it is written alike in both languages:
+/// a word with digits, or one in the other language's script).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Translations {
     /// The text's language.

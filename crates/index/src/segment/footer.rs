@@ -14,13 +14,17 @@
 //! 192  u64 bucket_width
 //! 200  u8  rice_k, u8 repeat_code, u8 repeat_k, u8 doc_bits
 //! 204  u32 flags                bit 0: the text sections are present;
-//!                               bit 1: directory offsets are u64 (else u32)
+//!                               bit 1: directory offsets are u64 (else u32);
+//!                               bit 2: the postings hold term keys too
+//!                               (`crate::term_key`: every document's distinct
+//!                               terms, for cross-language stage 1)
 //! 208  u32 crc32 of bytes 0..208 of the footer
-//! 212  u32 segment format version (4; versions 1 to 3 are read too: version 1
+//! 212  u32 segment format version (5; versions 1 to 4 are read too: version 1
 //!          snapshot records have no terms or sentences, version 2 records store
 //!          hashes and 32-bit terms; version 3 adds a term dictionary after the
 //!          snapshot offset table and compact records, version 4 the records'
-//!          sentence edges, see `snapshot.rs`)
+//!          sentence edges, see `snapshot.rs`; version 5 the term keys in the
+//!          postings, flag bit 2, which a version 5 segment always sets)
 //! 216  8 bytes magic "TSRSEGM1"
 //! ```
 //!
@@ -38,7 +42,7 @@ use crate::{Error, Result};
 /// Last 8 bytes of every segment file.
 pub(crate) const SEGMENT_MAGIC: &[u8; 8] = b"TSRSEGM1";
 /// The segment format this build writes.
-pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 4;
+pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 5;
 /// The oldest segment format this build reads (the same footer; snapshot records without
 /// terms and sentences).
 pub(crate) const SEGMENT_FORMAT_OLDEST: u32 = 1;
@@ -52,6 +56,8 @@ pub(crate) const SECTION_COUNT: usize = 8;
 pub(crate) const FLAG_TEXTS: u32 = 1;
 /// Footer flag: the postings directory's offsets are u64 (else u32).
 pub(crate) const FLAG_WIDE_DIRECTORY: u32 = 2;
+/// Footer flag: the postings hold each document's term keys beside its shingle hashes.
+pub(crate) const FLAG_TERM_POSTINGS: u32 = 4;
 
 /// The sections of a segment, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,7 +221,9 @@ impl Footer {
         if doc_count > u64::from(u32::MAX) {
             return Err(corrupt(format!("doc count {doc_count} too large")));
         }
-        if flags & !(FLAG_TEXTS | FLAG_WIDE_DIRECTORY) != 0 {
+        if flags & !(FLAG_TEXTS | FLAG_WIDE_DIRECTORY | FLAG_TERM_POSTINGS) != 0
+            || (flags & FLAG_TERM_POSTINGS != 0 && version < 5)
+        {
             return Err(corrupt(format!("unknown flags {flags:#x}")));
         }
         if flags & FLAG_TEXTS == 0
@@ -259,5 +267,10 @@ impl Footer {
     /// Whether the segment stores texts.
     pub(crate) fn has_texts(&self) -> bool {
         self.flags & FLAG_TEXTS != 0
+    }
+
+    /// Whether the segment's postings hold its documents' term keys.
+    pub(crate) fn has_term_postings(&self) -> bool {
+        self.flags & FLAG_TERM_POSTINGS != 0
     }
 }

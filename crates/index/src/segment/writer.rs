@@ -4,7 +4,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use super::footer::{FLAG_TEXTS, FLAG_WIDE_DIRECTORY, Footer, SECTION_COUNT, SEGMENT_FORMAT_VERSION, SectionEntry};
+use super::footer::{
+    FLAG_TERM_POSTINGS, FLAG_TEXTS, FLAG_WIDE_DIRECTORY, Footer, SECTION_COUNT, SEGMENT_FORMAT_VERSION, SectionEntry,
+};
 use crate::docmeta::{encode_meta, encode_text};
 use crate::error::IoContext;
 use crate::postings::{self, pack};
@@ -89,6 +91,8 @@ impl SegmentBuilder {
         let local = self.doc_count();
         self.scratch.clear();
         self.scratch.extend_from_slice(&snapshot.hashes);
+        // Term keys: what cross-language stage 1 looks up (a suspect's translations).
+        self.scratch.extend(snapshot.terms.iter().map(|&t| crate::term_key(t)));
         self.scratch.sort_unstable();
         self.scratch.dedup();
         self.postings.extend(self.scratch.iter().map(|&h| pack(h, local)));
@@ -147,7 +151,8 @@ impl SegmentBuilder {
             distinct_keys: enc.distinct_keys,
             params: enc.params,
             flags: if self.texts.is_some() { FLAG_TEXTS } else { 0 }
-                | if enc.params.offset_bytes == 8 { FLAG_WIDE_DIRECTORY } else { 0 },
+                | if enc.params.offset_bytes == 8 { FLAG_WIDE_DIRECTORY } else { 0 }
+                | FLAG_TERM_POSTINGS,
             version: SEGMENT_FORMAT_VERSION,
         };
         out.write_all(&footer.to_bytes()).map_err(io)?;

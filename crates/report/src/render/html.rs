@@ -624,7 +624,8 @@ fn sentence_pairs(out: &mut String, block: &Block) {
     if rows.is_empty() {
         return;
     }
-    let open = if block.found_by == Some(FoundBy::Summary) { " open" } else { "" };
+    // A summary's and a translation's sentence pairs are their evidence: shown open.
+    let open = if matches!(block.found_by, Some(FoundBy::Summary | FoundBy::Translation)) { " open" } else { "" };
     let _ = writeln!(
         out,
         "<details class=\"sentences\"{open}><summary>{}</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",

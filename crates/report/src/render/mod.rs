@@ -210,6 +210,7 @@ pub(crate) fn found_by_label(found_by: FoundBy) -> &'static str {
         FoundBy::Copy => "copied",
         FoundBy::Rewording => "reworded",
         FoundBy::Summary => "summary of a longer passage",
+        FoundBy::Translation => "translated from another language",
     }
 }
 

@@ -29,6 +29,7 @@ pub(super) fn text_query(text: &str) -> Query {
         ),
         names,
         variant_shingles: Vec::new(),
+        cross: None,
     }
 }
 

@@ -369,6 +369,7 @@ mod tests {
                     synonyms: None,
                     names: Vec::new(),
                     variant_shingles: Vec::new(),
+                    cross: None,
                 }
             };
             let (q, src) = (side(&s, &s_ends), side(&t, &t_ends));

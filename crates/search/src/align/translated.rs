@@ -30,7 +30,8 @@
 //!    source edge (a passage's first and last sentences are often its freest), and
 //!    becomes a block from its first to its last sentence on both sides, with its
 //!    sentence pairs; one under `min_passage_chars` suspect characters, or whose two
-//!    sides' lengths differ by more than `max_length_ratio` times, is dropped.
+//!    sides' lengths differ by more than `max_length_ratio` times, or whose confidence
+//!    ([`crate::Evidence::confidence`]) is under `min_confidence`, is dropped.
 //!
 //! Two works of one author share their words, names and style, but not the order of
 //! whole sentences, which is what a chain asks for: on the dev set's negative pairs
@@ -365,6 +366,9 @@ fn passage(suspect: &Query, source: &Query, chain: &[Pair], config: &TranslatedC
     };
     let pairs: Vec<(Span, Span, f64)> =
         chain.iter().map(|p| (suspect.sentences[p.i], source.sentences[p.j], p.score)).collect();
+    if evidence.confidence() < config.min_confidence {
+        return None;
+    }
     let passage = Passage { s, t, matched, score: mean, sentences: true };
     to_block(suspect, source, &passage, evidence, &pairs)
 }

@@ -1,0 +1,121 @@
+//! Translated borrowings through the binary: a Russian source indexed, an English thesis
+//! translating a passage of it checked, with a small lexicon given as a `FROM-TO.tsv`
+//! file (`TESSERA_DICTIONARIES`), so the test does not depend on the dictionary this
+//! machine has; then the same without a dictionary (a notice, or an error with
+//! `--cross-language on`), and the pairwise `align`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+use support::run_env;
+
+mod support;
+
+const LEXICON: &str = "old\tстарый\ndoctor\tдоктор\nlived\tжить\nsmall\tмаленький\ntown\tгород\n\
+    river\tрека\nevery\tкаждый\nmorning\tутро\nwalked\tходить\ngarden\tсад\nwife\tжена\nloved\tлюбить\n\
+    flowers\tцветы\nroses\tрозы\nwinter\tзима\nsnow\tснег\ncovered\tпокрывать\nroads\tдороги\n\
+    nobody\tникто\ncame\tприходить\nvisit\tгость\nevening\tвечер\nread\tчитать\nbooks\tкниги\n\
+    letters\tписьма\nson\tсын\nwrote\tписать\nrarely\tредко\nlong\tдлинный\nsad\tгрустный\n\
+    window\tокно\nsat\tсидеть\nsilent\tмолча\nspring\tвесна\nrain\tдождь\nsummer\tлето\n";
+
+const RUSSIAN: &str = "Глава первая. Была весна и шёл дождь. Все ждали лета.\n\n\
+    Старый доктор Самойленко жил в маленьком городе у реки. Каждое утро он ходил в сад. \
+    Его жена любила цветы и розы. Зимой снег покрывал дороги, и никто не приходил в гости. \
+    Вечером доктор читал книги и письма сына. Сын писал редко, но длинные письма. \
+    Грустный доктор сидел у окна молча.\n\nПотом пришла осень. Дети пошли в школу. \
+    Учитель рассказывал им о далёких странах, о морях и горах.\n";
+
+const OTHER_RUSSIAN: &str = "Инженер строил мост через овраг. Рабочие носили камни и брёвна. \
+    К осени мост был готов, и по нему поехали телеги с хлебом. Инженер уехал в столицу.\n";
+
+const ENGLISH: &str = "The committee met on Tuesday to discuss the budget of the museum. \
+    Several members asked for more time.\n\n\
+    The old doctor Samoylenko lived in a small town by the river. Every morning he walked in the garden. \
+    His wife loved flowers and roses. In winter the snow covered the roads, and nobody came to visit. \
+    In the evening the doctor read books and the letters of his son. His son wrote rarely, but long letters. \
+    The sad doctor sat by the window, silent.\n\n\
+    The chairman closed the meeting at noon and the members went home for lunch.\n";
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+/// A workspace with `dict/en-ru.tsv`, `sources/` (two Russian texts) and `thesis.txt`.
+fn workspace() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    fs::create_dir_all(dir.join("dict")).unwrap();
+    fs::create_dir_all(dir.join("empty")).unwrap();
+    fs::create_dir_all(dir.join("sources")).unwrap();
+    fs::write(dir.join("dict/en-ru.tsv"), LEXICON).unwrap();
+    fs::write(dir.join("sources/doctor.txt"), RUSSIAN).unwrap();
+    fs::write(dir.join("sources/bridge.txt"), OTHER_RUSSIAN).unwrap();
+    fs::write(dir.join("thesis.txt"), ENGLISH).unwrap();
+    tmp
+}
+
+fn check(dir: &Path, dictionaries: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["check", "--index", "lib", "--format", "json", "thesis.txt"];
+    args.extend_from_slice(extra);
+    json(&run_env(dir, &args, &[("TESSERA_DICTIONARIES", &dir.join(dictionaries))]).ok())
+}
+
+#[test]
+fn a_passage_translated_from_an_indexed_russian_text_is_reported_as_a_translation() {
+    let tmp = workspace();
+    let dir = tmp.path();
+    run_env(dir, &["index", "--index", "lib", "sources"], &[]).ok();
+    let report = check(dir, "dict", &[]);
+    let blocks = report["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{report:#}");
+    let block = &blocks[0];
+    assert_eq!(block["found_by"], "translation", "{block:#}");
+    let text = |v: &Value| v.as_u64().unwrap() as usize;
+    let chars: Vec<char> = ENGLISH.chars().collect();
+    let span = &block["suspect_span"]["chars"];
+    let suspect: String = chars[text(&span["start"])..text(&span["end"])].iter().collect();
+    assert!(suspect.starts_with("The old doctor") && suspect.ends_with("silent."), "{suspect}");
+    let sources = report["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 1);
+    assert!(sources[0]["origin"].as_str().unwrap().ends_with("doctor.txt"), "{sources:#?}");
+    assert!(report["suspect"]["warnings"].as_array().is_none_or(Vec::is_empty), "{report:#}");
+
+    // Asked not to look across languages: nothing, and no notice.
+    let off = check(dir, "dict", &["--cross-language", "off"]);
+    assert!(off["blocks"].as_array().unwrap().is_empty(), "{off:#}");
+}
+
+#[test]
+fn without_a_dictionary_the_check_says_so_and_on_is_an_error() {
+    let tmp = workspace();
+    let dir = tmp.path();
+    run_env(dir, &["index", "--index", "lib", "sources"], &[]).ok();
+    let report = check(dir, "empty", &[]);
+    assert!(report["blocks"].as_array().unwrap().is_empty());
+    let warnings = report["suspect"]["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w["kind"] == "cross_language_off"
+            && w["message"].as_str().unwrap().contains("no bilingual dictionary is installed")),
+        "{warnings:#?}"
+    );
+    let args = ["check", "--index", "lib", "--cross-language", "on", "thesis.txt"];
+    run_env(dir, &args, &[("TESSERA_DICTIONARIES", &dir.join("empty"))])
+        .fails(1, &["--cross-language on needs a bilingual dictionary", "empty"]);
+}
+
+#[test]
+fn align_finds_the_translation_pairwise() {
+    let tmp = workspace();
+    let dir = tmp.path();
+    fs::create_dir_all(dir.join("susp")).unwrap();
+    fs::copy(dir.join("thesis.txt"), dir.join("susp/thesis.txt")).unwrap();
+    fs::write(dir.join("pairs"), "thesis.txt doctor.txt\nthesis.txt bridge.txt\n").unwrap();
+    let args = ["align", "--pairs", "pairs", "--src", "sources", "--susp", "susp", "--out", "out"];
+    run_env(dir, &args, &[("TESSERA_DICTIONARIES", &dir.join("dict"))]).ok();
+    let found = fs::read_to_string(dir.join("out/thesis-doctor.xml")).unwrap();
+    assert!(found.contains("<feature name=\"detected-plagiarism\""), "{found}");
+    let none = fs::read_to_string(dir.join("out/thesis-bridge.xml")).unwrap();
+    assert!(!none.contains("<feature"), "{none}");
+}
