@@ -88,6 +88,37 @@ fn a_passage_translated_from_an_indexed_russian_text_is_reported_as_a_translatio
 }
 
 #[test]
+fn with_the_source_text_kept_the_sentence_pairs_mark_the_matched_words() {
+    let tmp = workspace();
+    let dir = tmp.path();
+    run_env(dir, &["index", "--index", "lib", "--keep-texts", "sources"], &[]).ok();
+    let report = check(dir, "dict", &[]);
+    let block = &report["blocks"][0];
+    let pairs = block["pairs"].as_array().unwrap();
+    assert!(pairs.len() >= 4, "{block:#}");
+    let chars: Vec<char> = ENGLISH.chars().collect();
+    let russian: Vec<char> = RUSSIAN.chars().collect();
+    let text = |all: &[char], span: &Value| -> String {
+        let at = |v: &Value| v.as_u64().unwrap() as usize;
+        all[at(&span["chars"]["start"])..at(&span["chars"]["end"])].iter().collect()
+    };
+    let words: Vec<(String, String)> = pairs
+        .iter()
+        .flat_map(|p| p["words"].as_array().unwrap().iter())
+        .map(|w| (text(&chars, &w["suspect"]), text(&russian, &w["source"])))
+        .collect();
+    assert!(words.contains(&("doctor".to_owned(), "доктор".to_owned())), "{words:?}");
+    let html = run_env(
+        dir,
+        &["check", "--index", "lib", "--format", "html", "thesis.txt"],
+        &[("TESSERA_DICTIONARIES", &dir.join("dict"))],
+    )
+    .ok();
+    assert!(html.contains("<mark>doctor</mark>") && html.contains("<mark>доктор</mark>"), "no marked words");
+    assert!(html.contains("translated from another language"));
+}
+
+#[test]
 fn without_a_dictionary_the_check_says_so_and_on_is_an_error() {
     let tmp = workspace();
     let dir = tmp.path();

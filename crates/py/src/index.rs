@@ -7,8 +7,8 @@ use pyo3::exceptions::{PyFileExistsError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 use tessera_engine::{
-    AddMode, AddSummary, CheckedFile, CollectionConfig, CollectionKind, DocId, Engine, EngineOptions, JsonRenderer,
-    Render, Report,
+    AddMode, AddSummary, CheckedFile, CollectionConfig, CollectionKind, CrossLanguage, DocId, Engine, EngineOptions,
+    JsonRenderer, Render, Report, SearchConfig,
 };
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -82,6 +82,12 @@ fn summary<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>>
     Ok(out)
 }
 
+/// Engine options from the Python arguments (`cross_language`: "auto", "on" or "off").
+fn engine_options(cross_language: &str) -> PyResult<EngineOptions> {
+    let cross_language: CrossLanguage = cross_language.parse().map_err(PyValueError::new_err)?;
+    Ok(EngineOptions { search: SearchConfig { cross_language, ..SearchConfig::default() }, ..EngineOptions::default() })
+}
+
 /// A Tessera index: a directory of immutable segments holding collections of documents'
 /// digital snapshots (shingle hashes and offsets; texts only in collections that keep
 /// them). The same index `tessera index`, `tessera check` and `tessera serve` use.
@@ -97,10 +103,17 @@ pub struct Index {
 impl Index {
     /// Opens an existing index. `TesseraError` when there is none at `path`, or it cannot
     /// be read.
+    ///
+    /// Args:
+    ///     path: the index directory.
+    ///     cross_language: "auto" (checks also find passages translated from sources in
+    ///         another language when a bilingual dictionary is installed), "on" (a
+    ///         missing dictionary is an error) or "off".
     #[staticmethod]
-    #[pyo3(text_signature = "(path)")]
-    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let engine = py.detach(|| Engine::open(&path, EngineOptions::default())).map_err(errors::engine)?;
+    #[pyo3(signature = (path, cross_language = "auto"))]
+    fn open(py: Python<'_>, path: PathBuf, cross_language: &str) -> PyResult<Self> {
+        let options = engine_options(cross_language)?;
+        let engine = py.detach(|| Engine::open(&path, options)).map_err(errors::engine)?;
         Ok(Self { engine })
     }
 
@@ -113,8 +126,9 @@ impl Index {
     ///     stop_words: drop stop words.
     ///     stemming: reduce words to Snowball stems.
     ///     language: force the language of Latin-script words (ISO 639-1); None detects it.
+    ///     cross_language: as in `Index.open`.
     #[staticmethod]
-    #[pyo3(signature = (path, shingle_size = 3, stop_words = true, stemming = true, language = None))]
+    #[pyo3(signature = (path, shingle_size = 3, stop_words = true, stemming = true, language = None, cross_language = "auto"))]
     fn create(
         py: Python<'_>,
         path: PathBuf,
@@ -122,7 +136,9 @@ impl Index {
         stop_words: bool,
         stemming: bool,
         language: Option<String>,
+        cross_language: &str,
     ) -> PyResult<Self> {
+        let options = engine_options(cross_language)?;
         let settings = settings::fingerprint(shingle_size, stop_words, stemming, language);
         let engine = py.detach(|| {
             if Engine::open(&path, EngineOptions::default()).is_ok() {
@@ -131,7 +147,7 @@ impl Index {
                     path.display()
                 )));
             }
-            Engine::open_or_create(&path, &settings, EngineOptions::default()).map_err(errors::engine)
+            Engine::open_or_create(&path, &settings, options).map_err(errors::engine)
         })?;
         Ok(Self { engine })
     }

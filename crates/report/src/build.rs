@@ -90,10 +90,19 @@ impl Report {
                             .pairs
                             .iter()
                             .filter_map(|pair| {
-                                Some(SentencePair {
-                                    suspect: suspect_index.fit(within(pair.suspect, suspect_span))?,
-                                    source: st.fit(within(pair.source, source_span))?,
-                                })
+                                let suspect = suspect_index.fit(within(pair.suspect, suspect_span))?;
+                                let source = st.fit(within(pair.source, source_span))?;
+                                let words = pair
+                                    .words
+                                    .iter()
+                                    .filter_map(|w| {
+                                        Some(tessera_search::WordMatch {
+                                            suspect: suspect_index.fit(within(w.suspect, suspect))?,
+                                            source: st.fit(within(w.source, source))?,
+                                        })
+                                    })
+                                    .collect();
+                                Some(SentencePair { suspect, source, words })
                             })
                             .collect(),
                         None => Vec::new(),

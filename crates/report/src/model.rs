@@ -308,12 +308,17 @@ pub struct Block {
 
 /// One sentence of a block and the source text it draws on ([`Block::pairs`]); both spans
 /// lie inside the block's spans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SentencePair {
     /// The sentence in the suspect's text.
     pub suspect: TextSpan,
     /// The source sentence, or two adjacent ones, in the source's text.
     pub source: TextSpan,
+    /// For a translation: the suspect's words of the sentence whose translations the
+    /// source sentence holds, each with that source word (inside the two spans above);
+    /// the HTML report and the page mark them. Omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<tessera_search::WordMatch>,
 }
 
 impl Block {

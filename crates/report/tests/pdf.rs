@@ -226,11 +226,13 @@ fn pdf_lists_blocks_with_their_sentences_and_word_changes() {
             suspect: span(&suspect, s0, s0 + first),
             source: span(source, 0, second),
             cosine: 0.5,
+            words: Vec::new(),
         },
         tessera_search::SentencePair {
             suspect: span(&suspect, s0 + first + 1, s1),
             source: span(source, second + 1, source.chars().count()),
             cosine: 0.6,
+            words: Vec::new(),
         },
     ];
     let build = |text: Option<&str>| {

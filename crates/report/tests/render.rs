@@ -295,6 +295,7 @@ fn sentence_pairs_are_cut_to_the_block_and_shown() {
         suspect: span(RU, s.0, s.1),
         source: span(&source_text, t.0, t.1),
         cosine: 0.8,
+        words: Vec::new(),
     };
     reworded.pairs = vec![pair((0, 90), (p, p + 90)), pair((92, 122), (p + 92, p + 201))];
     let build = |b: tessera_search::Block, text: Option<&str>| {

@@ -64,7 +64,7 @@ pub use config::{AlignConfig, CrossLanguage, SearchConfig, TranslatedConfig};
 pub use error::Error;
 pub use evidence::Evidence;
 pub use query::Query;
-pub use revision::{Block, Revision, SentencePair, SourceMatch, TextSpan};
+pub use revision::{Block, Revision, SentencePair, SourceMatch, TextSpan, WordMatch};
 pub use searcher::{SearchProgress, Searcher, covered_chars};
 pub use tessera_core::{CollectionKind, DocId};
 pub use translated::{CrossQuery, MIN_PROBE_HITS, Translate, TranslatedSearchConfig};

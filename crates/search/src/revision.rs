@@ -39,14 +39,30 @@ pub struct Block {
 }
 
 /// One suspect sentence of a block and the source text it draws on ([`Block::pairs`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SentencePair {
     /// The suspect sentence (cut to the block).
     pub suspect: TextSpan,
     /// The source sentence, or two adjacent ones (cut to the block).
     pub source: TextSpan,
-    /// The tf-idf cosine of the two (at least `AlignConfig::seed_cosine`).
+    /// The tf-idf cosine of the two (at least `AlignConfig::seed_cosine`); for a
+    /// translation, the pair's score (`crate::align_translated`).
     pub cosine: f32,
+    /// For a translation: each suspect word of the sentence one of whose translations
+    /// the source sentence holds, with that source word, in suspect order (what a reviewer
+    /// sees marked side by side). Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<WordMatch>,
+}
+
+/// A suspect word of a translated sentence pair and the source word that translates it
+/// ([`SentencePair::words`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WordMatch {
+    /// The suspect's word.
+    pub suspect: TextSpan,
+    /// The source's word.
+    pub source: TextSpan,
 }
 
 /// One source document of a revision, with its blocks in suspect order.

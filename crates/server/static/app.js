@@ -605,9 +605,10 @@ function markedExcerpt(excerpt, offset, diff, side) {
   return frag;
 }
 
-// A rewording's or a summary's sentence pairs (the report's block.pairs): each sentence
-// of the document beside the source sentence it draws on, as the HTML report shows them;
-// open for a summary, whose source passage is several times longer than the summary.
+// A rewording's, a summary's or a translation's sentence pairs (the report's
+// block.pairs): each sentence of the document beside the source sentence it draws on, as
+// the HTML report shows them (a translation's matched words marked); open for a summary,
+// whose source passage is several times longer than the summary, and a translation.
 function renderSentencePairs(b) {
   const details = $("compare-sentences");
   const rows = $("compare-sentence-rows");
@@ -615,10 +616,26 @@ function renderSentencePairs(b) {
   const pairs = b.source_excerpt != null ? b.pairs || [] : [];
   const suspect = Array.from(b.suspect_excerpt), source = Array.from(b.source_excerpt || "");
   const cut = (chars, offset, span) => chars.slice(span.chars.start - offset, span.chars.end - offset).join("").trim();
+  // A cell: the sentence, with the words a translation matched (p.words) in <mark>.
+  const cell = (chars, offset, span, words) => {
+    if (!words.length) return el("td", { text: cut(chars, offset, span) });
+    const td = el("td", {});
+    const marks = words.map((w) => [w.chars.start, w.chars.end]).sort((x, y) => x[0] - y[0]);
+    let at = span.chars.start;
+    for (const [start, end] of marks) {
+      if (start < at || end > span.chars.end) continue;
+      td.append(chars.slice(at - offset, start - offset).join(""));
+      td.append(el("mark", { text: chars.slice(start - offset, end - offset).join("") }));
+      at = end;
+    }
+    td.append(chars.slice(at - offset, span.chars.end - offset).join(""));
+    return td;
+  };
   for (const p of pairs) {
+    const words = p.words || [];
     rows.append(el("tr", {},
-      el("td", { text: cut(suspect, b.suspect_span.chars.start, p.suspect) }),
-      el("td", { text: cut(source, b.source_span.chars.start, p.source) })));
+      cell(suspect, b.suspect_span.chars.start, p.suspect, words.map((w) => w.suspect)),
+      cell(source, b.source_span.chars.start, p.source, words.map((w) => w.source))));
   }
   const n = pairs.length;
   $("compare-sentences-head").textContent = "Sentence by sentence: " + n + (n === 1

@@ -465,9 +465,11 @@ class Index:
     """
 
     @staticmethod
-    def open(path: Union[str, os.PathLike[str]]) -> Index:
+    def open(path: Union[str, os.PathLike[str]], cross_language: str = "auto") -> Index:
         """Opens an existing index. `TesseraError` when there is none at `path`, or it
-        cannot be read."""
+        cannot be read. `cross_language`: "auto" (checks also find passages translated
+        from sources in another language when a bilingual dictionary is installed), "on"
+        (a missing dictionary is a `TesseraError`) or "off"; anything else `ValueError`."""
     @staticmethod
     def create(
         path: Union[str, os.PathLike[str]],
@@ -475,9 +477,11 @@ class Index:
         stop_words: bool = True,
         stemming: bool = True,
         language: Optional[str] = None,
+        cross_language: str = "auto",
     ) -> Index:
         """Creates an index at `path` with these fingerprint settings (stored in it: every
-        later add and check uses them). `FileExistsError` when an index is there already."""
+        later add and check uses them). `FileExistsError` when an index is there already.
+        `cross_language` as in `Index.open`."""
     def add(
         self,
         texts: Iterable[str],

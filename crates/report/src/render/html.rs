@@ -5,7 +5,7 @@ use std::io::Write;
 
 use tessera_core::DocId;
 
-use crate::model::{Block, BlockKind, FoundBy, Report, Source};
+use crate::model::{Block, BlockKind, FoundBy, Report, SentencePair, Source};
 use crate::render::{
     BlockFlag, BlockHeading, Mark, PALETTE, Piece, Render, Side, block_excerpt_pieces, capitalised, fmt_percent,
     found_by_label, sentence_pairs_heading, shorten, source_label, source_not_kept, source_range,
@@ -119,6 +119,7 @@ table.sentences{border-collapse:collapse;width:100%;margin-top:.35rem;table-layo
 table.sentences th{text-align:left;font-size:.8rem;color:var(--muted);font-weight:600;padding:.2rem .5rem}
 table.sentences td{vertical-align:top;padding:.35rem .5rem;border-top:1px solid #e9ecef;overflow-wrap:anywhere}
 table.sentences td+td{color:#343a40}
+table.sentences mark{background:#fff3bf;color:inherit;padding:0 .1em;border-radius:2px}
 footer{color:var(--muted);font-size:.8rem;text-align:center}
 @media (max-width:48rem){.pair{grid-template-columns:1fr}}
 @media print{
@@ -620,7 +621,8 @@ fn isolation_css(report: &Report) -> String {
 /// for a summary, whose source excerpt is several times longer than the summary and reads
 /// better this way; nothing when the block has no pairs.
 fn sentence_pairs(out: &mut String, block: &Block) {
-    let rows: Vec<(&str, &str)> = block.pairs.iter().filter_map(|pair| block.pair_texts(pair)).collect();
+    let rows: Vec<(&SentencePair, &str, &str)> =
+        block.pairs.iter().filter_map(|pair| block.pair_texts(pair).map(|(a, b)| (pair, a, b))).collect();
     if rows.is_empty() {
         return;
     }
@@ -631,10 +633,39 @@ fn sentence_pairs(out: &mut String, block: &Block) {
         "<details class=\"sentences\"{open}><summary>{}</summary>\n<table class=\"sentences\"><thead><tr><th>Document</th><th>Source</th></tr></thead><tbody>",
         sentence_pairs_heading(rows.len())
     );
-    for (suspect, source) in rows {
-        let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", escape(suspect.trim()), escape(source.trim()));
+    for (pair, suspect, source) in rows {
+        let marked_suspect = with_marks(suspect, pair.suspect.bytes.start, pair.words.iter().map(|w| w.suspect.bytes));
+        let marked_source = with_marks(source, pair.source.bytes.start, pair.words.iter().map(|w| w.source.bytes));
+        let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", marked_suspect.trim(), marked_source.trim());
     }
     out.push_str("</tbody></table>\n</details>\n");
+}
+
+/// `text` (which starts at byte `offset` of its document) escaped, with the byte spans
+/// `words` (of the document) in `<mark>`: the words of a translated sentence pair whose
+/// translations the other side holds. Spans outside the text, or not on its character
+/// boundaries, are left unmarked.
+fn with_marks(text: &str, offset: usize, words: impl Iterator<Item = tessera_core::Span>) -> String {
+    let mut spans: Vec<(usize, usize)> = words
+        .filter_map(|w| Some((w.start.checked_sub(offset)?, w.end.checked_sub(offset)?)))
+        .filter(|&(a, b)| a < b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b))
+        .collect();
+    spans.sort_unstable();
+    spans.dedup();
+    let mut out = String::with_capacity(text.len() + spans.len() * 13);
+    let mut at = 0;
+    for (a, b) in spans {
+        if a < at {
+            continue;
+        }
+        out.push_str(&escape(&text[at..a]));
+        out.push_str("<mark>");
+        out.push_str(&escape(&text[a..b]));
+        out.push_str("</mark>");
+        at = b;
+    }
+    out.push_str(&escape(&text[at..]));
+    out
 }
 
 impl Render for HtmlRenderer {
@@ -652,6 +683,18 @@ impl Render for HtmlRenderer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn matched_words_are_marked_and_the_rest_escaped() {
+        let span = |start, end| tessera_core::Span { start, end };
+        // The text starts at byte 10 of its document.
+        let text = "a <doctor> sat";
+        assert_eq!(with_marks(text, 10, [span(13, 19)].into_iter()), "a &lt;<mark>doctor</mark>&gt; sat");
+        // Out of the text, overlapping or inside a character: left alone.
+        let overlapping = [span(2, 5), span(13, 19), span(14, 16), span(30, 31)];
+        assert_eq!(with_marks(text, 10, overlapping.into_iter()), "a &lt;<mark>doctor</mark>&gt; sat");
+        assert_eq!(with_marks("мир", 0, [span(1, 2)].into_iter()), "мир");
+    }
 
     #[test]
     fn escape_covers_markup_and_quotes() {

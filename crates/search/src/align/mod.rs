@@ -76,7 +76,7 @@ use foldhash::HashMap;
 use tessera_index::Snapshot;
 use tessera_normalize::Span;
 
-use crate::{AlignConfig, Block, Evidence, Query, SentencePair};
+use crate::{AlignConfig, Block, Evidence, Query, SentencePair, TextSpan, WordMatch};
 use exact_runs::{Run, ShingleIndex, choose_runs, exact_runs, longest_within, merge_runs};
 pub use prepared::PreparedSuspect;
 use resolve::{overlaps, resolve};
@@ -136,7 +136,7 @@ pub fn align_prepared(
                     source_terms: to_u32(p.t.end - p.t.start),
                     ..Evidence::default()
                 };
-                to_block(suspect, source, p, evidence, &[])
+                to_block(suspect, source, p, evidence, &[], &[])
             })
             .collect();
     }
@@ -162,7 +162,7 @@ pub fn align_prepared(
             // A copy's runs say where each word comes from; a rewording or a summary
             // (even one of exact runs) is read sentence by sentence.
             let pairs = if p.sentences || evidence.summary { aligner.sentence_pairs(p) } else { Vec::new() };
-            to_block(suspect, source, p, evidence, &pairs)
+            to_block(suspect, source, p, evidence, &pairs, &[])
         })
         .collect()
 }
@@ -185,14 +185,18 @@ struct Passage {
 }
 
 /// A passage as a block, with its sentence pairs (token spans inside the passage, and
-/// their cosine) as text spans; `None` for a passage out of the texts' bounds.
+/// their cosine) as text spans, each with its matched words (`words[n]`: suspect and
+/// source token pairs of pair `n`; none when shorter); `None` for a passage out of the
+/// texts' bounds.
 fn to_block(
     suspect: &Query,
     source: &Query,
     p: &Passage,
     evidence: Evidence,
     pairs: &[(Span, Span, f64)],
+    words: &[Vec<(usize, usize)>],
 ) -> Option<Block> {
+    let token = |q: &Query, i: usize| TextSpan { bytes: q.token_bytes[i], chars: q.token_chars[i] };
     let (s, t) = (p.s, p.t);
     if s.start >= s.end || t.start >= t.end || s.end > suspect.token_bytes.len() || t.end > source.token_bytes.len() {
         return None;
@@ -206,10 +210,18 @@ fn to_block(
         evidence,
         pairs: pairs
             .iter()
-            .map(|&(s, t, cosine)| SentencePair {
+            .enumerate()
+            .map(|(n, &(s, t, cosine))| SentencePair {
                 suspect: suspect.text_span(s),
                 source: source.text_span(t),
                 cosine: cosine as f32,
+                words: words
+                    .get(n)
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .filter(|&&(k, l)| k < suspect.token_bytes.len() && l < source.token_bytes.len())
+                    .map(|&(k, l)| WordMatch { suspect: token(suspect, k), source: token(source, l) })
+                    .collect(),
             })
             .collect(),
     })

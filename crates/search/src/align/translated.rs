@@ -74,7 +74,7 @@ pub fn align_translated(
             chain.len() >= config.min_pairs && mean >= config.min_mean_score
         })
         .map(|chain| extend(chain, suspect, translations, source, &sources, config))
-        .filter_map(|chain| passage(suspect, source, &chain, config))
+        .filter_map(|chain| passage(suspect, translations, source, &chain, config))
         .collect();
     blocks.sort_by_key(|b| (b.suspect.bytes.start, b.source.bytes.start));
     blocks
@@ -340,7 +340,13 @@ fn merge_chains(chains: Vec<Vec<Pair>>, config: &TranslatedConfig) -> Vec<Vec<Pa
 }
 
 /// A chain as a block with its sentence pairs and evidence.
-fn passage(suspect: &Query, source: &Query, chain: &[Pair], config: &TranslatedConfig) -> Option<Block> {
+fn passage(
+    suspect: &Query,
+    translations: &Translations,
+    source: &Query,
+    chain: &[Pair],
+    config: &TranslatedConfig,
+) -> Option<Block> {
     let (first, last) = (chain.first()?, chain.last()?);
     let s = Span { start: suspect.sentences[first.i].start, end: suspect.sentences[last.i].end };
     let j_min = chain.iter().map(|p| p.j).min()?;
@@ -366,11 +372,26 @@ fn passage(suspect: &Query, source: &Query, chain: &[Pair], config: &TranslatedC
     };
     let pairs: Vec<(Span, Span, f64)> =
         chain.iter().map(|p| (suspect.sentences[p.i], source.sentences[p.j], p.score)).collect();
+    let words: Vec<Vec<(usize, usize)>> = chain
+        .iter()
+        .map(|p| matched_words(translations, source, suspect.sentences[p.i], source.sentences[p.j]))
+        .collect();
     if evidence.confidence() < config.min_confidence {
         return None;
     }
     let passage = Passage { s, t, matched, score: mean, sentences: true };
-    to_block(suspect, source, &passage, evidence, &pairs)
+    to_block(suspect, source, &passage, evidence, &pairs, &words)
+}
+
+/// The suspect tokens of sentence `s` one of whose translations a token of source
+/// sentence `t` is, each with the first such source token: (suspect, source) indexes.
+fn matched_words(translations: &Translations, source: &Query, s: Span, t: Span) -> Vec<(usize, usize)> {
+    (s.start..s.end)
+        .filter_map(|k| {
+            let of = translations.of(k);
+            (t.start..t.end).find(|&l| of.contains(&(source.terms[l] as u32))).map(|l| (k, l))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -460,6 +481,21 @@ mod tests {
         assert!(b.evidence.translated && b.evidence.sentences && b.evidence.longest_run == 0);
         assert!(b.pairs.len() >= 4);
         assert!(b.evidence.confidence() > 0.5, "{:?}", b.evidence);
+        // Each pair names its matched words, a suspect word beside the source word.
+        let words: Vec<(&str, &str)> = b
+            .pairs
+            .iter()
+            .flat_map(|p| &p.words)
+            .map(|w| {
+                (
+                    &ENGLISH[w.suspect.bytes.start..w.suspect.bytes.end],
+                    &RUSSIAN[w.source.bytes.start..w.source.bytes.end],
+                )
+            })
+            .collect();
+        for pair in [("doctor", "доктор"), ("garden", "сад"), ("roses", "розы")] {
+            assert!(words.contains(&pair), "{pair:?} not in {words:?}");
+        }
 
         let blocks = align(RUSSIAN, ENGLISH, "ru", "en");
         assert_eq!(blocks.len(), 1, "{blocks:?}");
