@@ -2,7 +2,8 @@
 //! translating a passage of it checked, with a small lexicon given as a `FROM-TO.tsv`
 //! file (`TESSERA_DICTIONARIES`), so the test does not depend on the dictionary this
 //! machine has; then the same without a dictionary (a notice, or an error with
-//! `--cross-language on`), and the pairwise `align`.
+//! `--cross-language on`), the pairwise `align`, and a language pair the code does not
+//! know (German-English) given as a word list.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
@@ -150,3 +151,78 @@ fn align_finds_the_translation_pairwise() {
     let none = fs::read_to_string(dir.join("out/thesis-bridge.xml")).unwrap();
     assert!(!none.contains("<feature"), "{none}");
 }
+
+/// German is nowhere in the code: a `de-en.tsv` word list makes it a language pair.
+#[test]
+fn another_language_pair_is_a_word_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    fs::create_dir_all(dir.join("dict")).unwrap();
+    fs::create_dir_all(dir.join("sources")).unwrap();
+    fs::write(dir.join("dict/de-en.tsv"), GERMAN_ENGLISH).unwrap();
+    fs::write(dir.join("sources/story.txt"), STORY).unwrap();
+    fs::write(dir.join("sources/bridge.txt"), BRIDGE).unwrap();
+    fs::write(dir.join("thesis.txt"), GERMAN_THESIS).unwrap();
+    run_env(dir, &["index", "--index", "lib", "sources"], &[]).ok();
+    let report = check(dir, "dict", &[]);
+    let blocks = report["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{report:#}");
+    assert_eq!(blocks[0]["found_by"], "translation");
+    assert!(blocks[0]["suspect_excerpt"].as_str().unwrap().starts_with("Der alte Arzt"), "{report:#}");
+    assert!(report["sources"][0]["origin"].as_str().unwrap().ends_with("story.txt"));
+}
+
+const GERMAN_ENGLISH: &str = r#"alte	old
+alt	old
+arzt	doctor
+lebte	lived
+leben	live
+kleinen	small
+klein	small
+stadt	town
+fluss	river
+jeden	every
+morgen	morning
+ging	walked
+garten	garden
+frau	wife
+liebte	loved
+blumen	flowers
+rosen	roses
+winter	winter
+schnee	snow
+bedeckte	covered
+straßen	roads
+niemand	nobody
+kam	came
+besuch	visit
+abend	evening
+las	read
+bücher	books
+briefe	letters
+sohn	son
+schrieb	wrote
+selten	rarely
+lange	long
+traurige	sad
+fenster	window
+saß	sat
+schweigend	silent
+"#;
+
+const STORY: &str = r#"It was a long time ago, in the days when every man knew his neighbours. The people of the valley worked hard all year.
+
+The old doctor lived in a small town by the river. Every morning he walked in the garden. His wife loved flowers and roses. In winter the snow covered the roads, and nobody came to visit. In the evening the doctor read books and the letters of his son. His son wrote rarely, but long letters. The sad doctor sat by the window, silent.
+
+Then the spring came, and the children went back to school. The little bridge was mended at last, and life went on as it had for many years.
+"#;
+
+const BRIDGE: &str = r#"The engineer built a bridge across the ravine. The workers carried stones and logs every day. By autumn the bridge was ready, and carts full of grain crossed it. The engineer went back to the capital, and nobody thought of him for a long time.
+"#;
+
+const GERMAN_THESIS: &str = r#"Die Kommission tagte am Dienstag, um über den Haushalt des Museums zu sprechen. Mehrere Mitglieder baten um mehr Zeit, und die Sitzung dauerte bis zum Abend.
+
+Der alte Arzt lebte in einer kleinen Stadt am Fluss. Jeden Morgen ging er in den Garten. Seine Frau liebte Blumen und Rosen. Im Winter bedeckte der Schnee die Straßen, und niemand kam zu Besuch. Am Abend las der Arzt Bücher und die Briefe seines Sohnes. Sein Sohn schrieb selten, aber lange Briefe. Der traurige Arzt saß schweigend am Fenster.
+
+Der Vorsitzende schloss die Sitzung am Mittag, und die Mitglieder gingen nach Hause, um zu Mittag zu essen. Es war ein ruhiger Tag in der Stadt.
+"#;

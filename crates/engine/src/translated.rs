@@ -91,8 +91,22 @@ impl CrossLanguageStep {
             return None;
         }
         let from = Self::language(text, suspect)?;
-        let targets: Vec<(String, Vec<u32>)> = self.probes.iter().filter(|(to, _)| *to != from).cloned().collect();
-        if targets.is_empty() || (self.lexicon.get().is_none() && !Lexicon::is_installed()) {
+        // The languages the installed dictionaries translate `from` into (their file
+        // names tell, or the lexicon once read), each with its probe terms (none for a
+        // language without a built-in list: every collection is searched).
+        let pairs = match self.lexicon.get() {
+            Some(Ok(lexicon)) => lexicon.targets(&from),
+            _ => Lexicon::installed_pairs().into_iter().filter(|(a, _)| *a == from).map(|(_, b)| b).collect(),
+        };
+        let targets: Vec<(String, Vec<u32>)> = pairs
+            .into_iter()
+            .filter(|to| *to != from)
+            .map(|to| {
+                let probe = self.probes.iter().find(|(l, _)| *l == to).map(|(_, p)| p.clone()).unwrap_or_default();
+                (to, probe)
+            })
+            .collect();
+        if targets.is_empty() {
             return None;
         }
         let (lexicon, normalizer) = (Arc::clone(&self.lexicon), self.normalizer.clone());

@@ -110,13 +110,14 @@ impl CrossQuery {
     }
 
     /// The suspect's translations into each target language `coll` holds documents in
-    /// (at least [`MIN_PROBE_HITS`] of its probe terms), made on first need.
+    /// (at least [`MIN_PROBE_HITS`] of its probe terms; every language without probe
+    /// terms), made on first need.
     fn translations_for(&self, coll: &CollectionReader<'_>, query: &Query) -> Result<Vec<Arc<Translations>>, Error> {
         let mut out = Vec::new();
         for target in &self.targets {
             let mut hit = vec![false; target.probe.len()];
             coll.lookup_terms_at_most(&target.probe, usize::MAX, |i, _| hit[i] = true)?;
-            if hit.iter().filter(|&&h| h).count() >= MIN_PROBE_HITS {
+            if target.probe.is_empty() || hit.iter().filter(|&&h| h).count() >= MIN_PROBE_HITS {
                 out.push(Arc::clone(target.translations.get_or_init(|| Arc::new((self.translate)(query, &target.to)))));
             }
         }

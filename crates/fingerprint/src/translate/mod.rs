@@ -58,7 +58,8 @@ const RUSSIAN_CASE_ENDINGS: [&str; 4] = ["", "а", "у", "ым"];
 
 /// Common content words of each language a lexicon may translate into, by which a
 /// check tells whether a collection holds documents in it ([`Lexicon::probes`]):
-/// any text of a page or more in the language holds several of them.
+/// any text of a page or more in the language holds several of them. A language without
+/// such a list (one a `FROM-TO.tsv` brings) is searched in every collection.
 pub const PROBE_WORDS: &[(&str, &[&str])] = &[
     (
         "en",
@@ -220,11 +221,31 @@ impl Lexicon {
     /// Whether a dictionary is installed where [`Lexicon::installed`] looks (the files
     /// exist; reading them may still fail), without reading it.
     pub fn is_installed() -> bool {
-        dictionary_dirs().iter().any(|dir| {
-            dir.join("mueller7.index").is_file()
-                || std::fs::read_dir(dir)
-                    .is_ok_and(|listing| listing.filter_map(|e| e.ok()).any(|e| tsv_languages(&e.path()).is_some()))
-        })
+        !Self::installed_pairs().is_empty()
+    }
+
+    /// The language pairs (`from`, `to`; both directions of each dictionary, sorted) that
+    /// [`Lexicon::installed`] would translate, from the dictionaries' file names alone (the
+    /// first folder of [`dictionary_dirs`] holding any, as `installed` reads): what a check
+    /// may look for before it reads a dictionary.
+    pub fn installed_pairs() -> Vec<(String, String)> {
+        for dir in dictionary_dirs() {
+            let mut pairs = Vec::new();
+            if dir.join("mueller7.index").is_file() {
+                pairs.push(("en".to_owned(), "ru".to_owned()));
+            }
+            if let Ok(listing) = std::fs::read_dir(&dir) {
+                pairs.extend(listing.filter_map(|e| e.ok()).filter_map(|e| tsv_languages(&e.path())));
+            }
+            if !pairs.is_empty() {
+                let mut both: Vec<(String, String)> =
+                    pairs.iter().flat_map(|(a, b)| [(a.clone(), b.clone()), (b.clone(), a.clone())]).collect();
+                both.sort();
+                both.dedup();
+                return both;
+            }
+        }
+        Vec::new()
     }
 
     /// The terms (low 32 bits) of [`PROBE_WORDS`] of every language, made by a normalizer
