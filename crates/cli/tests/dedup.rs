@@ -592,3 +592,39 @@ fn signatures_are_written_and_agree_with_the_clusters() {
     assert_ne!(simhash.code, Some(0));
     assert!(simhash.stderr.contains("--write-signatures writes MinHash signatures"), "{}", simhash.stderr);
 }
+
+/// Hostile records (issue 52): a gzip of a line of zeros far over the record cap is one
+/// failed record, named with its line, the run goes on (exit 3) and the records around
+/// it are deduplicated; a CSV quote never closed fails its record and ends its file; `-o -`
+/// is standard output, not a file named `-`.
+#[test]
+fn records_over_the_cap_fail_by_themselves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let press = demo("printing-press.txt");
+    let mut data = serde_json::json!({"text": press}).to_string().into_bytes();
+    data.push(b'\n');
+    data.extend(std::iter::repeat_n(b'0', 3_000_000));
+    data.push(b'\n');
+    data.extend(serde_json::json!({"text": edit(&press, 50)}).to_string().into_bytes());
+    fs::write(tmp.path().join("bomb.jsonl.gz"), gzip(&data)).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "bomb.jsonl.gz", "--max-record-bytes", "1000000", "-o", "-"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("bomb.jsonl.gz:2: a line of 3000001 bytes, over the limit of 1000000"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(json_lines(&run), [triple("1", "1", true), triple("3", "1", false)]);
+    assert!(!tmp.path().join("-").exists(), "-o - wrote a file named -");
+
+    let mut csv = format!("id,text\n0,{}\n", press.replace(['\n', ',', '"'], " ")).into_bytes();
+    csv.extend_from_slice(b"1,\"a quote that is never closed\n");
+    for i in 0..5_000 {
+        csv.extend_from_slice(format!("{i},another line of the file\n").as_bytes());
+    }
+    fs::write(tmp.path().join("open.csv"), csv).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "open.csv", "--id-field", "id", "--max-record-bytes", "10000"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(run.stderr.contains("open.csv:3: a record running past 10000 bytes from line 3"), "{}", run.stderr);
+    assert_eq!(json_lines(&run), [triple("0", "0", true)]);
+}

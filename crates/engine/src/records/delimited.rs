@@ -8,18 +8,41 @@ use std::rc::Rc;
 use super::{Record, RecordFail, RecordFields, RecordsError};
 
 /// A reader that keeps a copy of the bytes it passes on, so that the CSV reader's record
-/// positions can be cut out of the original bytes.
+/// positions can be cut out of the original bytes. The copy holds the record being read
+/// (what was not cut yet); past `cap` bytes the read fails with [`TooLong`]: a quote that
+/// is never closed would otherwise make the rest of the file one record.
 struct Tee<R> {
     inner: R,
     copy: Rc<RefCell<Vec<u8>>>,
+    cap: usize,
 }
+
+/// The error [`Tee`] fails with when one record runs past its cap.
+#[derive(Debug)]
+struct TooLong;
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a record over the size limit")
+    }
+}
+
+impl std::error::Error for TooLong {}
 
 impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.copy.borrow().len() > self.cap {
+            return Err(std::io::Error::other(TooLong));
+        }
         let n = self.inner.read(buf)?;
         self.copy.borrow_mut().extend_from_slice(&buf[..n]);
         Ok(n)
     }
+}
+
+/// Whether a CSV reading error is [`Tee`]'s cap.
+fn is_too_long(e: &csv::Error) -> bool {
+    matches!(e.kind(), csv::ErrorKind::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<TooLong>()))
 }
 
 /// Reads CSV or TSV records (a header first) in order: `sink` gets each record's first line
@@ -35,7 +58,8 @@ pub(super) fn read<E: From<RecordsError>>(
     mut sink: impl FnMut(u64, &[u8], Result<Record, RecordFail>) -> Result<(), E>,
 ) -> Result<(), E> {
     let copy = Rc::new(RefCell::new(Vec::new()));
-    let tee = Tee { inner: reader, copy: Rc::clone(&copy) };
+    // The copy also holds what the CSV reader buffered ahead (8 KiB at most).
+    let tee = Tee { inner: reader, copy: Rc::clone(&copy), cap: fields.max_bytes.saturating_add(1 << 16) };
     let mut csv = csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(tee);
     let names: Vec<String> = csv
         .byte_headers()
@@ -84,11 +108,30 @@ pub(super) fn read<E: From<RecordsError>>(
     header(&cut(csv.position().byte()).1)?;
     let mut record = csv::ByteRecord::new();
     loop {
-        let more = csv.read_byte_record(&mut record).map_err(|e| RecordsError::read(format!("reading {name}"), e))?;
+        let more = match csv.read_byte_record(&mut record) {
+            Ok(more) => more,
+            // One record ran past the cap: a quote never closed (or a record of gigabytes).
+            // It fails by itself, named by its first line; what follows cannot be told
+            // apart from it, so the file ends there.
+            Err(e) if is_too_long(&e) => {
+                let fail = RecordFail::Bad(format!(
+                    "a record running past {} bytes from line {} (a quote never closed?): the rest of {name} is not read",
+                    fields.max_bytes,
+                    lines + 1
+                ));
+                return sink(lines + 1, b"", Err(fail));
+            }
+            Err(e) => return Err(RecordsError::read(format!("reading {name}"), e).into()),
+        };
         if !more {
             return Ok(());
         }
         let (line, raw) = cut(csv.position().byte());
+        if record.len() != names.len() {
+            let fail = RecordFail::Bad(format!("{} fields where the header has {}", record.len(), names.len()));
+            sink(line, &raw, Err(fail))?;
+            continue;
+        }
         let cell = |at: usize| -> Result<String, RecordFail> {
             let bytes = record.get(at).ok_or_else(|| RecordFail::Bad(format!("no value in column {}", at + 1)))?;
             String::from_utf8(bytes.to_vec()).map_err(|_| RecordFail::Bad(format!("column {} is not UTF-8", names[at])))
@@ -138,6 +181,49 @@ mod tests {
                 (4, "2,plain\n".to_owned(), "2".to_owned(), "plain".to_owned()),
             ]
         );
+    }
+
+    /// Line numbers and reasons of every record `data` gives, as `sink` gets them.
+    fn outcomes(data: &[u8], fields: &RecordFields) -> Vec<(u64, Result<String, String>)> {
+        let mut got = Vec::new();
+        read(
+            data,
+            b',',
+            "x.csv",
+            fields,
+            |_| Ok::<_, RecordsError>(()),
+            |line, _, r| {
+                got.push((line, r.map(|r| r.text).map_err(|e| e.reason(fields))));
+                Ok(())
+            },
+        )
+        .unwrap();
+        got
+    }
+
+    #[test]
+    fn a_row_of_the_wrong_width_fails_by_itself() {
+        let fields = RecordFields::new(Some("text"), Some("id"));
+        let got = outcomes(b"id,text\n1,a\n2,b,extra\n3\n4,d\n", &fields);
+        assert_eq!(got[0], (2, Ok("a".to_owned())));
+        assert_eq!(got[1], (3, Err("3 fields where the header has 2".to_owned())));
+        assert_eq!(got[2], (4, Err("1 fields where the header has 2".to_owned())));
+        assert_eq!(got[3], (5, Ok("d".to_owned())));
+    }
+
+    #[test]
+    fn a_quote_never_closed_fails_its_record_with_its_line_not_the_memory() {
+        let fields = RecordFields::new(Some("text"), Some("id")).with_max_bytes(1000);
+        let mut data = b"id,text\n1,fine\n2,\"opened and never closed\n".to_vec();
+        for i in 0..20_000 {
+            data.extend_from_slice(format!("{i},more text on a line\n").as_bytes());
+        }
+        let got = outcomes(&data, &fields);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0], (2, Ok("fine".to_owned())));
+        let (line, reason) = (&got[1].0, got[1].1.as_ref().unwrap_err());
+        assert_eq!(*line, 3);
+        assert!(reason.contains("running past 1000 bytes from line 3") && reason.contains("x.csv"), "{reason}");
     }
 
     #[test]

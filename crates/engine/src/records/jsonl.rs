@@ -68,11 +68,21 @@ pub(super) fn read<E: From<RecordsError>>(
     let (mut line, mut line_no) = (Vec::new(), 0u64);
     loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(|e| RecordsError::read(format!("reading {name}"), e))?;
-        if n == 0 {
-            return Ok(());
+        let read = read_line_capped(&mut reader, &mut line, fields.max_bytes)
+            .map_err(|e| RecordsError::read(format!("reading {name}"), e))?;
+        match read {
+            LineRead::End => return Ok(()),
+            LineRead::Line => line_no += 1,
+            LineRead::TooLong(bytes) => {
+                line_no += 1;
+                let fail = RecordFail::Bad(format!(
+                    "a line of {bytes} bytes, over the limit of {} bytes a record (--max-record-bytes)",
+                    fields.max_bytes
+                ));
+                sink(line_no, b"", Err(fail))?;
+                continue;
+            }
         }
-        line_no += 1;
         if JsonRecord::is_blank(&line) {
             continue;
         }
@@ -85,9 +95,94 @@ pub(super) fn read<E: From<RecordsError>>(
     }
 }
 
+/// What [`read_line_capped`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineRead {
+    /// Nothing: the input ended.
+    End,
+    /// A line (with its newline, unless it was the last).
+    Line,
+    /// A line longer than the cap, of this many bytes: skipped to its end, not kept.
+    TooLong(u64),
+}
+
+/// Reads one line into `line` (cleared by the caller) as `read_until` does, but never
+/// keeps more than `cap` bytes of it: a longer line is read to its end and dropped.
+fn read_line_capped(reader: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -> std::io::Result<LineRead> {
+    let mut total = 0u64;
+    let mut over = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(match (total, over) {
+                (0, _) => LineRead::End,
+                (_, true) => LineRead::TooLong(total),
+                (_, false) => LineRead::Line,
+            });
+        }
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (&buf[..=at], true),
+            None => (buf, false),
+        };
+        let n = chunk.len();
+        total += n as u64;
+        if !over && line.len() + n > cap {
+            over = true;
+            line.clear();
+            line.shrink_to_fit();
+        }
+        if !over {
+            line.extend_from_slice(chunk);
+        }
+        reader.consume(n);
+        if done {
+            return Ok(if over { LineRead::TooLong(total) } else { LineRead::Line });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_whole_and_the_next_read() {
+        let input: Vec<u8> = [b"{\"text\": \"a\"}\n".as_slice(), &[b'0'; 5000], b"\n{\"text\": \"b\"}"].concat();
+        let mut reader = BufReader::with_capacity(64, input.as_slice());
+        let mut line = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            line.clear();
+            match read_line_capped(&mut reader, &mut line, 100).unwrap() {
+                LineRead::End => break,
+                read => got.push((read, line.clone())),
+            }
+        }
+        assert_eq!(
+            got,
+            vec![
+                (LineRead::Line, b"{\"text\": \"a\"}\n".to_vec()),
+                (LineRead::TooLong(5001), Vec::new()),
+                (LineRead::Line, b"{\"text\": \"b\"}".to_vec()),
+            ]
+        );
+        // Through the reader: the long line is a failure of its own, the others records.
+        let fields = RecordFields::new(None, None).with_max_bytes(100);
+        let mut seen = Vec::new();
+        read::<RecordsError>(input.as_slice(), "x.jsonl", &fields, |n, _, r| {
+            seen.push((n, r.map(|r| r.text).map_err(|e| e.reason(&fields))));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 3);
+        assert_eq!(seen[0], (1, Ok("a".to_owned())));
+        assert!(seen[1].0 == 2 && seen[1].1.as_ref().unwrap_err().contains("over the limit of 100 bytes"));
+        assert_eq!(seen[2], (3, Ok("b".to_owned())));
+    }
 
     #[test]
     fn records_ids_and_failures() {

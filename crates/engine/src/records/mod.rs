@@ -131,7 +131,15 @@ pub struct RecordFields {
     /// Whether a field was named by the caller (a file of any name is then read as
     /// JSONL, and documents are refused).
     pub given: bool,
+    /// A record (a JSONL line, a CSV or TSV row with its quoted line breaks) of more bytes
+    /// than this is refused by itself, named by its line, and never held in memory
+    /// ([`MAX_RECORD_BYTES`] unless given): a line of gigabytes (a decompressed bomb, a
+    /// stream of zeros) or a CSV quote never closed costs this much, not the file.
+    pub max_bytes: usize,
 }
+
+/// The largest record read by default: 64 MiB, some fifty times a long thesis.
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
 
 impl RecordFields {
     /// The fields the caller named, the default text field for one not named.
@@ -140,7 +148,14 @@ impl RecordFields {
             text: text.unwrap_or(crate::dedup_defaults::TEXT_FIELD).to_owned(),
             id: id.map(str::to_owned),
             given: text.is_some() || id.is_some(),
+            max_bytes: MAX_RECORD_BYTES,
         }
+    }
+
+    /// These fields with records capped at `max_bytes` ([`RecordFields::max_bytes`]).
+    #[must_use]
+    pub fn with_max_bytes(self, max_bytes: usize) -> Self {
+        Self { max_bytes: max_bytes.max(1), ..self }
     }
 }
 

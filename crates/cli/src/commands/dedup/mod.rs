@@ -137,7 +137,12 @@ pub struct DedupArgs {
     /// number, or `file:line` when there are several inputs).
     #[arg(long)]
     id_field: Option<String>,
-    /// Where to write the clusters, one JSON line per document (default: stdout).
+    /// Records: a record (a JSONL line, a CSV/TSV row) of more bytes than this is refused
+    /// by itself, named by its line, without being held in memory (the run goes on and
+    /// exits 3); a CSV quote never closed fails its record and ends its file.
+    #[arg(long, value_name = "BYTES", default_value_t = tessera_engine::records::MAX_RECORD_BYTES)]
+    max_record_bytes: usize,
+    /// Where to write the clusters, one JSON line per document (default, or `-`: stdout).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
     /// Write the kept records here, unchanged, in the input's format (a CSV/TSV with its
@@ -196,7 +201,7 @@ impl DedupArgs {
 
     /// The record fields `--text-field` and `--id-field` name.
     fn fields(&self) -> RecordFields {
-        RecordFields::new(self.text_field.as_deref(), self.id_field.as_deref())
+        RecordFields::new(self.text_field.as_deref(), self.id_field.as_deref()).with_max_bytes(self.max_record_bytes)
     }
 
     /// Records are written back (`--write-kept`, `--write-removed`).
@@ -347,7 +352,7 @@ fn finish(dedup: Deduplicator, signatures: Option<&PathBuf>) -> Result<(DedupRes
 
 /// Writes the clusters, one JSON line per document, to `--output` or standard output.
 fn write_clusters(lines: &[DedupLine], output: Option<&PathBuf>) -> Result<()> {
-    let mut out: Box<dyn Write> = match output {
+    let mut out: Box<dyn Write> = match output.filter(|p| p.as_os_str() != "-") {
         Some(path) => Box::new(BufWriter::new(File::create(path)?)),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
