@@ -108,6 +108,13 @@ impl Extractor {
                     Err(Error::Unsupported { name: name.into(), media_type: media_type.into() })
                 }
             },
+            // No magic number: a text format, known by its name or its content. Bytes that
+            // decode to control characters (random bytes, a file of an unknown binary
+            // format) are refused now, as the whole text would be after extraction, so an
+            // upload of them is refused before it is queued.
+            None if !head.is_empty() && sniff::looks_binary(&crate::encoding::decode(head, None).text) => {
+                Err(Error::Binary { name: name.into() })
+            }
             None => {
                 self.formats.iter().map(AsRef::as_ref).find(|format| format.sniff(name, head)).ok_or_else(|| {
                     Error::Unsupported { name: name.into(), media_type: "application/octet-stream".into() }
@@ -289,6 +296,20 @@ mod tests {
         assert_eq!(extractor.detect("notes.html", b"just words").unwrap(), Format::Text);
         assert_eq!(extractor.detect("paper.txt", b"%PDF-1.4\n").unwrap(), Format::Pdf);
         assert!(matches!(extractor.detect("photo.txt", b"\x89PNG\r\n\x1A\n"), Err(Error::Binary { .. })));
+        // Random bytes without a magic number, whatever their name.
+        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        for name in ["random.bin", "notes.txt", "page.html", "read.md"] {
+            assert!(matches!(extractor.detect(name, &random), Err(Error::Binary { .. })), "{name}");
+        }
+        assert!(matches!(extractor.detect("notes.txt", "Plain words, and «quotes».".as_bytes()), Ok(Format::Text)));
     }
 
     #[test]

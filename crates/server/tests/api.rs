@@ -138,6 +138,20 @@ fn errors_are_json_with_meaningful_status_codes() {
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
     let (status, v) = s.upload("picture.png", png, None);
     assert_eq!((status, code(&v)), (415, "unsupported_format".into()), "{v}");
+    // Random bytes (no magic number) are not a document either: refused at upload.
+    let mut x = 0x2545_F491_4F6C_DD1D_u64;
+    let random: Vec<u8> = (0..3000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    for name in ["random.bin", "thesis.txt"] {
+        let (status, v) = s.upload(name, &random, None);
+        assert_eq!((status, code(&v)), (415, "unsupported_format".into()), "{name}: {v}");
+    }
 
     // Nothing was queued by the refused requests.
     assert_eq!(std::fs::read_dir(s.data_dir().join("checks")).unwrap().count(), 0);
