@@ -9,11 +9,15 @@
 //! 3. UTF-16 without a BOM, recognised by its regular high bytes (checked
 //!    before UTF-8: Cyrillic in UTF-16LE is all bytes below 0x80);
 //! 4. valid UTF-8;
-//! 5. "mostly UTF-8": if at most 1 in 20 non-ASCII sequences is invalid, the
-//!    file is UTF-8 with a few broken bytes (a truncated download, a stray
-//!    Latin-1 byte). They become U+FFFD and a [`Warning::InvalidBytes`] says
-//!    how many, rather than the whole file being mis-decoded as a legacy
-//!    encoding;
+//! 5. "mostly UTF-8": if most of the non-ASCII sequences are valid UTF-8
+//!    multi-byte characters (more valid ones than invalid bytes), the file is
+//!    UTF-8 with broken bytes (a truncated download, stray Latin-1 bytes pasted
+//!    in), whatever their share. They become U+FFFD and a
+//!    [`Warning::InvalidBytes`] says how many, rather than the whole file being
+//!    mis-decoded as a legacy encoding (`cÃ©rvix`). A text in a legacy code page
+//!    practically never holds valid multi-byte UTF-8 sequences: in
+//!    Windows-1251 or Latin-1 a letter byte over 0x7F is followed by an ASCII
+//!    byte or another letter, not by the continuation bytes 0x80-0xBF;
 //! 6. statistical detection with `chardetng` (Windows-1251, KOI8-R, IBM866,
 //!    Windows-1252 and the other legacy encodings of the Web); except that
 //!    a text that is at least 95 % ASCII bytes stays UTF-8 as in step 5
@@ -94,7 +98,7 @@ fn detect(bytes: &[u8]) -> Decoded {
     }
     let (text, errors) = decode_counting(UTF_8, bytes);
     let non_ascii = text.chars().filter(|c| !c.is_ascii()).count();
-    if errors > 0 && errors * 20 <= non_ascii.saturating_sub(errors) {
+    if errors > 0 && non_ascii.saturating_sub(errors) > errors {
         return Decoded { text, encoding: UTF_8, warnings: vec![invalid_bytes(UTF_8, errors)] };
     }
     let legacy = decode_with(guess_legacy(bytes), bytes);
@@ -291,6 +295,30 @@ mod tests {
         assert_eq!(decoded.encoding, UTF_8);
         assert_eq!(decoded.text, format!("{RUSSIAN}\u{FFFD}"));
         assert_eq!(decoded.warnings, vec![Warning::InvalidBytes { encoding: "UTF-8".into(), count: 1 }]);
+    }
+
+    /// Issue 52: 190 valid multi-byte characters and 40 stray bytes are UTF-8 with 40
+    /// broken bytes and a warning, not Windows-1252 (`cÃ©rvix`); legacy text stays legacy.
+    #[test]
+    fn many_stray_bytes_among_valid_utf8_still_make_utf8() {
+        let mut bytes = Vec::new();
+        for i in 0..190 {
+            bytes.extend_from_slice("le cérvix ".as_bytes());
+            if i % 19 == 0 || i % 5 == 0 {
+                bytes.push(0xE9); // a Latin-1 é pasted in
+            }
+        }
+        let errors = bytes.iter().filter(|&&b| b == 0xE9).count();
+        assert!(errors * 20 > 190, "the case of the issue: more than 1 in 20 broken");
+        let decoded = decode(&bytes, None);
+        assert_eq!(decoded.encoding, UTF_8);
+        assert!(decoded.text.starts_with("le cérvix "));
+        assert_eq!(decoded.warnings, vec![Warning::InvalidBytes { encoding: "UTF-8".into(), count: errors }]);
+        // Windows-1251 and Latin-1 texts hold no valid multi-byte sequences: unchanged.
+        let (cyrillic, _, _) = WINDOWS_1251.encode(RUSSIAN);
+        assert_eq!(decode(&cyrillic, None).text, RUSSIAN);
+        let (latin, _, _) = encoding_rs::WINDOWS_1252.encode("Le cérvix est visé à l'été, déjà noté. ");
+        assert_eq!(decode(&latin.repeat(30), None).encoding, encoding_rs::WINDOWS_1252);
     }
 
     #[test]
