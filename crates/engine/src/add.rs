@@ -707,10 +707,14 @@ impl Engine {
     /// purges every deleted document (`tessera optimize`). Readers keep their view; a
     /// crash in the middle loses nothing.
     pub fn optimize(&self, max_segments: usize) -> Result<MergeStats> {
+        // The one rule for every surface (CLI, Python, server): a collection keeps a segment.
+        if max_segments == 0 {
+            return Err(Error::Settings("max segments must be at least 1 (a collection keeps one segment)".to_owned()));
+        }
         // A background merge holds the merge lock: let it finish first.
         self.wait_for_merges();
         let mut writer = self.writer()?;
-        Ok(writer.optimize(max_segments.max(1))?)
+        Ok(writer.optimize(max_segments)?)
     }
 }
 

@@ -216,6 +216,13 @@ impl Index {
             };
             docs.push((origin, title, text));
         }
+        // More titles or origins than texts: a caller's mistake (as dedup refuses extra ids).
+        for (what, rest) in [("titles", titles.as_mut()), ("origins", origins.as_mut())] {
+            if let Some(extra) = rest.and_then(Iterator::next) {
+                extra?;
+                return Err(PyValueError::new_err(format!("more {what} than texts ({} texts)", docs.len())));
+            }
+        }
         let summary = py.detach(|| self.engine.add_texts(&config, docs, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
     }

@@ -122,3 +122,15 @@ def test_check_stats_and_near_equal_the_cli(tmp_path, tessera_bin):
     assert index.near((DEMO / "library" / "honey-bees.txt").read_text(encoding="utf-8")) == json.loads(near.stdout)
     merged = index.optimize(max_segments=1)
     assert set(merged) >= {"merges", "docs", "purged"}
+
+
+def test_bad_arguments_are_refused_as_the_cli_refuses_them(tmp_path):
+    index = tessera.Index.create(tmp_path / "lib")
+    with pytest.raises(ValueError, match="more titles than texts"):
+        index.add(["one text here"], titles=["one", "two"])
+    with pytest.raises(ValueError, match="more origins than texts"):
+        index.add(["one text here"], origins=["a.txt", "b.txt"])
+    assert index.add(["one text here"], titles=["one"])["added"]
+    with pytest.raises(ValueError, match="max segments must be at least 1"):
+        index.optimize(max_segments=0)
+    assert index.optimize(max_segments=1)["docs"] >= 0

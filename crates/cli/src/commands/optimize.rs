@@ -22,9 +22,6 @@ pub struct OptimizeArgs {
 }
 
 pub fn run(args: &OptimizeArgs) -> Result<ExitCode> {
-    if args.max_segments == 0 {
-        anyhow::bail!("--max-segments must be at least 1");
-    }
     let engine = super::open_engine(&args.dir, EngineOptions::default())?;
     let stats = engine
         .optimize(args.max_segments)
