@@ -24,6 +24,9 @@ pub struct CrossLanguageStep {
     lexicon: Arc<Loaded>,
     /// Each language's probe terms ([`Lexicon::probes`]).
     probes: Vec<(String, Vec<u32>)>,
+    /// The language pairs the installed dictionaries give, from their file names, read
+    /// once when the step is made (not at every check).
+    installed: Vec<(String, String)>,
 }
 
 impl CrossLanguageStep {
@@ -32,8 +35,12 @@ impl CrossLanguageStep {
     /// check first needs it, and without a dictionary the step is off
     /// ([`CrossLanguageStep::off_because`] says why).
     pub fn new(mode: CrossLanguage, normalizer: &NormalizerConfig) -> Result<Self> {
-        let probes = if mode == CrossLanguage::Off { Vec::new() } else { Lexicon::probes(normalizer)? };
-        let step = Self { mode, normalizer: normalizer.clone(), lexicon: Arc::new(OnceLock::new()), probes };
+        let (probes, installed) = if mode == CrossLanguage::Off {
+            (Vec::new(), Vec::new())
+        } else {
+            (Lexicon::probes(normalizer)?, Lexicon::installed_pairs())
+        };
+        let step = Self { mode, normalizer: normalizer.clone(), lexicon: Arc::new(OnceLock::new()), probes, installed };
         if mode == CrossLanguage::On
             && let Err(e) = load(&step.lexicon, &step.normalizer)
         {
@@ -52,7 +59,7 @@ impl CrossLanguageStep {
         match self.lexicon.get() {
             Some(Err(e)) => Some(format!("translated borrowings are not searched: {e}")),
             Some(Ok(_)) => None,
-            None if Lexicon::is_installed() => None,
+            None if !self.installed.is_empty() => None,
             None => Some(format!(
                 "translated borrowings are not searched: no bilingual dictionary is installed (looked in {}; \
                  install Debian's mueller7-dict for Russian <-> English)",
@@ -96,7 +103,7 @@ impl CrossLanguageStep {
         // language without a built-in list: every collection is searched).
         let pairs = match self.lexicon.get() {
             Some(Ok(lexicon)) => lexicon.targets(&from),
-            _ => Lexicon::installed_pairs().into_iter().filter(|(a, _)| *a == from).map(|(_, b)| b).collect(),
+            _ => self.installed.iter().filter(|(a, _)| *a == from).map(|(_, b)| b.clone()).collect(),
         };
         let targets: Vec<(String, Vec<u32>)> = pairs
             .into_iter()

@@ -82,9 +82,13 @@ fn summary<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>>
     Ok(out)
 }
 
-/// Engine options from the Python arguments (`cross_language`: "auto", "on" or "off").
-fn engine_options(cross_language: &str) -> PyResult<EngineOptions> {
-    let cross_language: CrossLanguage = cross_language.parse().map_err(PyValueError::new_err)?;
+/// Engine options from the Python arguments (`cross_language`: "auto", "on" or "off";
+/// `None`: the engine's default).
+fn engine_options(cross_language: Option<&str>) -> PyResult<EngineOptions> {
+    let cross_language: CrossLanguage = match cross_language {
+        Some(mode) => mode.parse().map_err(PyValueError::new_err)?,
+        None => SearchConfig::default().cross_language,
+    };
     Ok(EngineOptions { search: SearchConfig { cross_language, ..SearchConfig::default() }, ..EngineOptions::default() })
 }
 
@@ -108,10 +112,11 @@ impl Index {
     ///     path: the index directory.
     ///     cross_language: "auto" (checks also find passages translated from sources in
     ///         another language when a bilingual dictionary is installed), "on" (a
-    ///         missing dictionary is an error) or "off".
+    ///         missing dictionary is an error) or "off"; None: the engine's default,
+    ///         "auto".
     #[staticmethod]
-    #[pyo3(signature = (path, cross_language = "auto"))]
-    fn open(py: Python<'_>, path: PathBuf, cross_language: &str) -> PyResult<Self> {
+    #[pyo3(signature = (path, cross_language = None))]
+    fn open(py: Python<'_>, path: PathBuf, cross_language: Option<&str>) -> PyResult<Self> {
         let options = engine_options(cross_language)?;
         let engine = py.detach(|| Engine::open(&path, options)).map_err(errors::engine)?;
         Ok(Self { engine })
@@ -128,7 +133,7 @@ impl Index {
     ///     language: force the language of Latin-script words (ISO 639-1); None detects it.
     ///     cross_language: as in `Index.open`.
     #[staticmethod]
-    #[pyo3(signature = (path, shingle_size = 3, stop_words = true, stemming = true, language = None, cross_language = "auto"))]
+    #[pyo3(signature = (path, shingle_size = 3, stop_words = true, stemming = true, language = None, cross_language = None))]
     fn create(
         py: Python<'_>,
         path: PathBuf,
@@ -136,7 +141,7 @@ impl Index {
         stop_words: bool,
         stemming: bool,
         language: Option<String>,
-        cross_language: &str,
+        cross_language: Option<&str>,
     ) -> PyResult<Self> {
         let options = engine_options(cross_language)?;
         let settings = settings::fingerprint(shingle_size, stop_words, stemming, language);

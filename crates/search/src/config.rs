@@ -102,6 +102,17 @@ pub enum CrossLanguage {
     On,
 }
 
+impl std::fmt::Display for CrossLanguage {
+    /// The name `FromStr` reads: `off`, `auto` or `on`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Off => "off",
+            Self::Auto => "auto",
+            Self::On => "on",
+        })
+    }
+}
+
 impl std::str::FromStr for CrossLanguage {
     type Err = String;
 

@@ -194,7 +194,7 @@ pub struct SearchArgs {
     /// Look for passages translated from sources in another language: `auto` when a
     /// bilingual dictionary is installed (Debian's mueller7-dict for Russian <-> English)
     /// and the languages differ, `on` (an error without a dictionary), or `off`.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value_t = SearchConfig::default().cross_language)]
     pub cross_language: CrossLanguage,
     /// How the translated stage picks its candidates, as a JSON object of
     /// `TranslatedSearchConfig` fields (e.g. '{"max_candidates":20}').

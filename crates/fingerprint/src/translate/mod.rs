@@ -218,12 +218,6 @@ impl Lexicon {
         Ok(lexicon)
     }
 
-    /// Whether a dictionary is installed where [`Lexicon::installed`] looks (the files
-    /// exist; reading them may still fail), without reading it.
-    pub fn is_installed() -> bool {
-        !Self::installed_pairs().is_empty()
-    }
-
     /// The language pairs (`from`, `to`; both directions of each dictionary, sorted) that
     /// [`Lexicon::installed`] would translate, from the dictionaries' file names alone (the
     /// first folder of [`dictionary_dirs`] holding any, as `installed` reads): what a check

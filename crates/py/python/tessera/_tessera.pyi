@@ -465,11 +465,12 @@ class Index:
     """
 
     @staticmethod
-    def open(path: Union[str, os.PathLike[str]], cross_language: str = "auto") -> Index:
+    def open(path: Union[str, os.PathLike[str]], cross_language: Optional[str] = None) -> Index:
         """Opens an existing index. `TesseraError` when there is none at `path`, or it
         cannot be read. `cross_language`: "auto" (checks also find passages translated
         from sources in another language when a bilingual dictionary is installed), "on"
-        (a missing dictionary is a `TesseraError`) or "off"; anything else `ValueError`."""
+        (a missing dictionary is a `TesseraError`) or "off"; None, the engine's default
+        ("auto"); anything else `ValueError`."""
     @staticmethod
     def create(
         path: Union[str, os.PathLike[str]],
@@ -477,7 +478,7 @@ class Index:
         stop_words: bool = True,
         stemming: bool = True,
         language: Optional[str] = None,
-        cross_language: str = "auto",
+        cross_language: Optional[str] = None,
     ) -> Index:
         """Creates an index at `path` with these fingerprint settings (stored in it: every
         later add and check uses them). `FileExistsError` when an index is there already.

@@ -151,13 +151,11 @@ fn score_pair(
             matched += 1;
         }
     }
-    let source_matched: f64 = matched_terms.iter().filter_map(|t| sources.terms.get(t)).map(|(idf, _)| idf).sum();
-    let recall = (matched_weight / suspect_weight.max(f64::MIN_POSITIVE)).min(1.0);
-    let precision = (source_matched / sources.weight[j].max(f64::MIN_POSITIVE)).min(1.0);
-    if matched == 0 || recall.min(precision) < coverage {
+    if matched == 0 {
         return None;
     }
-    Some(Pair { i, j, score: 2.0 * recall * precision / (recall + precision), matched })
+    let score = sources.dice(matched_weight, suspect_weight, &matched_terms, j, coverage)?;
+    Some(Pair { i, j, score, matched })
 }
 
 /// A passage's chain grown at each end by up to `extend_steps` suspect sentences, each
@@ -201,6 +199,19 @@ fn extend(
     chain
 }
 
+impl SourceSentences {
+    /// A sentence pair's score: the Dice of the suspect side's coverage (`matched` of its
+    /// `total` weight) and source sentence `j`'s (the idf of the source terms `held` that
+    /// were matched, over its weight); `None` when either coverage is under `coverage`.
+    fn dice(&self, matched: f64, total: f64, held: &[u32], j: usize, coverage: f64) -> Option<f64> {
+        let recall = (matched / total.max(f64::MIN_POSITIVE)).min(1.0);
+        let source: f64 = held.iter().filter_map(|t| self.terms.get(t)).map(|(idf, _)| idf).sum();
+        let precision = (source / self.weight[j].max(f64::MIN_POSITIVE)).min(1.0);
+        (recall.min(precision) >= coverage && recall + precision > 0.0)
+            .then(|| 2.0 * recall * precision / (recall + precision))
+    }
+}
+
 /// Each suspect sentence's best source sentences.
 fn sentence_pairs(
     suspect: &Query,
@@ -242,14 +253,7 @@ fn sentence_pairs(
             .iter()
             .filter(|(_, e)| e.1 >= config.seed_matches)
             .map(|(&j, (w, matched, _, terms))| {
-                let recall = (w / suspect_weight).min(1.0);
-                let source_matched: f64 = terms.iter().filter_map(|t| sources.terms.get(t)).map(|(idf, _)| idf).sum();
-                let precision = (source_matched / sources.weight[j as usize].max(f64::MIN_POSITIVE)).min(1.0);
-                let score = if recall.min(precision) < config.seed_coverage {
-                    0.0
-                } else {
-                    2.0 * recall * precision / (recall + precision)
-                };
+                let score = sources.dice(*w, suspect_weight, terms, j as usize, config.seed_coverage).unwrap_or(0.0);
                 Pair { i, j: j as usize, score, matched: *matched }
             })
             .filter(|p| p.score >= config.seed_score && p.score > 0.0)
