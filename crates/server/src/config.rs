@@ -8,6 +8,15 @@ use std::time::Duration;
 /// The default upload limit: 100 MB.
 pub const DEFAULT_MAX_UPLOAD_BYTES: u64 = 100 * 1000 * 1000;
 
+/// The default for [`ServerConfig::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+/// The default for [`ServerConfig::header_read_timeout`].
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
+/// The default for [`ServerConfig::body_read_timeout`].
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default for [`ServerConfig::upload_timeout`].
+pub const DEFAULT_UPLOAD_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// Settings of a [`Server`](crate::Server).
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -35,11 +44,24 @@ pub struct ServerConfig {
     /// Requests handled at the same time; one more is answered `503 busy` with
     /// `Retry-After` (health checks excepted), so memory stays bounded under any load.
     pub max_concurrent_requests: usize,
+    /// Connections open at the same time, counted before any handler (default 10,000, kept
+    /// under the process's open-file limit); at the cap new clients wait in the backlog.
+    pub max_connections: usize,
+    /// How long a client has to send a request's head (line and headers), from the
+    /// connection's start or the previous answer; then the connection is closed
+    /// (default 15 s). This also closes a kept-alive connection left idle that long.
+    pub header_read_timeout: Duration,
+    /// Longest wait for the next piece of a request body (default 30 s); past it the
+    /// request is answered `408 slow_upload`.
+    pub body_read_timeout: Duration,
+    /// Longest time to receive a whole request body (default 10 min: 100 MB at 170 KB/s);
+    /// past it the request is answered `408 slow_upload`.
+    pub upload_timeout: Duration,
 }
 
 impl ServerConfig {
     /// Defaults for an index: loopback port 8080, a worker per core (at most 8), 100 MB
-    /// uploads, no token, 30 s per collection.
+    /// uploads, no token, 30 s per collection, 10,000 connections, 15 s for a request head.
     pub fn new(index: impl Into<PathBuf>) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         Self {
@@ -53,6 +75,10 @@ impl ServerConfig {
             collection_timeouts: BTreeMap::new(),
             late_answer_limit: Duration::from_secs(600),
             max_concurrent_requests: 64,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            upload_timeout: DEFAULT_UPLOAD_TIMEOUT,
         }
     }
 

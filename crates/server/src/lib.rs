@@ -57,6 +57,7 @@
 mod api;
 mod assets;
 mod config;
+mod connections;
 mod error;
 mod queue;
 mod server;
@@ -69,7 +70,10 @@ pub use api::{
     CheckView, CollectionView, EditRequest, Health, NewText, ShareTotals, SkippedDocument, SkippedMember, SourceEdit,
     TextCheck,
 };
-pub use config::{DEFAULT_MAX_UPLOAD_BYTES, ServerConfig};
+pub use config::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_UPLOAD_TIMEOUT, ServerConfig,
+};
 pub use error::{ApiError, Error, ErrorBody, ErrorDetail, Result};
 pub use server::Server;
 pub use store::{CheckRecord, CheckStore, Edit, Progress, RECORD_VERSION, Stage, Status};

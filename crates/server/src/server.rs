@@ -1,6 +1,7 @@
 //! [`Server`]: opens the index and the check queue, requeues unfinished checks, serves.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tessera_engine::{Engine, EngineOptions, WriterMode};
 use tokio::net::TcpListener;
@@ -38,6 +39,12 @@ impl Server {
         if config.token.as_deref().is_some_and(str::is_empty) {
             return Err(Error::Config("the token is empty".to_owned()));
         }
+        if config.max_connections == 0 {
+            return Err(Error::Config("the connection limit is 0".to_owned()));
+        }
+        if [config.header_read_timeout, config.body_read_timeout, config.upload_timeout].contains(&Duration::ZERO) {
+            return Err(Error::Config("a read timeout is 0".to_owned()));
+        }
         if config.max_upload_bytes == 0 {
             return Err(Error::Config("the upload limit is 0".to_owned()));
         }
@@ -67,15 +74,12 @@ impl Server {
         crate::api::router(Arc::clone(&self.state))
     }
 
-    /// Starts the workers and serves on `listener` until `shutdown` completes.
+    /// Starts the workers and serves on `listener` until `shutdown` completes, with the
+    /// connection limits of the settings (see [`crate::connections`]); then waits for the
+    /// requests in progress.
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
         crate::worker::start(&self.state, self.state.config.workers);
-        let addr = listener.local_addr().ok();
-        axum::serve(listener, self.router()).with_graceful_shutdown(shutdown).await.map_err(|e| {
-            let addr = addr.map(|a| a.to_string()).unwrap_or_default();
-            // The message is the cause's: name the address in it.
-            let source = std::io::Error::new(e.kind(), format!("serving on {addr}: {e}"));
-            Error::Io { path: addr.into(), source }
-        })
+        crate::connections::serve(listener, self.router(), &self.state.config, shutdown).await;
+        Ok(())
     }
 }

@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use tessera_server::{DEFAULT_MAX_UPLOAD_BYTES, Server, ServerConfig};
+use tessera_server::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UPLOAD_BYTES,
+    DEFAULT_UPLOAD_TIMEOUT, Server, ServerConfig,
+};
 
 use super::{IndexDir, SearchArgs};
 
@@ -37,6 +40,20 @@ pub struct ServeArgs {
     /// Requests handled at the same time; one more is answered 503 busy with Retry-After.
     #[arg(long, default_value_t = 64)]
     max_requests: usize,
+    /// Connections open at the same time (kept under the open-file limit); more wait in
+    /// the backlog.
+    #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// Seconds a client has to send a request's head; an idle kept-alive connection is
+    /// closed after as long.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_HEADER_READ_TIMEOUT.as_secs_f64())]
+    header_timeout: f64,
+    /// Seconds a request body may pause before the request is answered 408.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BODY_READ_TIMEOUT.as_secs_f64())]
+    body_timeout: f64,
+    /// Seconds a whole request body may take before the request is answered 408.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_UPLOAD_TIMEOUT.as_secs_f64())]
+    upload_timeout: f64,
     /// Seconds a check waits for each collection before its report goes out partial.
     #[arg(long, default_value_t = 30.0)]
     collection_timeout: f64,
@@ -57,6 +74,13 @@ fn seconds(s: &str) -> std::result::Result<Duration, String> {
     Duration::try_from_secs_f64(v).map_err(|_| format!("{s:?} is not a usable number of seconds"))
 }
 
+fn positive_seconds(flag: &str, value: f64) -> Result<Duration> {
+    match Duration::try_from_secs_f64(value) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => bail!("{flag} must be a positive number of seconds, not {value}"),
+    }
+}
+
 /// Runs `tessera serve` until Ctrl-C or SIGTERM.
 pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     let mut config = ServerConfig::new(&args.index.dir);
@@ -74,6 +98,13 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         bail!("--max-requests must be at least 1");
     }
     config.max_concurrent_requests = args.max_requests;
+    if args.max_connections == 0 {
+        bail!("--max-connections must be at least 1");
+    }
+    config.max_connections = args.max_connections;
+    config.header_read_timeout = positive_seconds("--header-timeout", args.header_timeout)?;
+    config.body_read_timeout = positive_seconds("--body-timeout", args.body_timeout)?;
+    config.upload_timeout = positive_seconds("--upload-timeout", args.upload_timeout)?;
     config.collection_timeout = seconds(&args.collection_timeout.to_string()).map_err(anyhow::Error::msg)?;
     config.collection_timeouts = args.timeouts.iter().cloned().collect();
     let _ = tracing_subscriber::fmt()

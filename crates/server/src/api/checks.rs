@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tessera_engine::{Document, Report, Sniffed};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::connections::is_slow_upload;
 use crate::error::{ApiError, ErrorBody, engine_error};
 use crate::state::{AppState, blocking};
 use crate::store::{CheckRecord, Edit, Progress, Stage, Staged, Status, new_id};
@@ -181,6 +182,9 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
 fn json_rejection(state: &AppState, e: &axum::extract::rejection::JsonRejection) -> ApiError {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE || e.body_text().contains("length limit") {
         return too_large(state);
+    }
+    if is_slow_upload(e) {
+        return super::slow_upload();
     }
     ApiError::bad_request(e.body_text())
 }

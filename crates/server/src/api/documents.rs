@@ -14,15 +14,13 @@ use utoipa::ToSchema;
 use crate::error::{ApiError, ErrorBody, engine_error};
 use crate::state::{AppState, blocking};
 
-use super::{authorize, clean_member_name, clean_name, multipart_error};
+use super::{authorize, clean_member_name, clean_name, json_body_error, multipart_error};
 
 async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocuments, Vec<SkippedMember>), ApiError> {
     let content_type =
         request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     if content_type.starts_with("application/json") {
-        let Json(body) = Json::<AddDocuments>::from_request(request, &())
-            .await
-            .map_err(|e| ApiError::new(e.status(), "bad_request", e.body_text()))?;
+        let Json(body) = Json::<AddDocuments>::from_request(request, &()).await.map_err(|e| json_body_error(&e))?;
         return Ok((body, Vec::new()));
     }
     if !content_type.starts_with("multipart/form-data") {

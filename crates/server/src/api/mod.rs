@@ -14,6 +14,7 @@ use axum::{Json, Router};
 use utoipa::OpenApi;
 
 use crate::assets;
+use crate::connections::{SlowBody, is_slow_upload};
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 use crate::store::{Edit, Progress, Stage, Status};
@@ -101,6 +102,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         // Outside the body limit: its own `413` for a declared length over the limit is
         // plain text, and every answer of the API is JSON.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), slow_bodies))
         .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), admission))
         .layer(axum::middleware::map_response(security_headers))
@@ -126,6 +128,27 @@ async fn admission(State(state): State<Arc<AppState>>, request: Request, next: N
         return response;
     };
     next.run(request).await
+}
+
+/// A request body must keep coming (see [`crate::connections`]): a client that stops
+/// sending holds a request slot and its connection for a bounded time only.
+async fn slow_bodies(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let (idle, total) = (state.config.body_read_timeout, state.config.upload_timeout);
+    next.run(request.map(|body| axum::body::Body::new(SlowBody::new(body, idle, total)))).await
+}
+
+/// The answer to a body cut off by [`slow_bodies`].
+pub(crate) fn slow_upload() -> ApiError {
+    ApiError::new(StatusCode::REQUEST_TIMEOUT, "slow_upload", "the request body arrived too slowly; send it again")
+}
+
+/// A JSON body that could not be read or parsed: `408` when it came too slowly, else the
+/// extractor's own status.
+pub(crate) fn json_body_error(e: &axum::extract::rejection::JsonRejection) -> ApiError {
+    if is_slow_upload(e) {
+        return slow_upload();
+    }
+    ApiError::new(e.status(), "bad_request", e.body_text())
 }
 
 /// Headers that keep the page and the reports it shows (user content) from being framed,
@@ -211,6 +234,9 @@ fn clean_member_name(raw: &str) -> String {
 fn multipart_error(e: &axum::extract::multipart::MultipartError) -> ApiError {
     // A body sent without a length (chunked) runs into the body limit while the form is
     // read: the same refusal as a declared length over the limit.
+    if is_slow_upload(e) {
+        return slow_upload();
+    }
     let mut cause: Option<&dyn std::error::Error> = Some(e);
     let mut over_limit = false;
     while let Some(c) = cause {

@@ -15,7 +15,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::state::{AppState, blocking};
 use crate::store::{Edit, Status};
 
-use super::{authorize, stem_of};
+use super::{authorize, json_body_error, stem_of};
 
 /// Reviewer's edits to a report.
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -59,7 +59,7 @@ pub(super) async fn edit_report(
     body: Result<Json<EditRequest>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Json<Report>, ApiError> {
     authorize(&state, &headers)?;
-    let Json(edits) = body.map_err(|e| ApiError::new(e.status(), "bad_request", e.body_text()))?;
+    let Json(edits) = body.map_err(|e| json_body_error(&e))?;
     let (_, report) = state
         .update(&id, move |state, record| {
             if !matches!(record.status, Status::Partial | Status::Done) {
