@@ -594,7 +594,10 @@ impl Engine {
 
     /// Adds files and folders (recursively, in sorted order; archives give one document
     /// per member) to a collection under `mode`. Extraction and fingerprinting run in
-    /// parallel batches; files that fail are listed in the summary and skipped. Under
+    /// parallel batches of at most [`EngineOptions::batch_size`] files whose expected
+    /// cost ([`Engine::expected_cost`]) fits [`EngineOptions::memory_limit`] together (a
+    /// file over it alone), so memory follows the limit, not the folder; files that fail
+    /// are listed in the summary and skipped. Under
     /// [`AddMode::All`] the add is one commit at the end (an index error stops it and
     /// nothing of it is committed); under [`AddMode::IfNew`] each batch is committed.
     pub fn add_paths(
@@ -610,7 +613,7 @@ impl Engine {
         let mut session = self.add_session(collection, mode)?;
         let mut summary = AddSummary::default();
         let mut done = 0u64;
-        for chunk in files.chunks(self.options().batch_size.max(1)) {
+        for chunk in self.batches_within_memory(&files) {
             let prepared: Vec<Vec<(String, Result<Prepared>)>> =
                 chunk.par_iter().map(|path| self.prepare_documents(path)).collect();
             let mut docs = Vec::new();
@@ -636,6 +639,39 @@ impl Engine {
         Ok(summary)
     }
 
+    /// `files` in order, cut into batches of at most [`EngineOptions::batch_size`] files
+    /// whose expected cost fits [`EngineOptions::memory_limit`] together.
+    fn batches_within_memory<'a>(&self, files: &'a [PathBuf]) -> Vec<&'a [PathBuf]> {
+        let (limit, most) = (self.options().memory_limit, self.options().batch_size.max(1));
+        let mut batches = Vec::new();
+        let (mut start, mut cost) = (0, 0u64);
+        for (i, path) in files.iter().enumerate() {
+            let this = self.file_cost(path);
+            if i > start && (i - start >= most || cost.saturating_add(this) > limit) {
+                batches.push(&files[start..i]);
+                (start, cost) = (i, 0);
+            }
+            cost = cost.saturating_add(this);
+        }
+        if start < files.len() {
+            batches.push(&files[start..]);
+        }
+        batches
+    }
+
+    /// The expected cost of extracting and adding a file, from its size and head (a
+    /// file that cannot be read costs nothing: it fails at once).
+    fn file_cost(&self, path: &Path) -> u64 {
+        let Ok(mut file) = std::fs::File::open(path) else { return 0 };
+        let size = file.metadata().map_or(0, |m| m.len());
+        let mut head = Vec::with_capacity(tessera_extract::HEAD_LEN);
+        let _ = std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut file, tessera_extract::HEAD_LEN as u64),
+            &mut head,
+        );
+        self.expected_cost(crate::memory::Work::Index, &path.display().to_string(), &head, size)
+    }
+
     /// Adds texts `(origin, title, text)` to a collection under `mode`, fingerprinting
     /// them in parallel batches (one batch in memory at a time) and committing at the end
     /// (under [`AddMode::IfNew`], each batch).
@@ -655,7 +691,16 @@ impl Engine {
         let mut iter = texts.into_iter().peekable();
         let mut done = 0u64;
         while iter.peek().is_some() {
-            let batch: Vec<(String, String, String)> = iter.by_ref().take(self.options().batch_size.max(1)).collect();
+            let mut batch: Vec<(String, String, String)> =
+                iter.by_ref().take(self.options().batch_size.max(1)).collect();
+            // A text over the cap for one document fails by name; the others go on.
+            batch.retain(|(origin, _, text)| match self.check_text_len(origin, text.len()) {
+                Ok(()) => true,
+                Err(e) => {
+                    summary.failed.push(FailedDocument { origin: origin.clone(), reason: describe_error(&e) });
+                    false
+                }
+            });
             let prepared: Vec<Prepared> = batch
                 .into_par_iter()
                 .map(|(origin, title, text)| self.prepare(origin, Extracted::from_text(text, Some(title))))
@@ -683,6 +728,7 @@ impl Engine {
         text: &str,
         mode: AddMode,
     ) -> Result<AddOutcome> {
+        self.check_text_len(origin, text.len())?;
         let mut session = self.add_session(collection, mode)?;
         let doc = self.prepare(origin.to_owned(), Extracted::from_text(text.to_owned(), Some(title.to_owned())));
         let outcome = session.add(&doc)?;

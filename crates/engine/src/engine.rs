@@ -32,6 +32,11 @@ pub struct EngineOptions {
     pub report: ReportOptions,
     /// Memory the index writer may buffer before it writes a segment.
     pub memory_budget: usize,
+    /// Memory the documents in progress are expected to take at most, together: the
+    /// server starts a check, and `tessera index` a batch of files, only when their
+    /// expected cost ([`crate::memory`]) fits under it; a single document over it runs
+    /// alone. Default [`DEFAULT_MEMORY_LIMIT`](crate::memory::DEFAULT_MEMORY_LIMIT).
+    pub memory_limit: u64,
     /// Documents prepared in parallel per batch (bounds memory between extraction and
     /// the writer).
     pub batch_size: usize,
@@ -50,6 +55,7 @@ impl Default for EngineOptions {
             chunk_bytes: 4 << 20,
             report: ReportOptions::default(),
             memory_budget: 256 << 20,
+            memory_limit: crate::memory::DEFAULT_MEMORY_LIMIT,
             batch_size: 256,
             merge: MergePolicy::default(),
             writer: WriterMode::default(),

@@ -110,7 +110,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum ErrorKind {
     /// The document's format is not one Tessera reads, or it is binary.
     Unsupported,
-    /// The document or one of its parts is larger than a limit allows.
+    /// The document, one of its parts or its text is larger than a limit allows.
     TooLarge,
     /// The document is empty.
     Empty,
@@ -140,7 +140,7 @@ impl Error {
         use tessera_index::Error as I;
         match self {
             Error::Extract(X::Unsupported { .. } | X::Binary { .. }) => ErrorKind::Unsupported,
-            Error::Extract(X::TooLarge { .. }) => ErrorKind::TooLarge,
+            Error::Extract(X::TooLarge { .. } | X::TextTooLarge { .. }) => ErrorKind::TooLarge,
             Error::Extract(X::Empty { .. }) => ErrorKind::Empty,
             Error::Extract(X::Archive { .. }) => ErrorKind::Archive,
             Error::Extract(_) => ErrorKind::Unreadable,

@@ -39,6 +39,7 @@ pub mod dedup_defaults;
 mod engine;
 mod error;
 mod fingerprinter;
+pub mod memory;
 mod near;
 mod notices;
 mod pair;
@@ -71,7 +72,8 @@ pub use tessera_core::{
 };
 // The names surfaces need from the stages, and nothing else of them.
 pub use tessera_extract::{
-    Document, ExtractConfig, Extracted, Extractor, Format, Metadata, Trick, UnpackLimits, Warning, WorkerCommand,
+    DEFAULT_MAX_TEXT_BYTES, Document, ExtractConfig, Extracted, Extractor, Format, HEAD_LEN, Metadata, Trick,
+    UnpackLimits, Warning, WorkerCommand,
 };
 pub use tessera_index::{CollectionInfo, DocMeta, MergePolicy, MergeStats, VerifyReport};
 pub use tessera_report::{

@@ -28,11 +28,40 @@ pub(crate) struct TextBuilder {
     /// Hidden text was removed after a letter: a letter pushed next gets a
     /// space before it.
     gap_pending: bool,
+    /// The longest text kept ([`ExtractConfig::max_text_bytes`](crate::ExtractConfig));
+    /// `None`: no limit.
+    limit: Option<usize>,
+    /// The text passed `limit`: nothing more is kept, and [`finish`](Self::finish) fails.
+    over: bool,
 }
 
 impl TextBuilder {
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// A builder that keeps at most `limit` bytes of text: past it, pieces are dropped
+    /// and [`finish`](Self::finish) fails with [`Error::TextTooLarge`], so a document
+    /// whose text would pass the limit never holds more than it.
+    pub(crate) fn with_limit(limit: usize) -> Self {
+        Self { limit: Some(limit), ..Self::default() }
+    }
+
+    /// Whether the text passed the limit (the rest of the document may be skipped).
+    pub(crate) fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Whether `more` bytes still fit under the limit; marks the builder over it if not.
+    fn fits(&mut self, more: usize) -> bool {
+        if self.over {
+            return false;
+        }
+        if self.limit.is_some_and(|limit| self.text.len().saturating_add(more) > limit) {
+            self.over = true;
+            return false;
+        }
+        true
     }
 
     /// The text so far.
@@ -42,7 +71,7 @@ impl TextBuilder {
 
     /// Appends visible text that came from `place`.
     pub(crate) fn push(&mut self, s: &str, place: Place) {
-        if s.is_empty() {
+        if s.is_empty() || !self.fits(s.len() + 1) {
             return;
         }
         self.close_gap(s);
@@ -64,6 +93,9 @@ impl TextBuilder {
     pub(crate) fn push_char(&mut self, c: char, place: Place, bbox: BBox) {
         let mut buf = [0u8; 4];
         let s = c.encode_utf8(&mut buf);
+        if !self.fits(s.len() + 1) {
+            return;
+        }
         self.close_gap(s);
         let start = self.text.len();
         self.text.push(c);
@@ -151,8 +183,12 @@ impl TextBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::Empty`] naming `name` when no visible text was found.
+    /// [`Error::Empty`] naming `name` when no visible text was found;
+    /// [`Error::TextTooLarge`] when the text passed the limit.
     pub(crate) fn finish(mut self, name: &str, format: Format) -> Result<Extracted> {
+        if let (true, Some(limit)) = (self.over, self.limit) {
+            return Err(Error::TextTooLarge { name: name.into(), limit: limit as u64 });
+        }
         let trimmed = self.text.trim_end().len();
         self.text.truncate(trimmed);
         self.origins.retain(|o| o.start < trimmed);
@@ -254,5 +290,17 @@ mod tests {
         let mut b = TextBuilder::new();
         b.hidden("all hidden", Trick::HiddenText, para(1));
         assert!(matches!(b.finish("y.docx", Format::Docx), Err(Error::Empty { name }) if name == "y.docx"));
+    }
+
+    #[test]
+    fn text_past_the_limit_fails_without_being_kept() {
+        let mut b = TextBuilder::with_limit(10);
+        b.push("12345", para(1));
+        assert!(!b.is_over());
+        b.push("678901", para(1));
+        assert!(b.is_over());
+        assert_eq!(b.text(), "12345");
+        let e = b.finish("big.docx", Format::Docx).unwrap_err();
+        assert_eq!(e.to_string(), "big.docx: its text is over the limit of 10 bytes");
     }
 }

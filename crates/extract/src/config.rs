@@ -9,6 +9,19 @@ use crate::worker::WorkerCommand;
 /// The default for [`ExtractConfig::max_bytes`]: 256 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
+/// The default for [`ExtractConfig::max_text_bytes`]: 16 MiB of UTF-8, some four times
+/// the text of the longest thesis (a 1,000-page dissertation in Russian is about 4 MB).
+/// A document costs about 12 times its text while it is read, fingerprinted and reported
+/// (docs/performance.md, "Memory per document"), so this cap is what bounds one
+/// document's memory.
+pub const DEFAULT_MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A document without a magic number (plain text, Markdown, HTML) or an archive member
+/// without one is refused unread past this many bytes per byte of
+/// [`ExtractConfig::max_text_bytes`]: no supported encoding makes text smaller than a
+/// quarter of its bytes (UTF-16 halves it), so such bytes could only give a text over the cap.
+pub const MAX_BYTES_PER_TEXT_BYTE: u64 = 4;
+
 /// Settings for extraction. Plain data: build it with struct update syntax
 /// or deserialize it; every field has a default.
 ///
@@ -25,6 +38,11 @@ pub struct ExtractConfig {
     /// [`Error::TooLarge`](crate::Error::TooLarge); for a file this is decided
     /// from its metadata, before anything is read.
     pub max_bytes: u64,
+    /// Longest text kept from one document, in bytes of UTF-8. A longer one fails with
+    /// [`Error::TextTooLarge`](crate::Error::TextTooLarge), as soon as its text passes
+    /// the cap (structured formats) or, for text formats and archive members without a
+    /// magic number, before more than [`MAX_BYTES_PER_TEXT_BYTE`] times the cap is read.
+    pub max_text_bytes: u64,
     /// HTML: keep only the main content (the article a Readability pass
     /// finds). When `false`, or when no article is found, the whole body is
     /// kept minus scripts, styles, navigation, header, footer and asides.
@@ -45,10 +63,26 @@ pub struct ExtractConfig {
     pub ocr: bool,
 }
 
+impl ExtractConfig {
+    /// The longest text kept, as a length (see [`max_text_bytes`](Self::max_text_bytes)).
+    #[must_use]
+    pub fn text_limit(&self) -> usize {
+        usize::try_from(self.max_text_bytes).unwrap_or(usize::MAX)
+    }
+
+    /// The most bytes read of a document or member without a magic number: past them,
+    /// its text would be over [`max_text_bytes`](Self::max_text_bytes).
+    #[must_use]
+    pub fn text_bytes_cap(&self) -> u64 {
+        self.max_text_bytes.saturating_mul(MAX_BYTES_PER_TEXT_BYTE)
+    }
+}
+
 impl Default for ExtractConfig {
     fn default() -> Self {
         Self {
             max_bytes: DEFAULT_MAX_BYTES,
+            max_text_bytes: DEFAULT_MAX_TEXT_BYTES,
             main_content: true,
             unpack: UnpackLimits::default(),
             isolation: None,

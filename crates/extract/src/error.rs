@@ -44,6 +44,16 @@ pub enum Error {
         /// The configured limit in bytes.
         limit: u64,
     },
+    /// The document's text is longer than
+    /// [`ExtractConfig::max_text_bytes`](crate::ExtractConfig::max_text_bytes) (or its
+    /// bytes, without a magic number, could only give such a text).
+    #[error("{name}: its text is over the limit of {limit} bytes")]
+    TextTooLarge {
+        /// The document's name.
+        name: String,
+        /// The configured limit in bytes of text.
+        limit: u64,
+    },
     /// The document is in a recognised format this build cannot extract yet
     /// (for example a PDF or a ZIP archive).
     #[error("{name}: unsupported format {media_type}")]

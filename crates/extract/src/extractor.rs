@@ -144,10 +144,17 @@ impl Extractor {
         if bytes.is_empty() {
             return Err(Error::Empty { name: name.into() });
         }
+        if size > self.config.text_bytes_cap() && sniff::signature(bytes.get(..HEAD_LEN).unwrap_or(bytes)).is_none() {
+            return Err(self.text_too_large(name));
+        }
         let mut extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
-        // Holds custom extractors to the same contract as the built-in ones.
+        // Holds custom extractors (and the text formats) to the same contract as the
+        // built-in structured ones.
         if is_blank(&extracted.text) {
             return Err(Error::Empty { name: name.into() });
+        }
+        if extracted.text.len() > self.config.text_limit() {
+            return Err(self.text_too_large(name));
         }
         let tricks = bypass::scan(&extracted.text, &extracted.origins);
         extracted.warnings.extend(tricks);
@@ -174,7 +181,7 @@ impl Extractor {
     /// still extracted. Never empty.
     #[must_use]
     pub fn extract_documents(&self, name: &str, bytes: &[u8]) -> Vec<Document> {
-        let budget = Budget::new(&self.config.unpack);
+        let budget = Budget::for_archive(&self.config);
         let mut out = Vec::new();
         self.collect(name, bytes, 0, &budget, &mut out);
         out
@@ -232,20 +239,36 @@ impl Extractor {
         }
     }
 
+    fn text_too_large(&self, name: &str) -> Error {
+        Error::TextTooLarge { name: name.into(), limit: self.config.max_text_bytes }
+    }
+
+    /// Reads a file under [`ExtractConfig::max_bytes`], and, when it has no magic number
+    /// (a text format), under [`ExtractConfig::text_bytes_cap`]: its head is read first.
     fn read_file(&self, path: &Path) -> Result<Vec<u8>> {
         let name = path.display().to_string();
         let io = |reason| Error::Io { path: path.to_path_buf(), reason };
-        let file = std::fs::File::open(path).map_err(io)?;
+        let mut file = std::fs::File::open(path).map_err(io)?;
         let size = file.metadata().map_err(io)?.len();
         let limit = self.config.max_bytes;
         if size > limit {
             return Err(Error::TooLarge { name, size, limit });
         }
-        let capacity = usize::try_from(size).unwrap_or(0);
-        let mut bytes = Vec::with_capacity(capacity);
-        file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(size.min(HEAD_LEN as u64)).unwrap_or(0));
+        (&mut file).take(HEAD_LEN as u64).read_to_end(&mut bytes).map_err(io)?;
+        let text_cap = self.config.text_bytes_cap();
+        let is_text = sniff::signature(&bytes).is_none();
+        if is_text && size > text_cap {
+            return Err(self.text_too_large(&name));
+        }
+        let cap = if is_text { limit.min(text_cap) } else { limit };
+        bytes.reserve(usize::try_from(size.min(cap)).unwrap_or(0).saturating_sub(bytes.len()));
+        file.take(cap.saturating_add(1).saturating_sub(bytes.len() as u64)).read_to_end(&mut bytes).map_err(io)?;
         let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-        if read > limit {
+        if read > cap {
+            if is_text && cap == text_cap {
+                return Err(self.text_too_large(&name));
+            }
             return Err(Error::TooLarge { name, size: read.max(size), limit });
         }
         Ok(bytes)

@@ -159,7 +159,7 @@ mod unpack;
 pub mod worker;
 
 pub use archive::Document;
-pub use config::{DEFAULT_MAX_BYTES, ExtractConfig, UnpackLimits};
+pub use config::{DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXT_BYTES, ExtractConfig, MAX_BYTES_PER_TEXT_BYTE, UnpackLimits};
 pub use doc::DocExtractor;
 pub use error::{Error, Result};
 pub use extract::Extract;

@@ -77,7 +77,7 @@ fn load_error(name: &str, error: PdfiumError) -> Error {
 }
 fn extract_document(pdfium: &Pdfium, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
     let document = pdfium.load_pdf_from_byte_slice(bytes, None).map_err(|e| load_error(name, e))?;
-    let mut builder = TextBuilder::new();
+    let mut builder = TextBuilder::with_limit(config.text_limit());
     if !ends_with_eof_marker(bytes) {
         builder.warn(Warning::Damaged { problem: "truncated: no %%EOF at the end of the file".into() });
     }

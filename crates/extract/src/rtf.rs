@@ -53,10 +53,10 @@ impl Extract for RtfExtractor {
         head.starts_with(b"{\\rtf")
     }
 
-    fn extract(&self, name: &str, bytes: &[u8], _config: &ExtractConfig) -> Result<Extracted> {
+    fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
         let mut parser = Parser::new(bytes);
         parser.run();
-        parser.finish(name)
+        parser.finish(name, config.text_limit())
     }
 }
 
@@ -656,9 +656,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn finish(mut self, name: &str) -> Result<Extracted> {
+    fn finish(mut self, name: &str, text_limit: usize) -> Result<Extracted> {
         let has_pages = self.body.iter().any(|e| matches!(e, Event::Page));
-        let mut builder = TextBuilder::new();
+        let mut builder = TextBuilder::with_limit(text_limit);
         let mut paragraph = 1u32;
         let mut filled = false;
         let events = std::mem::take(&mut self.body).into_iter().chain(std::mem::take(&mut self.notes));

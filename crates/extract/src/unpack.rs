@@ -24,7 +24,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::config::UnpackLimits;
-use crate::{Error, Result};
+use crate::sniff::{self, HEAD_LEN};
+use crate::{Error, ExtractConfig, Result};
 
 /// Members smaller than this (unpacked) may compress as well as they like;
 /// larger ones are held to [`UnpackLimits::max_ratio`].
@@ -41,6 +42,19 @@ const MAX_PREALLOC: u64 = 1 << 26;
 pub(crate) struct Budget {
     pub(crate) limits: UnpackLimits,
     unpacked: Cell<u64>,
+    /// Archives: the text cap ([`ExtractConfig::max_text_bytes`]) of members without
+    /// a magic number, which are read no further than
+    /// [`ExtractConfig::text_bytes_cap`].
+    text: Option<TextCap>,
+}
+
+/// The text cap of archive members without a magic number.
+#[derive(Debug, Clone, Copy)]
+struct TextCap {
+    /// The limit on text, for the error.
+    max_text: u64,
+    /// The most bytes read of such a member.
+    bytes: u64,
 }
 
 /// How a member's packed size is known, for the ratio guard.
@@ -60,6 +74,8 @@ pub(crate) enum Packed {
 enum Trip {
     /// The member's own cap (`max_bytes`).
     Member,
+    /// A member without a magic number, past the bytes its text may come from.
+    Text,
     /// The container's budget.
     Total,
     /// The compression ratio, measured while reading or declared.
@@ -68,7 +84,14 @@ enum Trip {
 
 impl Budget {
     pub(crate) fn new(limits: &UnpackLimits) -> Self {
-        Self { limits: limits.clone(), unpacked: Cell::new(0) }
+        Self { limits: limits.clone(), unpacked: Cell::new(0), text: None }
+    }
+
+    /// The budget of an archive: members without a magic number (text) are held to the
+    /// text cap of `config` as they are read.
+    pub(crate) fn for_archive(config: &ExtractConfig) -> Self {
+        let text = TextCap { max_text: config.max_text_bytes, bytes: config.text_bytes_cap() };
+        Self { text: Some(text), ..Self::new(&config.unpack) }
     }
 
     /// Bytes unpacked so far, all members together.
@@ -128,12 +151,23 @@ impl Budget {
         let mut guarded = self.guard(reader, packed, max_bytes);
         let reserve = size_hint.unwrap_or(0).min(guarded.cap).min(MAX_PREALLOC);
         let mut bytes = Vec::with_capacity(usize::try_from(reserve).unwrap_or(0));
-        let result = guarded.read_to_end(&mut bytes);
+        // The head first: a member without a magic number is text, read no further than
+        // its text could come from.
+        let mut result = (&mut guarded).take(HEAD_LEN as u64).read_to_end(&mut bytes);
+        if result.is_ok() {
+            if let Some(text) = self.text
+                && sniff::signature(&bytes).is_none()
+            {
+                guarded.limit_text(text.bytes);
+            }
+            result = guarded.read_to_end(&mut bytes);
+        }
         let trip = guarded.trip;
         let read = guarded.read;
         self.unpacked.set(self.unpacked.get().saturating_add(read));
         match (result, trip) {
             (_, Some(Trip::Member)) => Err(Error::TooLarge { name: name.into(), size: read, limit: max_bytes }),
+            (_, Some(Trip::Text)) => Err(self.text_error(name)),
             (_, Some(trip)) => Err(self.error(name, trip)),
             (Err(e), None) => Err(Error::Malformed { name: name.into(), format, reason: io_reason(&e) }),
             (Ok(_), None) => Ok(bytes),
@@ -153,6 +187,7 @@ impl Budget {
             read: 0,
             cap: max_bytes.min(self.left()),
             member_cap: max_bytes,
+            text_cap: None,
             packed,
             start,
             max_ratio: self.limits.max_ratio,
@@ -160,10 +195,15 @@ impl Budget {
         }
     }
 
+    /// The error of a member stopped by the text cap, naming `name`.
+    fn text_error(&self, name: &str) -> Error {
+        Error::TextTooLarge { name: name.into(), limit: self.text.map_or(0, |t| t.max_text) }
+    }
+
     /// The error of a tripped guard, naming `name`.
     fn error(&self, name: &str, trip: Trip) -> Error {
         let limit = match trip {
-            Trip::Member | Trip::Total => {
+            Trip::Member | Trip::Total | Trip::Text => {
                 format!("unpacks to more than {} bytes (the unpack budget)", self.limits.max_total_bytes)
             }
             Trip::Ratio { unpacked, packed, declared } => format!(
@@ -180,6 +220,7 @@ impl Budget {
     pub(crate) fn tripped<R>(&self, name: &str, guarded: &Guarded<R>) -> Option<Error> {
         match guarded.trip? {
             Trip::Member => Some(Error::TooLarge { name: name.into(), size: guarded.read, limit: guarded.member_cap }),
+            Trip::Text => Some(self.text_error(name)),
             trip => Some(self.error(name, trip)),
         }
     }
@@ -224,6 +265,8 @@ pub(crate) struct Guarded<R> {
     /// Most bytes it may give out: the member cap or the budget left.
     cap: u64,
     member_cap: u64,
+    /// The text cap, once the member's head showed no magic number.
+    text_cap: Option<u64>,
     packed: Packed,
     /// The packed counter when this member started.
     start: u64,
@@ -244,6 +287,15 @@ impl<R> Guarded<R> {
         self.cap = self.cap.saturating_add(extra).min(self.member_cap);
     }
 
+    /// Holds the rest of the member to `cap` bytes in all (a member without a magic
+    /// number, whose text this many bytes would already put over the text cap).
+    fn limit_text(&mut self, cap: u64) {
+        if cap < self.cap {
+            self.cap = cap;
+            self.text_cap = Some(cap);
+        }
+    }
+
     fn stop(&mut self, trip: Trip) -> io::Error {
         self.trip = Some(trip);
         io::Error::other("unpack limit reached")
@@ -262,7 +314,13 @@ impl<R: Read> Read for Guarded<R> {
         let n = self.inner.read(buf)?;
         self.read = self.read.saturating_add(n as u64);
         if self.read > self.cap {
-            let trip = if self.cap == self.member_cap { Trip::Member } else { Trip::Total };
+            let trip = if self.text_cap == Some(self.cap) {
+                Trip::Text
+            } else if self.cap == self.member_cap {
+                Trip::Member
+            } else {
+                Trip::Total
+            };
             return Err(self.stop(trip));
         }
         if let Packed::Counted(counter) = &self.packed

@@ -94,6 +94,7 @@ enum WireError {
     Empty,
     Binary,
     TooLarge { size: u64, limit: u64 },
+    TextTooLarge { limit: u64 },
     Unsupported { media_type: String },
     Encrypted,
     Malformed { format: String, reason: String },
@@ -109,6 +110,7 @@ impl WireError {
             Error::Empty { .. } => WireError::Empty,
             Error::Binary { .. } => WireError::Binary,
             Error::TooLarge { size, limit, .. } => WireError::TooLarge { size, limit },
+            Error::TextTooLarge { limit, .. } => WireError::TextTooLarge { limit },
             Error::Unsupported { media_type, .. } => WireError::Unsupported { media_type },
             Error::Encrypted { .. } => WireError::Encrypted,
             Error::Malformed { format, reason, .. } => WireError::Malformed { format: format.into(), reason },
@@ -124,6 +126,7 @@ impl WireError {
             WireError::Empty => Error::Empty { name },
             WireError::Binary => Error::Binary { name },
             WireError::TooLarge { size, limit } => Error::TooLarge { name, size, limit },
+            WireError::TextTooLarge { limit } => Error::TextTooLarge { name, limit },
             WireError::Unsupported { media_type } => Error::Unsupported { name, media_type },
             WireError::Encrypted => Error::Encrypted { name },
             WireError::Malformed { format, reason } => {

@@ -7,7 +7,9 @@
 
 mod support;
 
+use std::io::Read;
 use support::bombs;
+
 use tessera_extract::{Document, Error, ExtractConfig, Extractor, UnpackLimits};
 
 /// The unpacked byte count an error reports (`unpacks N bytes from M ...`).
@@ -107,4 +109,74 @@ fn the_budget_is_counted_as_bytes_arrive() {
         matches!(&docs[1].result, Err(Error::Limit { name, limit }) if name == "small.zip!/zeros.txt" && limit.contains("1048576 bytes")),
         "{docs:?}"
     );
+}
+
+/// The text cap (issue 52): a document whose text passes `max_text_bytes` fails by name,
+/// and a member or file without a magic number is read no further than 4 times the cap.
+mod text_cap {
+    use super::*;
+
+    const CAP: u64 = 1 << 20;
+
+    fn capped() -> Extractor {
+        Extractor::new(ExtractConfig { max_text_bytes: CAP, ..ExtractConfig::default() })
+    }
+
+    fn text_too_large(doc: &Document) -> &str {
+        match &doc.result {
+            Err(Error::TextTooLarge { name, limit }) => {
+                assert_eq!(*limit, CAP);
+                name
+            }
+            other => panic!("{}: {other:?}", doc.name),
+        }
+    }
+
+    #[test]
+    fn an_archive_member_of_text_is_refused_after_four_times_the_cap() {
+        // 64 MiB of text at ~100:1, under the ratio guard: stopped after 4 MiB.
+        let bytes = bombs::zip_of_text(64 << 20);
+        let docs = capped().extract_documents("near.zip", &bytes);
+        assert_eq!(docs.len(), 2, "{docs:?}");
+        assert!(docs[0].result.is_ok());
+        assert_eq!(text_too_large(&docs[1]), "near.zip!/big.txt");
+        let e = docs[1].result.as_ref().unwrap_err().to_string();
+        assert_eq!(e, "near.zip!/big.txt: its text is over the limit of 1048576 bytes");
+    }
+
+    #[test]
+    fn text_between_the_cap_and_four_times_it_is_refused_once_decoded() {
+        let bytes = bombs::zip_of_text(2 << 20);
+        let docs = capped().extract_documents("mid.zip", &bytes);
+        assert_eq!(text_too_large(&docs[1]), "mid.zip!/big.txt");
+        let mut text = Vec::new();
+        bombs::varied_text(2 << 20, 3).read_to_end(&mut text).unwrap();
+        assert!(matches!(capped().extract_bytes("mid.txt", &text), Err(Error::TextTooLarge { .. })));
+        // At the cap exactly, the text is kept.
+        text.truncate(CAP as usize);
+        assert_eq!(capped().extract_bytes("at.txt", &text).unwrap().text.len() as u64, CAP);
+    }
+
+    #[test]
+    fn a_docx_stops_building_its_text_at_the_cap() {
+        let bytes = bombs::docx_of_text(3 << 20);
+        let docs = capped().extract_documents("near.docx", &bytes);
+        assert_eq!(docs.len(), 1);
+        assert_eq!(text_too_large(&docs[0]), "near.docx");
+        assert!(Extractor::default().extract_bytes("near.docx", &bytes).is_ok());
+    }
+
+    #[test]
+    fn a_text_file_over_four_times_the_cap_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.txt");
+        let file = std::fs::File::create(&path).unwrap();
+        // Sparse, and under max_bytes: refused from its size, not read.
+        file.set_len(4 * CAP + 1).unwrap();
+        drop(file);
+        match capped().extract_path(&path) {
+            Err(Error::TextTooLarge { name, limit }) => assert_eq!((name, limit), (path.display().to_string(), CAP)),
+            other => panic!("{other:?}"),
+        }
+    }
 }

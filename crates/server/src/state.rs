@@ -28,12 +28,31 @@ pub(crate) struct AppState {
     pub(crate) writer: tokio::sync::Mutex<()>,
     /// Admission of requests: one permit per request being handled.
     pub(crate) requests: Arc<tokio::sync::Semaphore>,
+    /// Admission of checks by memory: one permit per MiB of the engine's memory limit; a
+    /// check holds its expected cost from before its extraction to its report.
+    pub(crate) memory: Arc<tokio::sync::Semaphore>,
+    /// The permits of [`memory`](Self::memory) in all.
+    pub(crate) memory_mib: u32,
+    /// Checks holding memory now (admitted; the others of `running` wait for it).
+    pub(crate) admitted: Arc<AtomicUsize>,
+}
+
+/// Memory a check holds under the server's limit, given back when dropped.
+pub(crate) struct MemoryLease {
+    permit: tokio::sync::OwnedSemaphorePermit,
+    admitted: Arc<AtomicUsize>,
+}
+
+impl Drop for MemoryLease {
+    fn drop(&mut self) {
+        self.admitted.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl AppState {
     pub(crate) fn new(config: ServerConfig, engine: Engine, store: CheckStore, next_seq: u64) -> Self {
+        let memory_mib = u32::try_from(engine.options().memory_limit >> 20).unwrap_or(u32::MAX).max(1);
         Self {
-            engine: Arc::new(engine),
             store,
             queue: Queue::new(),
             seq: AtomicU64::new(next_seq),
@@ -41,8 +60,44 @@ impl AppState {
             locks: Mutex::new(HashMap::new()),
             writer: tokio::sync::Mutex::new(()),
             requests: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_requests.max(1))),
+            memory: Arc::new(tokio::sync::Semaphore::new(memory_mib as usize)),
+            memory_mib,
+            admitted: Arc::new(AtomicUsize::new(0)),
             config,
+            engine: Arc::new(engine),
         }
+    }
+
+    /// Waits until `bytes` of memory fit the engine's memory limit, in the order checks
+    /// asked (a check over the whole limit waits until it runs alone).
+    pub(crate) async fn admit(&self, bytes: u64) -> MemoryLease {
+        let wanted = self.mib(bytes);
+        let permit =
+            Arc::clone(&self.memory).acquire_many_owned(wanted).await.expect("the memory semaphore is never closed");
+        self.admitted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        MemoryLease { permit, admitted: Arc::clone(&self.admitted) }
+    }
+
+    /// Sets what `permit` holds to `bytes`: gives back what it held over, takes more if
+    /// it is free now (a check never waits holding memory, so checks cannot wait on each
+    /// other; one whose text costs more than expected runs over the limit by the
+    /// difference).
+    pub(crate) fn resize(&self, lease: &mut MemoryLease, bytes: u64) {
+        let permit = &mut lease.permit;
+        let wanted = self.mib(bytes) as usize;
+        let held = permit.num_permits();
+        if wanted < held {
+            drop(permit.split(held - wanted));
+        } else if wanted > held
+            && let Ok(more) = Arc::clone(&self.memory).try_acquire_many_owned((wanted - held) as u32)
+        {
+            permit.merge(more);
+        }
+    }
+
+    /// `bytes` in whole MiB, at least 1, at most the whole limit.
+    fn mib(&self, bytes: u64) -> u32 {
+        u32::try_from(bytes.div_ceil(1 << 20)).unwrap_or(u32::MAX).clamp(1, self.memory_mib)
     }
 
     fn lock_of(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {

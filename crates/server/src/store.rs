@@ -354,7 +354,17 @@ impl CheckStore {
         replace(&self.check_dir(&record.id).join(RECORD_FILE), &to_json(record)?)
     }
 
-    /// The uploaded bytes of a check.
+    /// The first `len` bytes of a check's upload (to tell its format).
+    pub fn upload_head(&self, id: &str, len: usize) -> Result<Vec<u8>> {
+        use std::io::Read;
+        let path = self.check_dir(id).join(UPLOAD_FILE);
+        let file = fs_err::File::open(&path).at(&path)?;
+        let mut head = Vec::with_capacity(len);
+        file.take(len as u64).read_to_end(&mut head).at(&path)?;
+        Ok(head)
+    }
+
+    /// The whole upload of a check.
     pub fn upload(&self, id: &str) -> Result<Vec<u8>> {
         let path = self.check_dir(id).join(UPLOAD_FILE);
         fs_err::read(&path).at(&path)

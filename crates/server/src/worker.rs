@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use tessera_engine::memory::Work;
 use tessera_engine::{IndexView, Report, Revision, Suspect};
 
 use crate::error::ApiError;
@@ -106,6 +107,14 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
         })
         .await?;
 
+    // Memory first: the check starts only when what it is expected to cost fits the
+    // limit, and holds it to its report (issue 52).
+    let expected = {
+        let state = Arc::clone(state);
+        let record = record.clone();
+        blocking(move || Ok(expected_cost(&state, &record))).await?
+    };
+    let mut memory = state.admit(expected).await;
     let prepared = {
         let state = Arc::clone(state);
         let record = record.clone();
@@ -125,6 +134,8 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
             return Ok(());
         }
     };
+    // The text is known: hold what it costs, not the guess.
+    state.resize(&mut memory, state.engine.document_cost(Work::Check, prepared.suspect.info().text.len() as u64));
     let names = prepared.view.collection_names();
     let total = u32::try_from(names.len()).unwrap_or(u32::MAX);
     let warnings = prepared.suspect.warnings();
@@ -192,6 +203,8 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
     let state = Arc::clone(state);
     let id = id.to_owned();
     tokio::spawn(async move {
+        // The searches go on: so does their memory.
+        let _memory = memory;
         let limit = tokio::time::sleep(state.config.late_answer_limit);
         tokio::pin!(limit);
         loop {
@@ -214,6 +227,17 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// What a check is expected to cost before its upload is extracted
+/// ([`tessera_engine::Engine::expected_cost`]).
+fn expected_cost(state: &AppState, record: &CheckRecord) -> u64 {
+    let engine = &state.engine;
+    if !record.is_file {
+        return engine.document_cost(Work::Check, record.upload_bytes);
+    }
+    let head = state.store.upload_head(&record.id, tessera_engine::HEAD_LEN).unwrap_or_default();
+    engine.expected_cost(Work::Check, &record.name, &head, record.upload_bytes)
+}
+
 /// Extracts the upload and fingerprints it with the engine's one check path (the
 /// same suspect, notices included, as `tessera check` makes); `Err` is a message for the
 /// reader.
@@ -224,6 +248,7 @@ fn prepare(state: &AppState, record: &CheckRecord) -> Result<Prepared, String> {
         engine.suspect_bytes(&record.name, record.title.clone(), &bytes).map_err(|e| e.to_string())?
     } else {
         let text = String::from_utf8(bytes).map_err(|_| "the text is not UTF-8".to_owned())?;
+        engine.check_text_len(&record.name, text.len()).map_err(|e| e.to_string())?;
         engine.suspect_text(&record.name, record.title.clone(), text)
     };
     let view = engine.view().map_err(|e| e.to_string())?;

@@ -18,9 +18,13 @@ pub struct IndexArgs {
     collection: CollectionArgs,
     #[command(flatten)]
     create: CreateArgs,
-    /// Memory the writer may use before it writes a segment, in MiB.
-    #[arg(long, default_value_t = 256)]
-    memory_mb: usize,
+    /// Memory the documents being extracted and fingerprinted may be expected to take
+    /// together, in MiB: files are taken in batches that fit it (a larger one alone).
+    #[arg(long, value_name = "MIB", default_value_t = tessera_engine::memory::DEFAULT_MEMORY_LIMIT >> 20)]
+    memory_mb: u64,
+    /// Memory the index writer may buffer before it writes a segment, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = EngineOptions::default().memory_budget >> 20)]
+    writer_mb: usize,
     /// Summary format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -48,8 +52,12 @@ const MAX_REPEATS_LISTED: usize = 20;
 
 pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
     let mode = AddMode::from_flags(args.if_new, Some(args.min_containment), args.force).context("--min-containment")?;
+    if args.memory_mb == 0 || args.writer_mb == 0 {
+        anyhow::bail!("--memory-mb and --writer-mb must be at least 1");
+    }
     let options = EngineOptions {
-        memory_budget: args.memory_mb << 20,
+        memory_limit: args.memory_mb << 20,
+        memory_budget: args.writer_mb << 20,
         extract: super::extract_config(),
         ..EngineOptions::default()
     };

@@ -40,7 +40,15 @@ pub struct Cli {
     /// No progress bars.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// Longest text kept from one document, in MiB: a longer one fails by name (a text
+    /// file over 4 times it is refused unread).
+    #[arg(long, global = true, env = "TESSERA_MAX_TEXT_MB", value_name = "MIB",
+          default_value_t = tessera_engine::DEFAULT_MAX_TEXT_BYTES >> 20)]
+    max_text_mb: u64,
 }
+
+/// The text cap given on the command line, set once by [`run`].
+static MAX_TEXT_BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -289,6 +297,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(n) = cli.threads {
         rayon_threads(n)?;
     }
+    if cli.max_text_mb == 0 {
+        anyhow::bail!("--max-text-mb must be at least 1");
+    }
+    let _ = MAX_TEXT_BYTES.set(cli.max_text_mb.saturating_mul(1 << 20));
     let quiet = cli.quiet;
     match cli.command {
         Command::Index(args) => index::run(&args, quiet),
@@ -327,11 +339,13 @@ pub fn inputs_exit_code(inputs: u64, failed: u64) -> ExitCode {
 }
 
 /// Extraction settings: native parsers (PDF) run isolated in worker processes, this
-/// executable's hidden `__extract-worker` command.
+/// executable's hidden `__extract-worker` command; the text cap of `--max-text-mb`.
 pub fn extract_config() -> ExtractConfig {
     use tessera_engine::WorkerCommand;
     let isolation = std::env::current_exe().ok().map(|exe| WorkerCommand::new(exe, vec!["__extract-worker".into()]));
-    ExtractConfig { isolation, ..ExtractConfig::default() }
+    let defaults = ExtractConfig::default();
+    let max_text_bytes = MAX_TEXT_BYTES.get().copied().unwrap_or(defaults.max_text_bytes);
+    ExtractConfig { isolation, max_text_bytes, ..defaults }
 }
 
 fn rayon_threads(n: usize) -> Result<()> {

@@ -54,6 +54,10 @@ pub struct ServeArgs {
     /// Seconds a whole request body may take before the request is answered 408.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_UPLOAD_TIMEOUT.as_secs_f64())]
     upload_timeout: f64,
+    /// Memory the checks in progress may be expected to take together, in MiB: a check
+    /// starts (and an archive is unpacked) only when its expected cost fits.
+    #[arg(long, value_name = "MIB", default_value_t = tessera_engine::memory::DEFAULT_MEMORY_LIMIT >> 20)]
+    memory_mb: u64,
     /// Seconds a check waits for each collection before its report goes out partial.
     #[arg(long, default_value_t = 30.0)]
     collection_timeout: f64,
@@ -114,7 +118,11 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
                 .unwrap_or_else(|_| "info,tower_http=warn".into()),
         )
         .try_init();
-    let server = Server::build(config, args.search.options())
+    if args.memory_mb == 0 {
+        bail!("--memory-mb must be at least 1");
+    }
+    let options = tessera_engine::EngineOptions { memory_limit: args.memory_mb << 20, ..args.search.options() };
+    let server = Server::build(config, options)
         .with_context(|| format!("starting the server on the index at {}", args.index.dir.display()))?;
     // Blocking work (acceptances with their fsyncs, searches, reports) runs on at most
     // 16 threads: with one thread per upload in flight, each kept its allocator heap and

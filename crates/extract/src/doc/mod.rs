@@ -63,12 +63,12 @@ impl Extract for DocExtractor {
         false
     }
 
-    fn extract(&self, name: &str, bytes: &[u8], _config: &ExtractConfig) -> Result<Extracted> {
+    fn extract(&self, name: &str, bytes: &[u8], config: &ExtractConfig) -> Result<Extracted> {
         // `cfb` is a third-party parser of untrusted input: a panic in it
         // must not take the caller down.
         let streams = std::panic::catch_unwind(|| read_streams(name, bytes))
             .unwrap_or_else(|_| Err(malformed(name, "the compound file could not be read")))?;
-        Document::parse(name, &streams)?.extract(name)
+        Document::parse(name, &streams)?.extract(name, config.text_limit())
     }
 }
 
@@ -345,9 +345,15 @@ impl<'a> Document<'a> {
         delta.apply(base, base).trick()
     }
 
-    fn extract(mut self, name: &str) -> Result<Extracted> {
+    fn extract(mut self, name: &str, text_limit: usize) -> Result<Extracted> {
         let c = self.counts;
-        let mut out = Output { builder: TextBuilder::new(), paragraph: 1, filled: false, objects: 0, page: None };
+        let mut out = Output {
+            builder: TextBuilder::with_limit(text_limit),
+            paragraph: 1,
+            filled: false,
+            objects: 0,
+            page: None,
+        };
         let mut body = Vec::new();
         self.chars(0, c.text, &mut body);
         out.page = body.iter().any(|&(ch, _)| ch == '\u{C}').then_some(1);

@@ -76,7 +76,7 @@ impl Extract for DocxExtractor {
         let styles_part = target("/styles").first().cloned().unwrap_or_else(|| "word/styles.xml".to_owned());
         let styles =
             package.stream(&styles_part, &[], |text| Ok(Styles::parse(&mut stream_reader(text))))?.unwrap_or_default();
-        let mut writer = Writer::new(marks_pages);
+        let mut writer = Writer::with_limit(marks_pages, config.text_limit());
         package.stream(&main, &[], |text| walk_part(&mut writer, &styles, name, &main, text, Part::Body))?;
         for (suffix, part) in [
             ("/footnotes", Part::Footnote),

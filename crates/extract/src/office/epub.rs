@@ -63,7 +63,7 @@ impl Extract for EpubExtractor {
             Some(xml) => encrypted_members(&xml),
             None => BTreeSet::new(),
         };
-        let mut builder = TextBuilder::new();
+        let mut builder = TextBuilder::with_limit(config.text_limit());
         let mut paragraphs = 0u32;
         let (mut chapters, mut locked, mut skipped) = (0usize, 0usize, 0usize);
         let mut read = BTreeSet::new();

@@ -76,7 +76,7 @@ impl Extract for OdtExtractor {
             Ok(())
         })?;
         let marks_pages = soft_page_breaks || styles.any_break_before;
-        let mut writer = Writer::new(marks_pages);
+        let mut writer = Writer::with_limit(marks_pages, config.text_limit());
         package.stream("content.xml", &[], |text| walk_pass(&mut writer, &styles, name, text, Pass::Body))?;
         if note_bodies || annotations {
             package.stream("content.xml", &[], |text| walk_pass(&mut writer, &styles, name, text, Pass::Notes))?;

@@ -68,7 +68,7 @@ impl Extract for PptxExtractor {
             slides = numbered_slides(&package.names());
         }
         // Slides mark no pages.
-        let mut writer = Writer::new(false);
+        let mut writer = Writer::with_limit(false, config.text_limit());
         let mut missing = 0;
         for (number, slide) in (1u32..).zip(&slides) {
             let walked =

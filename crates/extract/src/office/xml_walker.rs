@@ -61,6 +61,10 @@ pub(crate) fn walk<R: BufRead>(reader: &mut Reader<R>, part: PartName<'_>, visit
     let mut buf = Vec::new();
     let mut skip = 0usize;
     loop {
+        // Past the text limit the document fails anyway: read no further.
+        if visit.writer().builder.is_over() {
+            break;
+        }
         buf.clear();
         let event = match reader.read_event_into(&mut buf) {
             Ok(Event::Eof) => break,
@@ -118,6 +122,11 @@ impl Writer {
     /// A writer; `marks_pages` says whether the document marks page breaks.
     pub(crate) fn new(marks_pages: bool) -> Self {
         Self { builder: TextBuilder::new(), pages: Pages::new(marks_pages), paragraphs: 0 }
+    }
+
+    /// A writer whose text is held to `text_limit` bytes (see [`TextBuilder::with_limit`]).
+    pub(crate) fn with_limit(marks_pages: bool, text_limit: usize) -> Self {
+        Self { builder: TextBuilder::with_limit(text_limit), ..Self::new(marks_pages) }
     }
 
     /// The number of the paragraph whose number slot is `slot`, given on its

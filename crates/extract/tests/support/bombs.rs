@@ -59,6 +59,64 @@ pub fn sevenz_of_zero_members(count: usize, size: u64) -> Vec<u8> {
     writer.finish().expect("7z finish").into_inner()
 }
 
+/// `len` bytes of text that deflates at about 100:1, under the ratio guard: lines of a
+/// fixed sentence, each ending in a made-up word of its own (seeded).
+pub fn varied_text(len: u64, seed: u64) -> impl Read {
+    struct Lines {
+        rng: u64,
+        line: Vec<u8>,
+        at: usize,
+    }
+    impl Read for Lines {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            for byte in buf.iter_mut() {
+                if self.at == self.line.len() {
+                    self.line.clear();
+                    for _ in 0..14 {
+                        self.line.extend_from_slice(GOOD.strip_suffix(b"\n").unwrap_or(GOOD));
+                        self.line.push(b' ');
+                    }
+                    for _ in 0..8 {
+                        self.rng ^= self.rng << 13;
+                        self.rng ^= self.rng >> 7;
+                        self.rng ^= self.rng << 17;
+                        self.line.push(b'a' + (self.rng % 26) as u8);
+                    }
+                    self.line.extend_from_slice(b".\n");
+                    self.at = 0;
+                }
+                *byte = self.line[self.at];
+                self.at += 1;
+            }
+            Ok(buf.len())
+        }
+    }
+    Lines { rng: seed | 1, line: Vec::new(), at: 0 }.take(len)
+}
+
+/// A deflated ZIP: `good.txt`, then `big.txt` of `len` bytes of [`varied_text`].
+pub fn zip_of_text(len: u64) -> Vec<u8> {
+    zip_of(&mut [("good.txt", Box::new(GOOD) as Box<dyn Read>), ("big.txt", Box::new(varied_text(len, 7)))])
+}
+
+/// A DOCX whose text is `len` bytes of [`varied_text`], a paragraph per line.
+pub fn docx_of_text(len: u64) -> Vec<u8> {
+    let mut text = String::new();
+    varied_text(len, 11).read_to_string(&mut text).expect("text");
+    let mut xml =
+        String::from(r#"<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>"#);
+    for line in text.lines() {
+        xml.push_str("<w:p><w:r><w:t>");
+        xml.push_str(line);
+        xml.push_str("</w:t></w:r></w:p>");
+    }
+    xml.push_str("</w:body></w:document>");
+    zip_of(&mut [
+        ("[Content_Types].xml", Box::new(&b"<Types/>"[..]) as Box<dyn Read>),
+        ("word/document.xml", Box::new(xml.as_bytes())),
+    ])
+}
+
 /// A deflated ZIP: `good.txt`, then `zeros.txt` of `size` zero bytes.
 pub fn zip_of_zeros(size: u64) -> Vec<u8> {
     zip_of(&mut [("good.txt", Box::new(GOOD) as Box<dyn Read>), ("zeros.txt", Box::new(std::io::repeat(0).take(size)))])

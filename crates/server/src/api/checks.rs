@@ -143,11 +143,15 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             // archive itself is read once here (requests at once are limited) and its
             // staged file deleted.
             Sniffed::Archive => {
-                let Body::Staged { staged, .. } = std::mem::replace(&mut upload.body, Body::Bytes(Vec::new())) else {
+                let Body::Staged { staged, len, .. } = std::mem::replace(&mut upload.body, Body::Bytes(Vec::new()))
+                else {
                     return Err(ApiError::bad_request("an archive is sent as a file"));
                 };
                 let name = upload.name.clone();
                 let engine = Arc::clone(&state.engine);
+                // Its members are extracted here, under the memory limit as checks are.
+                let expected = engine.expected_cost(tessera_engine::memory::Work::Check, &name, &head, len);
+                let _memory = state.admit(expected).await;
                 upload.members = Some(
                     blocking(move || {
                         let bytes = std::fs::read(staged.file())?;
@@ -167,6 +171,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "empty", "the text is empty"));
         }
         let name = clean_name(body.name.as_deref().unwrap_or("text"));
+        state.engine.check_text_len(&name, body.text.len()).map_err(engine_error)?;
         Ok(Upload { name, title: body.title, body: Body::Bytes(body.text.into_bytes()), is_file: false, members: None })
     } else {
         Err(ApiError::new(

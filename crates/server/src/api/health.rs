@@ -19,8 +19,14 @@ pub struct Health {
     pub version: String,
     /// Checks waiting for a worker.
     pub queued: usize,
-    /// Checks running.
+    /// Checks a worker took: holding memory, or waiting for it.
     pub running: usize,
+    /// Checks holding memory under the limit (the rest of `running` wait for it).
+    pub admitted: usize,
+    /// The memory limit of the checks in progress, in MiB (`--memory-mb`).
+    pub memory_limit_mb: u32,
+    /// The part of it the admitted checks are expected to use, in MiB.
+    pub memory_in_use_mb: u32,
     /// Worker pool size.
     pub workers: usize,
     /// Whether writes need a token.
@@ -37,6 +43,11 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<Health> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         queued: state.queue.len(),
         running: state.running.load(Ordering::SeqCst),
+        admitted: state.admitted.load(Ordering::SeqCst),
+        memory_limit_mb: state.memory_mib,
+        memory_in_use_mb: state
+            .memory_mib
+            .saturating_sub(u32::try_from(state.memory.available_permits()).unwrap_or(u32::MAX)),
         workers: state.config.workers,
         token_required: state.config.token.is_some(),
         max_upload_bytes: state.config.max_upload_bytes,

@@ -46,10 +46,18 @@ impl TestServer {
     }
 
     pub fn start_in(dir: tempfile::TempDir, tweak: impl FnOnce(&mut ServerConfig)) -> TestServer {
+        Self::start_with(dir, tweak, EngineOptions::default())
+    }
+
+    pub fn start_with(
+        dir: tempfile::TempDir,
+        tweak: impl FnOnce(&mut ServerConfig),
+        options: EngineOptions,
+    ) -> TestServer {
         let mut config = ServerConfig::new(dir.path().join("index"));
         config.workers = 2;
         tweak(&mut config);
-        let server = Server::build(config, EngineOptions::default()).unwrap();
+        let server = Server::build(config, options).unwrap();
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
