@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use tessera_fuzz::fuzz_target;
 use tessera_crawl::Crawler;
+use tessera_fuzz::fuzz_target;
 
 fn state_dir() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();

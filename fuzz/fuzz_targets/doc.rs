@@ -5,8 +5,8 @@
 
 #![cfg_attr(not(feature = "replay"), no_main)]
 
-use tessera_fuzz::fuzz_target;
 use tessera_extract::{DocExtractor, Extract, ExtractConfig};
+use tessera_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(extracted) = DocExtractor.extract("fuzz.doc", data, &ExtractConfig::default()) {

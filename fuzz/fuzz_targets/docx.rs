@@ -10,8 +10,8 @@
 
 use std::io::{Cursor, Write};
 
+use tessera_extract::{DocxExtractor, Extract, ExtractConfig};
 use tessera_fuzz::fuzz_target;
-use tessera_extract::{Extract, ExtractConfig, DocxExtractor};
 
 fuzz_target!(|data: &[u8]| {
     let bytes = if data.starts_with(b"PK") { data.to_vec() } else { package(data) };
@@ -31,7 +31,16 @@ fn package(data: &[u8]) -> Vec<u8> {
     let main = parts.next().unwrap_or_default();
     let second = parts.next().unwrap_or_default();
     let third = parts.next().unwrap_or_default();
-    let members: [(&str, &[u8]); _] = [("[Content_Types].xml", &b"<Types/>"[..]), ("word/_rels/document.xml.rels", &b"<Relationships><Relationship Id=\"f\" Type=\"x/footnotes\" Target=\"footnotes.xml\"/></Relationships>"[..]), ("word/document.xml", main), ("word/styles.xml", second), ("word/footnotes.xml", third)];
+    let members: [(&str, &[u8]); _] = [
+        ("[Content_Types].xml", &b"<Types/>"[..]),
+        (
+            "word/_rels/document.xml.rels",
+            &b"<Relationships><Relationship Id=\"f\" Type=\"x/footnotes\" Target=\"footnotes.xml\"/></Relationships>"[..],
+        ),
+        ("word/document.xml", main),
+        ("word/styles.xml", second),
+        ("word/footnotes.xml", third),
+    ];
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, content) in members {

@@ -10,8 +10,8 @@
 
 use std::io::{Cursor, Write};
 
+use tessera_extract::{EpubExtractor, Extract, ExtractConfig};
 use tessera_fuzz::fuzz_target;
-use tessera_extract::{Extract, ExtractConfig, EpubExtractor};
 
 fuzz_target!(|data: &[u8]| {
     let bytes = if data.starts_with(b"PK") { data.to_vec() } else { package(data) };
@@ -31,7 +31,16 @@ fn package(data: &[u8]) -> Vec<u8> {
     let main = parts.next().unwrap_or_default();
     let second = parts.next().unwrap_or_default();
     let third = parts.next().unwrap_or_default();
-    let members: [(&str, &[u8]); _] = [("mimetype", &b"application/epub+zip"[..]), ("META-INF/container.xml", &b"<container><rootfiles><rootfile full-path=\"OPS/book.opf\"/></rootfiles></container>"[..]), ("OPS/book.opf", main), ("OPS/text/one.xhtml", second), ("META-INF/encryption.xml", third)];
+    let members: [(&str, &[u8]); _] = [
+        ("mimetype", &b"application/epub+zip"[..]),
+        (
+            "META-INF/container.xml",
+            &b"<container><rootfiles><rootfile full-path=\"OPS/book.opf\"/></rootfiles></container>"[..],
+        ),
+        ("OPS/book.opf", main),
+        ("OPS/text/one.xhtml", second),
+        ("META-INF/encryption.xml", third),
+    ];
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, content) in members {

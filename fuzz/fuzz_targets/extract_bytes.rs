@@ -3,8 +3,8 @@
 
 #![cfg_attr(not(feature = "replay"), no_main)]
 
-use tessera_fuzz::fuzz_target;
 use tessera_extract::{ExtractConfig, Extractor};
+use tessera_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     // The first byte picks a name, so extension tie-breaks are fuzzed too.

@@ -14,8 +14,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tessera_fuzz::fuzz_target;
 use tessera_extract::{ExtractConfig, Extractor};
+use tessera_fuzz::fuzz_target;
 
 /// Live heap bytes and their peak since the last reset.
 struct Counting;

@@ -5,8 +5,8 @@
 
 #![cfg_attr(not(feature = "replay"), no_main)]
 
-use tessera_fuzz::fuzz_target;
 use tessera_extract::{ExtractConfig, Extractor};
+use tessera_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let extractor = Extractor::new(ExtractConfig::default());

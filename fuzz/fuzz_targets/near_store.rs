@@ -160,7 +160,9 @@ fuzz_target!(|data: &[u8]| {
     for i in 0..n.min(8) {
         // A store without signatures is queried with a made-up one.
         let p = store.settings().minhash.num_perm;
-        let sig = store.signature(i).unwrap_or_else(|| Signature((0..p as u32).map(|v| v.wrapping_mul(2654435761)).collect()));
+        let sig = store
+            .signature(i)
+            .unwrap_or_else(|| Signature((0..p as u32).map(|v| v.wrapping_mul(2654435761)).collect()));
         let fp = store.simhash(i);
         let _ = store.ordinal_of(store.doc(i));
         store.lsh_candidates_into(&sig, &mut candidates);

@@ -9,8 +9,8 @@
 
 use std::sync::Once;
 
-use tessera_fuzz::fuzz_target;
 use tessera_extract::{Extract, ExtractConfig, PdfExtractor, pdfium_library};
+use tessera_fuzz::fuzz_target;
 
 static PDFIUM: Once = Once::new();
 

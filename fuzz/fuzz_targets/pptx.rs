@@ -10,8 +10,8 @@
 
 use std::io::{Cursor, Write};
 
-use tessera_fuzz::fuzz_target;
 use tessera_extract::{Extract, ExtractConfig, PptxExtractor};
+use tessera_fuzz::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let bytes = if data.starts_with(b"PK") { data.to_vec() } else { package(data) };

@@ -16,11 +16,11 @@
 
 use std::sync::OnceLock;
 
-use tessera_fuzz::fuzz_target;
 use tessera_engine::{
     AddMode, BlockKind, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings, HtmlRenderer,
     JsonRenderer, Render, Report, TextRenderer,
 };
+use tessera_fuzz::fuzz_target;
 use tessera_server::{CheckRecord, Edit};
 
 fn base() -> &'static Report {

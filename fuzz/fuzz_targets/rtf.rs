@@ -5,8 +5,8 @@
 
 #![cfg_attr(not(feature = "replay"), no_main)]
 
+use tessera_extract::{Extract, ExtractConfig, RtfExtractor};
 use tessera_fuzz::fuzz_target;
-use tessera_extract::{RtfExtractor, Extract, ExtractConfig};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(extracted) = RtfExtractor.extract("fuzz.rtf", data, &ExtractConfig::default()) {

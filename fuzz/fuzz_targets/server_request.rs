@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
-use tessera_fuzz::fuzz_target;
 use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
+use tessera_fuzz::fuzz_target;
 use tessera_server::{Server, ServerConfig};
 use tower::ServiceExt;
 

@@ -63,7 +63,15 @@ const HOSTILE: &[Hostile] = &[
     Hostile { name: "binary.bin", extract_codes: &[0, 1], reasons: &["binary", "format", "not", "no text"] },
     Hostile { name: "traversal.zip", extract_codes: &[0], reasons: &[] },
     Hostile { name: "invalid-utf8.txt", extract_codes: &[0], reasons: &[] },
+    // Just under the unpacking guards (issue 52): a member of 250 MiB of text at about
+    // 100:1, and a DOCX of 64 MiB of text; both past the 16 MiB text cap.
+    Hostile { name: "near.zip", extract_codes: &[3], reasons: &["its text is over the limit"] },
+    Hostile { name: "near.docx", extract_codes: &[1], reasons: &["its text is over the limit"] },
 ];
+
+/// Copies of `near.zip` in a folder of the hostile ones, so `index` of the folder meets
+/// four of them (issue 52: four such files killed it at 8 GB).
+const NEAR_COPIES: usize = 3;
 
 /// The hostile files, generated once for every test of this binary.
 fn hostile_dir() -> &'static Path {
@@ -76,6 +84,11 @@ fn hostile_dir() -> &'static Path {
             let one = Instant::now();
             std::fs::write(dir.path().join(h.name), generate(h.name)).unwrap();
             times.push(format!("{} {:.1} s", h.name, one.elapsed().as_secs_f64()));
+        }
+        let copies = dir.path().join("near-copies");
+        std::fs::create_dir(&copies).unwrap();
+        for i in 0..NEAR_COPIES {
+            std::fs::copy(dir.path().join("near.zip"), copies.join(format!("near-{i}.zip"))).unwrap();
         }
         eprintln!("hostile files generated in {:.1} s: {}", started.elapsed().as_secs_f64(), times.join(", "));
         dir
@@ -132,6 +145,8 @@ fn generate(name: &str) -> Vec<u8> {
             ("/etc/cron.d/evil.txt", bombs::GOOD),
             ("..\\..\\windows.txt", bombs::GOOD),
         ]),
+        "near.zip" => bombs::zip_of_text(250 << 20),
+        "near.docx" => bombs::docx_of_text(64 << 20),
         "invalid-utf8.txt" => {
             let mut text = THESIS.as_bytes().to_vec();
             for at in (100..text.len()).step_by(997) {
@@ -269,14 +284,29 @@ fn hostile_files_through_extract_index_and_check() {
     let r = run(&["index", "--index", index.to_str().unwrap(), dir.to_str().unwrap()], work.path());
     assert_sane(&r, "index");
     assert_eq!(r.code, 3, "index: {}{}", r.stdout, r.stderr);
-    for name in ["zeros.7z!/zeros.txt", "huge.docx", "members.7z", "empty.txt", "truncated.7z"] {
+    for name in [
+        "zeros.7z!/zeros.txt",
+        "huge.docx",
+        "members.7z",
+        "empty.txt",
+        "truncated.7z",
+        "near.zip!/big.txt",
+        "near.docx",
+        "near-copies/near-2.zip!/big.txt",
+    ] {
         assert!(r.stderr.contains(name), "index does not name {name}:\n{}", r.stderr);
     }
     figures.push(format!("index {:.0} MB", r.peak_mb));
     let r = run(&["verify", "--index", index.to_str().unwrap()], work.path());
     assert_eq!(r.code, 0, "verify after indexing hostile files: {}{}", r.stdout, r.stderr);
 
-    for (file, codes) in [("huge.docx", &[1][..]), ("zeros.7z", &[0, 3][..]), ("empty.txt", &[1][..])] {
+    for (file, codes) in [
+        ("huge.docx", &[1][..]),
+        ("zeros.7z", &[0, 3][..]),
+        ("empty.txt", &[1][..]),
+        ("near.zip", &[0, 3][..]),
+        ("near.docx", &[1][..]),
+    ] {
         let path = dir.join(file);
         let r = run(&["check", "--index", index.to_str().unwrap(), path.to_str().unwrap()], work.path());
         assert_sane(&r, &format!("check {file}"));
@@ -303,7 +333,16 @@ impl Serve {
             .arg("serve")
             .arg("--index")
             .arg(index)
-            .args(["--addr", "127.0.0.1:0", "--workers", "2", "--max-upload-bytes", &MAX_UPLOAD.to_string()])
+            .args([
+                "--addr",
+                "127.0.0.1:0",
+                "--workers",
+                "2",
+                "--memory-mb",
+                "300",
+                "--max-upload-bytes",
+                &MAX_UPLOAD.to_string(),
+            ])
             .env("TESSERA_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
@@ -567,7 +606,7 @@ fn hostile_requests_to_the_server() {
     // accepted or told to come back (503 + Retry-After), and comes back until accepted.
     let document: Vec<u8> = THESIS.as_bytes().iter().copied().cycle().take(12 * 1024).collect();
     let mut load: Vec<(String, Vec<u8>)> = (0..200).map(|i| (format!("load-{i}.txt"), document.clone())).collect();
-    for bomb in ["zeros.7z", "huge.docx", "members.7z"] {
+    for bomb in ["zeros.7z", "huge.docx", "members.7z", "near.zip", "near.docx"] {
         let bytes = std::fs::read(dir.join(bomb)).unwrap();
         load.extend((0..8).map(|i| (format!("{i}-{bomb}"), bytes.clone())));
     }

@@ -16,7 +16,7 @@ pyo3::create_exception!(
 pub(crate) fn engine(e: tessera_engine::Error) -> PyErr {
     let message = describe_error(&e);
     match e.kind() {
-        ErrorKind::Invalid => PyValueError::new_err(message),
+        ErrorKind::Invalid | ErrorKind::TooLarge => PyValueError::new_err(message),
         _ => TesseraError::new_err(message),
     }
 }

@@ -201,9 +201,10 @@ impl Index {
         let mut docs: Vec<(String, String, String)> = Vec::new();
         for text in texts.try_iter()? {
             let text = text?;
-            let text: String =
-                text.cast::<PyString>().map_err(|_| PyTypeError::new_err("texts are str"))?.to_cow()?.into_owned();
+            let text = text.cast::<PyString>().map_err(|_| PyTypeError::new_err("texts are str"))?.to_cow()?;
             let n = docs.len() + 1;
+            self.engine.check_text_len(&format!("text {n}"), text.len()).map_err(errors::engine)?;
+            let text: String = text.into_owned();
             let origin = match origins.as_mut() {
                 None => format!("text:{:016x}", xxh3_64(text.as_bytes())),
                 Some(it) => match it.next() {
@@ -271,7 +272,9 @@ impl Index {
         title: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if let Ok(text) = document.cast::<PyString>() {
-            let text = text.to_cow()?.into_owned();
+            let text = text.to_cow()?;
+            self.engine.check_text_len(name, text.len()).map_err(errors::engine)?;
+            let text = text.into_owned();
             let json = py.detach(|| -> PyResult<String> {
                 let suspect = self.engine.suspect_text(name, title, text);
                 report_json(&self.engine.check(&suspect).map_err(errors::engine)?)

@@ -54,10 +54,14 @@ fn config(
     }
 }
 
-/// A text of a batch: a str, or None (no text: the empty signature).
+/// A text of a batch: a str, or None (no text: the empty signature). A text longer than
+/// one document's cap (`MAX_TEXT_BYTES` of UTF-8, the CLI's `--max-text-mb`) is a
+/// `ValueError` before it is copied.
 fn text_of(item: &Bound<'_, PyAny>, allow_none: bool) -> PyResult<Option<String>> {
     if let Ok(s) = item.cast::<PyString>() {
-        return Ok(Some(s.to_cow()?.into_owned()));
+        let text = s.to_cow()?;
+        text_within_cap(text.len())?;
+        return Ok(Some(text.into_owned()));
     }
     if allow_none && item.is_none() {
         return Ok(None);
@@ -67,6 +71,17 @@ fn text_of(item: &Bound<'_, PyAny>, allow_none: bool) -> PyResult<Option<String>
         if allow_none { " or None" } else { "" },
         item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
     )))
+}
+
+/// Refuses a text of `len` bytes over the cap for one document, as the CLI does.
+pub(crate) fn text_within_cap(len: usize) -> PyResult<()> {
+    let limit = tessera_engine::DEFAULT_MAX_TEXT_BYTES;
+    if len as u64 > limit {
+        return Err(PyValueError::new_err(format!(
+            "a text of {len} bytes is over the limit of {limit} bytes for one document (tessera.MAX_TEXT_BYTES)"
+        )));
+    }
+    Ok(())
 }
 
 /// The signatures of every text of an iterable (None: empty), `num_perm` values each,

@@ -33,6 +33,7 @@ mod simhash;
 fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TesseraError", m.py().get_type::<errors::TesseraError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_TEXT_BYTES", tessera_engine::DEFAULT_MAX_TEXT_BYTES)?;
     m.add_class::<minhash::MinHash>()?;
     m.add_class::<lsh::MinHashLsh>()?;
     m.add_class::<simhash::SimHash>()?;

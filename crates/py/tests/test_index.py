@@ -134,3 +134,20 @@ def test_bad_arguments_are_refused_as_the_cli_refuses_them(tmp_path):
     with pytest.raises(ValueError, match="max segments must be at least 1"):
         index.optimize(max_segments=0)
     assert index.optimize(max_segments=1)["docs"] >= 0
+
+
+def test_a_text_over_the_cap_is_refused_before_it_costs_memory(tmp_path):
+    # The CLI's cap for one document (issue 52): a ValueError naming the limit, in every
+    # call that takes texts, and nothing added.
+    index = tessera.Index.create(tmp_path / "lib")
+    long = "word " * (tessera.MAX_TEXT_BYTES // 5 + 1)
+    assert len(long.encode()) > tessera.MAX_TEXT_BYTES == 16 * 1024 * 1024
+    with pytest.raises(ValueError, match="text 2: its text is over the limit of 16777216 bytes"):
+        index.add(["a short text of a few words", long])
+    assert sum(c["docs"] for c in index.stats()["collections"]) == 0
+    with pytest.raises(ValueError, match="over the limit of 16777216 bytes"):
+        index.check(long)
+    with pytest.raises(ValueError, match="over the limit of 16777216 bytes for one document"):
+        tessera.sketch(["fine", long])
+    with pytest.raises(ValueError, match="over the limit of 16777216 bytes for one document"):
+        tessera.dedup(["fine", long])

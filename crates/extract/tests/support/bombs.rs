@@ -59,19 +59,28 @@ pub fn sevenz_of_zero_members(count: usize, size: u64) -> Vec<u8> {
     writer.finish().expect("7z finish").into_inner()
 }
 
-/// `len` bytes of text that deflates at about 100:1, under the ratio guard: lines of a
+/// About `len` bytes (whole lines) of text that deflates at about 100:1, under the ratio guard: lines of a
 /// fixed sentence, each ending in a made-up word of its own (seeded).
 pub fn varied_text(len: u64, seed: u64) -> impl Read {
+    varied_lines(len, seed, b"", b"\n")
+}
+
+/// [`varied_text`] with each line between `before` and `after` (markup): as many whole
+/// lines as fit in `len` bytes, made as they are read.
+fn varied_lines(len: u64, seed: u64, before: &'static [u8], after: &'static [u8]) -> impl Read {
     struct Lines {
         rng: u64,
         line: Vec<u8>,
         at: usize,
+        before: &'static [u8],
+        after: &'static [u8],
     }
     impl Read for Lines {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
             for byte in buf.iter_mut() {
                 if self.at == self.line.len() {
                     self.line.clear();
+                    self.line.extend_from_slice(self.before);
                     for _ in 0..14 {
                         self.line.extend_from_slice(GOOD.strip_suffix(b"\n").unwrap_or(GOOD));
                         self.line.push(b' ');
@@ -82,7 +91,8 @@ pub fn varied_text(len: u64, seed: u64) -> impl Read {
                         self.rng ^= self.rng << 17;
                         self.line.push(b'a' + (self.rng % 26) as u8);
                     }
-                    self.line.extend_from_slice(b".\n");
+                    self.line.push(b'.');
+                    self.line.extend_from_slice(self.after);
                     self.at = 0;
                 }
                 *byte = self.line[self.at];
@@ -91,7 +101,10 @@ pub fn varied_text(len: u64, seed: u64) -> impl Read {
             Ok(buf.len())
         }
     }
-    Lines { rng: seed | 1, line: Vec::new(), at: 0 }.take(len)
+    // Whole lines only, so markup is never cut.
+    let line = (before.len() + 14 * GOOD.len() + 9 + after.len()) as u64;
+    let lines = (len / line).max(1);
+    Lines { rng: seed | 1, line: Vec::new(), at: 0, before, after }.take(lines * line)
 }
 
 /// A deflated ZIP: `good.txt`, then `big.txt` of `len` bytes of [`varied_text`].
@@ -99,21 +112,15 @@ pub fn zip_of_text(len: u64) -> Vec<u8> {
     zip_of(&mut [("good.txt", Box::new(GOOD) as Box<dyn Read>), ("big.txt", Box::new(varied_text(len, 7)))])
 }
 
-/// A DOCX whose text is `len` bytes of [`varied_text`], a paragraph per line.
+/// A DOCX whose `word/document.xml` is `len` bytes of [`varied_text`] lines, a paragraph
+/// each (made as it is compressed, never held whole).
 pub fn docx_of_text(len: u64) -> Vec<u8> {
-    let mut text = String::new();
-    varied_text(len, 11).read_to_string(&mut text).expect("text");
-    let mut xml =
-        String::from(r#"<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>"#);
-    for line in text.lines() {
-        xml.push_str("<w:p><w:r><w:t>");
-        xml.push_str(line);
-        xml.push_str("</w:t></w:r></w:p>");
-    }
-    xml.push_str("</w:body></w:document>");
+    let head: &[u8] = br#"<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>"#;
+    let tail: &[u8] = b"</w:body></w:document>";
+    let body = varied_lines(len, 11, b"<w:p><w:r><w:t>", b"</w:t></w:r></w:p>");
     zip_of(&mut [
         ("[Content_Types].xml", Box::new(&b"<Types/>"[..]) as Box<dyn Read>),
-        ("word/document.xml", Box::new(xml.as_bytes())),
+        ("word/document.xml", Box::new(head.chain(body).chain(tail))),
     ])
 }
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from ._tessera import (
     DEDUP_DEFAULTS,
+    MAX_TEXT_BYTES,
     DedupPlan,
     Index,
     MinHash,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEDUP_DEFAULTS",
     "Index",
+    "MAX_TEXT_BYTES",
     "MinHash",
     "MinHashLSH",
     "SimHash",

@@ -9,6 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+#: The longest text of one document, in bytes of UTF-8 (the CLI's `--max-text-mb`): a longer
+#: text given to `sketch`, `dedup`, `Index.add` or `Index.check` is a `ValueError`.
+MAX_TEXT_BYTES: int
 
 _Item = Union[str, bytes]
 _Fingerprint = Union["SimHash", int]
