@@ -1,4 +1,10 @@
 //! `tessera`: find borrowed text and near-duplicates.
+//!
+//! What it owns: the command line — parsing flags into the engine's settings once, at the
+//! edge (`commands`), progress bars, output formats and exit codes (README, "Exit codes").
+//! What it must never do: hold a rule of its own. A default, a threshold or a pipeline
+//! step the command line needs comes from the engine (or the server, the crawler), so
+//! the CLI, the server, Python and the Spark job answer alike.
 
 mod commands;
 

@@ -82,6 +82,14 @@ fn simhash_folder_to_file_with_json_summary() {
 }
 
 #[test]
+fn a_missing_input_is_named_plainly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tessera(tmp.path(), &["dedup", "missing.jsonl"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(run.stderr.trim(), "error: no such file: missing.jsonl");
+}
+
+#[test]
 fn jsonl_with_fields_and_a_bad_line() {
     let tmp = tempfile::tempdir().unwrap();
     let (press, bees) = (demo("printing-press.txt"), demo("honey-bees.txt"));

@@ -169,7 +169,11 @@ fn looks_like_jsonl(head: &[u8]) -> bool {
 /// object on the first line); a file of another name is JSONL when `fields_given` (as
 /// `--text-field` says), and a compressed one that holds no records is refused.
 pub(super) fn recognise(path: &Path, fields_given: bool) -> Result<Option<RecordFormat>> {
-    if fs_err::metadata(path)?.is_dir() {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => RecordsError::Invalid(format!("no such file: {}", path.display())),
+        _ => RecordsError::read(format!("reading {}", path.display()), e),
+    })?;
+    if meta.is_dir() {
         return Ok(None);
     }
     if let Some(format) = path.file_name().and_then(|n| RecordFormat::by_name(&n.to_string_lossy())) {
