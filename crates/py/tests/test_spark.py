@@ -258,6 +258,25 @@ def test_the_dataframe_function_on_local_spark_gives_the_cli_answer(local_spark,
     assert_same_answer(got, lines)
 
 
+def test_sparks_default_200_shuffle_partitions_give_the_cli_answer(local_spark, corpus_files, cli_by_id):
+    # Issue 49: with Spark's default of 200 shuffle partitions most are empty, and an empty
+    # partition has no Arrow batch (pa.Table.from_batches([]) raised "Must pass schema").
+    from tessera.spark import dedup
+
+    lines, _ = cli_by_id
+    records = [json.loads(line) for path in corpus_files for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip() and line.startswith("{\"")]
+    rows = [(r["id"], r.get("text"), n) for n, r in enumerate(records)]
+    before = local_spark.conf.get("spark.sql.shuffle.partitions")
+    local_spark.conf.set("spark.sql.shuffle.partitions", "200")
+    try:
+        df = local_spark.createDataFrame(rows, "id string, text string, n long")
+        got = [r.asDict() for r in dedup(df, text_col="text", id_col="id", order_col="n").collect()]
+    finally:
+        local_spark.conf.set("spark.sql.shuffle.partitions", before)
+    assert_same_answer(got, lines)
+
+
 def test_parquet_input_and_settings_match_the_cli(local_spark, corpus_files, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

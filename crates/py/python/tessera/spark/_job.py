@@ -216,7 +216,11 @@ def _pair_partition(plan: DedupPlan, batches: Iterator["pa.RecordBatch"]) -> Ite
     import numpy as np
     import pyarrow as pa
 
-    table = pa.Table.from_batches(list(batches))
+    batches = list(batches)
+    # An empty partition (Spark's 200 shuffle partitions over a small input) has no batch.
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
     if table.num_rows == 0:
         return
     columns = [_column(table, c).to_numpy().astype(np.int64, copy=False) for c in ("band", "key", _O1, _O2, _VID)]
@@ -237,7 +241,10 @@ def _cluster_partition(
     import numpy as np
     import pyarrow as pa
 
-    table = pa.Table.from_batches(list(batches))
+    batches = list(batches)
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
     out_schema = [(_VID, pa.int64()), ("cluster", pa.string()), ("kept", pa.bool_()), ("similarity", pa.float64())]
     if table.num_rows == 0:
         return
