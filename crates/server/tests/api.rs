@@ -585,3 +585,37 @@ fn a_full_server_answers_busy_with_retry_after() {
     });
     assert!(free);
 }
+
+/// A refused upload's body is read before the `503` goes out (a lingering close), so a
+/// client that writes its whole body before it reads the answer gets the answer, not a
+/// connection closed under it.
+#[test]
+fn a_refused_upload_is_read_to_its_end_and_answered() {
+    use std::io::{Read, Write};
+    let s = TestServer::start(|c| c.max_concurrent_requests = 1);
+    let addr = s.base.trim_start_matches("http://").to_owned();
+    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
+    let head = format!(
+        "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{{\"tex\r\n"
+    );
+    slow.write_all(head.as_bytes()).unwrap();
+    while s.get("/api/health").1["running"] == 0
+        && s.agent.get(format!("{}/api/collections", s.base)).call().unwrap().status() != 503
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // 32 MB: more than loopback's socket buffers hold, so the server must read it.
+    let body = vec![b'a'; 32 << 20];
+    let mut upload = std::net::TcpStream::connect(&addr).unwrap();
+    let head = format!(
+        "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    upload.write_all(head.as_bytes()).unwrap();
+    upload.write_all(&body).expect("the whole body is written: the server reads it");
+    let mut answer = String::new();
+    upload.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("\"busy\""), "{answer}");
+    drop(slow);
+}
