@@ -509,7 +509,7 @@ fn unreadable_files_name_the_path_and_the_reason() {
     assert_eq!(json(run.stdout.trim())["error"], "cannot read folder.txt: Is a directory (os error 21)");
     // The command's own files: the path once, with the reason.
     let run = tessera(tmp.path(), &["dedup", "no-such.jsonl"]);
-    run.fails(1, &["`no-such.jsonl`: No such file or directory (os error 2)"]);
+    run.fails(1, &["error: no such file: no-such.jsonl"]);
     assert_eq!(run.stderr.matches("no-such.jsonl").count(), 1, "{}", run.stderr);
 }
 
