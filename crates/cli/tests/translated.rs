@@ -45,15 +45,24 @@ fn json(text: &str) -> Value {
 
 /// A workspace with `dict/en-ru.tsv`, `sources/` (two Russian texts) and `thesis.txt`.
 fn workspace() -> tempfile::TempDir {
+    let tmp = files(&[
+        ("dict/en-ru.tsv", LEXICON),
+        ("sources/doctor.txt", RUSSIAN),
+        ("sources/bridge.txt", OTHER_RUSSIAN),
+        ("thesis.txt", ENGLISH),
+    ]);
+    fs::create_dir_all(tmp.path().join("empty")).unwrap();
+    tmp
+}
+
+/// A temporary folder holding these files (`(relative path, text)`), folders made.
+fn files(files: &[(&str, &str)]) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    fs::create_dir_all(dir.join("dict")).unwrap();
-    fs::create_dir_all(dir.join("empty")).unwrap();
-    fs::create_dir_all(dir.join("sources")).unwrap();
-    fs::write(dir.join("dict/en-ru.tsv"), LEXICON).unwrap();
-    fs::write(dir.join("sources/doctor.txt"), RUSSIAN).unwrap();
-    fs::write(dir.join("sources/bridge.txt"), OTHER_RUSSIAN).unwrap();
-    fs::write(dir.join("thesis.txt"), ENGLISH).unwrap();
+    for (path, text) in files {
+        let path = tmp.path().join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
     tmp
 }
 
@@ -155,14 +164,13 @@ fn align_finds_the_translation_pairwise() {
 /// German is nowhere in the code: a `de-en.tsv` word list makes it a language pair.
 #[test]
 fn another_language_pair_is_a_word_list() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = files(&[
+        ("dict/de-en.tsv", GERMAN_ENGLISH),
+        ("sources/story.txt", STORY),
+        ("sources/bridge.txt", BRIDGE),
+        ("thesis.txt", GERMAN_THESIS),
+    ]);
     let dir = tmp.path();
-    fs::create_dir_all(dir.join("dict")).unwrap();
-    fs::create_dir_all(dir.join("sources")).unwrap();
-    fs::write(dir.join("dict/de-en.tsv"), GERMAN_ENGLISH).unwrap();
-    fs::write(dir.join("sources/story.txt"), STORY).unwrap();
-    fs::write(dir.join("sources/bridge.txt"), BRIDGE).unwrap();
-    fs::write(dir.join("thesis.txt"), GERMAN_THESIS).unwrap();
     run_env(dir, &["index", "--index", "lib", "sources"], &[]).ok();
     let report = check(dir, "dict", &[]);
     let blocks = report["blocks"].as_array().unwrap();

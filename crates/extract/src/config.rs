@@ -76,6 +76,13 @@ impl ExtractConfig {
     pub fn text_bytes_cap(&self) -> u64 {
         self.max_text_bytes.saturating_mul(MAX_BYTES_PER_TEXT_BYTE)
     }
+
+    /// The read cap of a document or member starting with `head`: its
+    /// [`text_bytes_cap`](Self::text_bytes_cap) when it has no magic number (a text
+    /// format), `None` for the other formats, whose bytes are not their text.
+    pub(crate) fn text_read_cap(&self, head: &[u8]) -> Option<u64> {
+        crate::sniff::signature(head).is_none().then(|| self.text_bytes_cap())
+    }
 }
 
 impl Default for ExtractConfig {

@@ -144,7 +144,7 @@ impl Extractor {
         if bytes.is_empty() {
             return Err(Error::Empty { name: name.into() });
         }
-        if size > self.config.text_bytes_cap() && sniff::signature(bytes.get(..HEAD_LEN).unwrap_or(bytes)).is_none() {
+        if self.config.text_read_cap(bytes.get(..HEAD_LEN).unwrap_or(bytes)).is_some_and(|cap| size > cap) {
             return Err(self.text_too_large(name));
         }
         let mut extracted = self.pick(name, bytes)?.extract(name, bytes, &self.config)?;
@@ -256,17 +256,16 @@ impl Extractor {
         }
         let mut bytes = Vec::with_capacity(usize::try_from(size.min(HEAD_LEN as u64)).unwrap_or(0));
         (&mut file).take(HEAD_LEN as u64).read_to_end(&mut bytes).map_err(io)?;
-        let text_cap = self.config.text_bytes_cap();
-        let is_text = sniff::signature(&bytes).is_none();
-        if is_text && size > text_cap {
+        let text_cap = self.config.text_read_cap(&bytes);
+        if text_cap.is_some_and(|cap| size > cap) {
             return Err(self.text_too_large(&name));
         }
-        let cap = if is_text { limit.min(text_cap) } else { limit };
+        let cap = text_cap.map_or(limit, |text| limit.min(text));
         bytes.reserve(usize::try_from(size.min(cap)).unwrap_or(0).saturating_sub(bytes.len()));
         file.take(cap.saturating_add(1).saturating_sub(bytes.len() as u64)).read_to_end(&mut bytes).map_err(io)?;
         let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
         if read > cap {
-            if is_text && cap == text_cap {
+            if text_cap == Some(cap) {
                 return Err(self.text_too_large(&name));
             }
             return Err(Error::TooLarge { name, size: read.max(size), limit });
@@ -320,15 +319,8 @@ mod tests {
         assert_eq!(extractor.detect("paper.txt", b"%PDF-1.4\n").unwrap(), Format::Pdf);
         assert!(matches!(extractor.detect("photo.txt", b"\x89PNG\r\n\x1A\n"), Err(Error::Binary { .. })));
         // Random bytes without a magic number, whatever their name.
-        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
-        let random: Vec<u8> = (0..4096)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 24) as u8
-            })
-            .collect();
+        let mut rng = tessera_test_support::words::XorShift64::new(0x9E37_79B9_7F4A_7C15);
+        let random: Vec<u8> = (0..4096).map(|_| (rng.next_u64() >> 24) as u8).collect();
         for name in ["random.bin", "notes.txt", "page.html", "read.md"] {
             assert!(matches!(extractor.detect(name, &random), Err(Error::Binary { .. })), "{name}");
         }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::config::UnpackLimits;
-use crate::sniff::{self, HEAD_LEN};
+use crate::sniff::HEAD_LEN;
 use crate::{Error, ExtractConfig, Result};
 
 /// Members smaller than this (unpacked) may compress as well as they like;
@@ -42,19 +42,9 @@ const MAX_PREALLOC: u64 = 1 << 26;
 pub(crate) struct Budget {
     pub(crate) limits: UnpackLimits,
     unpacked: Cell<u64>,
-    /// Archives: the text cap ([`ExtractConfig::max_text_bytes`]) of members without
-    /// a magic number, which are read no further than
-    /// [`ExtractConfig::text_bytes_cap`].
-    text: Option<TextCap>,
-}
-
-/// The text cap of archive members without a magic number.
-#[derive(Debug, Clone, Copy)]
-struct TextCap {
-    /// The limit on text, for the error.
-    max_text: u64,
-    /// The most bytes read of such a member.
-    bytes: u64,
+    /// Archives: the extraction settings whose text cap holds members without a magic
+    /// number ([`ExtractConfig::text_read_cap`]).
+    text: Option<ExtractConfig>,
 }
 
 /// How a member's packed size is known, for the ratio guard.
@@ -90,8 +80,7 @@ impl Budget {
     /// The budget of an archive: members without a magic number (text) are held to the
     /// text cap of `config` as they are read.
     pub(crate) fn for_archive(config: &ExtractConfig) -> Self {
-        let text = TextCap { max_text: config.max_text_bytes, bytes: config.text_bytes_cap() };
-        Self { text: Some(text), ..Self::new(&config.unpack) }
+        Self { text: Some(config.clone()), ..Self::new(&config.unpack) }
     }
 
     /// Bytes unpacked so far, all members together.
@@ -155,10 +144,8 @@ impl Budget {
         // its text could come from.
         let mut result = (&mut guarded).take(HEAD_LEN as u64).read_to_end(&mut bytes);
         if result.is_ok() {
-            if let Some(text) = self.text
-                && sniff::signature(&bytes).is_none()
-            {
-                guarded.limit_text(text.bytes);
+            if let Some(cap) = self.text.as_ref().and_then(|config| config.text_read_cap(&bytes)) {
+                guarded.limit_text(cap);
             }
             result = guarded.read_to_end(&mut bytes);
         }
@@ -197,7 +184,7 @@ impl Budget {
 
     /// The error of a member stopped by the text cap, naming `name`.
     fn text_error(&self, name: &str) -> Error {
-        Error::TextTooLarge { name: name.into(), limit: self.text.map_or(0, |t| t.max_text) }
+        Error::TextTooLarge { name: name.into(), limit: self.text.as_ref().map_or(0, |c| c.max_text_bytes) }
     }
 
     /// The error of a tripped guard, naming `name`.

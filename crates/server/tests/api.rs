@@ -139,15 +139,8 @@ fn errors_are_json_with_meaningful_status_codes() {
     let (status, v) = s.upload("picture.png", png, None);
     assert_eq!((status, code(&v)), (415, "unsupported_format".into()), "{v}");
     // Random bytes (no magic number) are not a document either: refused at upload.
-    let mut x = 0x2545_F491_4F6C_DD1D_u64;
-    let random: Vec<u8> = (0..3000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect();
+    let mut rng = tessera_test_support::words::XorShift64::new(0x2545_F491_4F6C_DD1D);
+    let random: Vec<u8> = (0..3000).map(|_| (rng.next_u64() >> 32) as u8).collect();
     for name in ["random.bin", "thesis.txt"] {
         let (status, v) = s.upload(name, &random, None);
         assert_eq!((status, code(&v)), (415, "unsupported_format".into()), "{name}: {v}");
@@ -553,19 +546,25 @@ fn security_headers_are_on_every_answer() {
     }
 }
 
-/// Past `max_concurrent_requests`, a request is refused at once with `503 busy` and
-/// `Retry-After` instead of waiting (and holding memory); health checks still answer.
-#[test]
-fn a_full_server_answers_busy_with_retry_after() {
+/// A request that holds a server's only request place: its body never ends while the
+/// connection is open.
+fn hold_the_only_place(s: &TestServer) -> std::net::TcpStream {
     use std::io::Write;
-    let s = TestServer::start(|c| c.max_concurrent_requests = 1);
-    // A request that holds the only place: its body never ends while we look.
-    let addr = s.base.trim_start_matches("http://").to_owned();
-    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
+    let addr = s.base.trim_start_matches("http://");
+    let mut slow = std::net::TcpStream::connect(addr).unwrap();
     let head = format!(
         "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{{\"tex\r\n"
     );
     slow.write_all(head.as_bytes()).unwrap();
+    slow
+}
+
+/// Past `max_concurrent_requests`, a request is refused at once with `503 busy` and
+/// `Retry-After` instead of waiting (and holding memory); health checks still answer.
+#[test]
+fn a_full_server_answers_busy_with_retry_after() {
+    let s = TestServer::start(|c| c.max_concurrent_requests = 1);
+    let slow = hold_the_only_place(&s);
     let busy = (0..50).find_map(|_| {
         std::thread::sleep(Duration::from_millis(100));
         let r = s.agent.get(format!("{}/api/collections", s.base)).call().unwrap();
@@ -594,14 +593,8 @@ fn a_refused_upload_is_read_to_its_end_and_answered() {
     use std::io::{Read, Write};
     let s = TestServer::start(|c| c.max_concurrent_requests = 1);
     let addr = s.base.trim_start_matches("http://").to_owned();
-    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
-    let head = format!(
-        "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{{\"tex\r\n"
-    );
-    slow.write_all(head.as_bytes()).unwrap();
-    while s.get("/api/health").1["running"] == 0
-        && s.agent.get(format!("{}/api/collections", s.base)).call().unwrap().status() != 503
-    {
+    let slow = hold_the_only_place(&s);
+    while s.agent.get(format!("{}/api/collections", s.base)).call().unwrap().status() != 503 {
         std::thread::sleep(Duration::from_millis(50));
     }
     // 32 MB: more than loopback's socket buffers hold, so the server must read it.

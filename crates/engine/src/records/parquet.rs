@@ -80,8 +80,8 @@ fn check_chunks(reader: &SerializedFileReader<StrictFile>) -> Result<(), std::io
     let metadata = reader.metadata();
     for (g, group) in metadata.row_groups().iter().enumerate() {
         for (c, chunk) in group.columns().iter().enumerate() {
-            let start = chunk.dictionary_page_offset().unwrap_or(chunk.data_page_offset());
-            if start < 0 || chunk.data_page_offset() < 0 || chunk.compressed_size() < 0 {
+            let dictionary = chunk.dictionary_page_offset().unwrap_or(0);
+            if dictionary < 0 || chunk.data_page_offset() < 0 || chunk.compressed_size() < 0 {
                 return Err(std::io::Error::other(format!(
                     "damaged: column {c} of row group {g} has a negative offset or size"
                 )));
