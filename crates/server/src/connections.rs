@@ -40,7 +40,7 @@ use crate::config::ServerConfig;
 const RESERVED_FDS: u64 = 256;
 
 /// Serves `app` on `listener` until `shutdown` completes, with the connection limits of
-/// `config`; then lets the connections in progress finish.
+/// `config`; then lets the requests in progress finish (for at most [`SHUTDOWN_GRACE`]).
 pub(crate) async fn serve(
     listener: TcpListener,
     app: axum::Router,
@@ -88,8 +88,15 @@ pub(crate) async fn serve(
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    // Idle connections close at once; a request in progress may finish, within a bound: a
+    // client dripping an upload must not hold the shutdown for its whole upload timeout.
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!("requests still in progress after {SHUTDOWN_GRACE:?} of shutdown: closed");
+    }
 }
+
+/// How long requests in progress may take to finish once the server stops.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The connection cap actually used: `wanted`, kept [`RESERVED_FDS`] under the open-file
 /// limit (raised to its hard limit first).

@@ -547,7 +547,8 @@ fn security_headers_are_on_every_answer() {
 }
 
 /// A request that holds a server's only request place: its body never ends while the
-/// connection is open.
+/// connection is open. Returns once the server counts it (health checks do not take the
+/// place, so nothing else competes for it meanwhile).
 fn hold_the_only_place(s: &TestServer) -> std::net::TcpStream {
     use std::io::Write;
     let addr = s.base.trim_start_matches("http://");
@@ -556,6 +557,11 @@ fn hold_the_only_place(s: &TestServer) -> std::net::TcpStream {
         "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{{\"tex\r\n"
     );
     slow.write_all(head.as_bytes()).unwrap();
+    let held = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        s.get("/api/health").1["requests"] == 1
+    });
+    assert!(held, "the slow request never took the place: {}", s.get("/api/health").1);
     slow
 }
 
@@ -565,12 +571,8 @@ fn hold_the_only_place(s: &TestServer) -> std::net::TcpStream {
 fn a_full_server_answers_busy_with_retry_after() {
     let s = TestServer::start(|c| c.max_concurrent_requests = 1);
     let slow = hold_the_only_place(&s);
-    let busy = (0..50).find_map(|_| {
-        std::thread::sleep(Duration::from_millis(100));
-        let r = s.agent.get(format!("{}/api/collections", s.base)).call().unwrap();
-        (r.status().as_u16() == 503).then_some(r)
-    });
-    let mut busy = busy.expect("a second request is refused while the first holds the place");
+    let mut busy = s.agent.get(format!("{}/api/collections", s.base)).call().unwrap();
+    assert_eq!(busy.status(), 503, "a second request is refused while the first holds the place");
     assert_eq!(busy.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
     let v: Value = busy.body_mut().read_json().unwrap();
     assert_eq!(v["error"]["code"], "busy", "{v}");
@@ -594,12 +596,11 @@ fn a_refused_upload_is_read_to_its_end_and_answered() {
     let s = TestServer::start(|c| c.max_concurrent_requests = 1);
     let addr = s.base.trim_start_matches("http://").to_owned();
     let slow = hold_the_only_place(&s);
-    while s.agent.get(format!("{}/api/collections", s.base)).call().unwrap().status() != 503 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
     // 32 MB: more than loopback's socket buffers hold, so the server must read it.
     let body = vec![b'a'; 32 << 20];
     let mut upload = std::net::TcpStream::connect(&addr).unwrap();
+    upload.set_write_timeout(Some(Duration::from_secs(60))).unwrap();
+    upload.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let head = format!(
         "POST /api/checks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()

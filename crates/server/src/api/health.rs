@@ -17,6 +17,8 @@ pub struct Health {
     pub status: String,
     /// Server version.
     pub version: String,
+    /// Requests being handled (health checks not counted), at most `--max-requests`.
+    pub requests: usize,
     /// Checks waiting for a worker.
     pub queued: usize,
     /// Checks a worker took: holding memory, or waiting for it.
@@ -41,6 +43,7 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<Health> {
     Json(Health {
         status: "ok".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        requests: state.config.max_concurrent_requests.max(1).saturating_sub(state.requests.available_permits()),
         queued: state.queue.len(),
         running: state.running.load(Ordering::SeqCst),
         admitted: state.admitted.load(Ordering::SeqCst),

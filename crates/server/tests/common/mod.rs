@@ -69,7 +69,12 @@ impl TestServer {
                 }))
                 .unwrap();
         });
-        let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        // No call of a test waits forever: a server that stops answering fails the test.
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build()
+            .into();
         TestServer { base, dir, stop: Some(stop), thread: Some(thread), agent }
     }
 
