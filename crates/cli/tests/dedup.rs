@@ -636,3 +636,125 @@ fn records_over_the_cap_fail_by_themselves() {
     assert!(run.stderr.contains("open.csv:3: a record running past 10000 bytes from line 3"), "{}", run.stderr);
     assert_eq!(json_lines(&run), [triple("0", "0", true)]);
 }
+
+/// `--method exact`: texts equal but for whitespace are one cluster, the first kept; the
+/// kept records are written back unchanged.
+#[test]
+fn exact_method_keeps_the_first_of_identical_texts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let press = demo("printing-press.txt");
+    let lines = [
+        serde_json::json!({"text": press}),
+        serde_json::json!({"text": format!("  {}\r\n", press.replace(' ', "  "))}),
+        serde_json::json!({"text": press.to_uppercase()}),
+    ];
+    let data: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(tmp.path().join("d.jsonl"), &data).unwrap();
+    let run = tessera(tmp.path(), &["dedup", "d.jsonl", "--method", "exact", "--write-kept", "kept.jsonl"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(json_lines(&run), [triple("1", "1", true), triple("2", "1", false), triple("3", "3", true)]);
+    assert!(run.stderr.contains("3 documents, 2 clusters, 1 duplicates removed (exact)"), "{}", run.stderr);
+    let kept = fs::read_to_string(tmp.path().join("kept.jsonl")).unwrap();
+    let want: Vec<&str> = data.lines().collect();
+    assert_eq!(kept, format!("{}\n{}\n", want[0], want[2]));
+}
+
+/// `--method lines`: lines an earlier record had are removed from later ones, in every
+/// record format; the kept records are written back without them (other fields as they
+/// were), a record left with nothing goes to `--write-removed`.
+#[test]
+fn lines_method_writes_records_back_without_their_boilerplate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let menu = "Home | News | Contact";
+    let notice = "This site uses cookies to improve your experience.";
+    let texts = [
+        format!("{menu}\nFirst story about the harbour.\n\n{notice}\n"),
+        format!("{menu}\nSecond story about the railway.\n{notice}"),
+        format!("{menu}\n{notice}\n"),
+    ];
+    let jsonl: String = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{}\n", serde_json::json!({"id": i, "text": t, "n": [i]})))
+        .collect();
+    fs::write(tmp.path().join("d.jsonl"), jsonl).unwrap();
+    let run = tessera(
+        tmp.path(),
+        &[
+            "dedup",
+            "d.jsonl",
+            "--method",
+            "lines",
+            "--id-field",
+            "id",
+            "--write-kept",
+            "k.jsonl",
+            "--write-removed",
+            "r.jsonl",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(out[0]["removed_lines"], Value::Null, "nothing removed: no field");
+    assert_eq!(out[1]["removed_lines"], serde_json::json!([0, 2]));
+    assert_eq!(out[2]["removed_lines"], serde_json::json!([0, 1]));
+    let kept: Vec<bool> = out.iter().map(|l| l["kept"].as_bool().unwrap()).collect();
+    assert_eq!(kept, [true, true, false]);
+    assert!(run.stderr.contains("lines, 4 lines removed"), "{}", run.stderr);
+    let k: Vec<Value> = fs::read_to_string(tmp.path().join("k.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(k.len(), 2);
+    assert_eq!(k[0]["text"], texts[0]);
+    assert_eq!(k[1], serde_json::json!({"id": 1, "text": "Second story about the railway.\n", "n": [1]}));
+    let r = fs::read_to_string(tmp.path().join("r.jsonl")).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(r.trim()).unwrap()["id"], 2, "the emptied record, unchanged");
+
+    // CSV: the text column rewritten and quoted, the other columns as they were.
+    let quoted = |t: &str| format!("\"{}\"", t.replace('"', "\"\""));
+    let csv: String = std::iter::once("key,body,lang\n".to_owned())
+        .chain(texts.iter().enumerate().map(|(i, t)| format!("k{i},{},en\n", quoted(t))))
+        .collect();
+    fs::write(tmp.path().join("d.csv"), csv).unwrap();
+    let run =
+        tessera(tmp.path(), &["dedup", "d.csv", "--method", "lines", "--text-field", "body", "--write-kept", "k.csv"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let k = fs::read_to_string(tmp.path().join("k.csv")).unwrap();
+    assert_eq!(k, format!("key,body,lang\nk0,{},en\nk1,\"Second story about the railway.\n\",en\n", quoted(&texts[0])));
+}
+
+/// Parquet records of `--method lines`: the text column of a kept row without its removed
+/// lines, every other column as read.
+#[cfg(feature = "parquet")]
+#[test]
+fn lines_method_rewrites_parquet_text_columns() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let texts = [
+        Some("Menu line\nOwn text one.\n".to_owned()),
+        Some("Menu line\nOwn text two.\n".to_owned()),
+        Some("Menu line\n".to_owned()),
+    ];
+    write_parquet(&tmp.path().join("d.parquet"), parquet::basic::Compression::SNAPPY, &[1, 2, 3], &texts);
+    let run = tessera(
+        tmp.path(),
+        &["dedup", "d.parquet", "--method", "lines", "--text-field", "body", "--write-kept", "k.parquet"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let reader = SerializedFileReader::new(fs::File::open(tmp.path().join("k.parquet")).unwrap()).unwrap();
+    let rows: Vec<(i64, String)> = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            let fields: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
+            let (Field::Long(key), Field::Str(text)) = (fields[0], fields[1]) else { panic!("{row:?}") };
+            (*key, text.clone())
+        })
+        .collect();
+    assert_eq!(rows, [(1, "Menu line\nOwn text one.\n".to_owned()), (2, "Own text two.\n".to_owned())]);
+}

@@ -22,6 +22,101 @@ pub enum DedupMethod {
     Minhash,
     /// 64-bit SimHash with tf-idf weights, permuted tables, Hamming distance.
     Simhash,
+    /// Identical texts (after [`exact_key`]'s whitespace rule): the first is kept.
+    Exact,
+    /// Lines (paragraphs) seen in an earlier document are removed from later ones
+    /// (boilerplate: menus, notices, signatures), by [`line_keys`]'s rule; a document left
+    /// with no line is removed.
+    Lines,
+}
+
+impl DedupMethod {
+    /// Every method, in the order the help lists them.
+    pub const ALL: [DedupMethod; 4] =
+        [DedupMethod::Minhash, DedupMethod::Simhash, DedupMethod::Exact, DedupMethod::Lines];
+
+    /// The method's name on every surface (`--method`, Python's `method=`, JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            DedupMethod::Minhash => "minhash",
+            DedupMethod::Simhash => "simhash",
+            DedupMethod::Exact => "exact",
+            DedupMethod::Lines => "lines",
+        }
+    }
+}
+
+impl std::fmt::Display for DedupMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for DedupMethod {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|m| m.name()).collect();
+            Error::Settings(format!("method must be one of {}, got {s:?}", names.join(", ")))
+        })
+    }
+}
+
+/// The key under which [`DedupMethod::Exact`] compares a text: the xxh3-128 hash of the
+/// text with every run of whitespace made one space and the ends trimmed (so copies that
+/// differ only in line endings, indentation or a final newline are one text; case,
+/// punctuation and every other character count). 128 bits: at a billion documents the
+/// chance that two different texts share a key is about 10^-21.
+pub fn exact_key(text: &str) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            h.update(b" ");
+        }
+        h.update(word.as_bytes());
+    }
+    h.digest128()
+}
+
+/// The key of each line of a text for [`DedupMethod::Lines`], one per line as
+/// [`remove_lines`] counts them (the text split at `\n`): the xxh3-64 hash of the line
+/// with runs of whitespace made one space and the ends trimmed, or `None` for a blank line
+/// (blank lines are never removed). 64 bits: a line is wrongly taken for an earlier one
+/// with odds of about one in 18 billion for a billion distinct lines seen before.
+pub fn line_keys(text: &str) -> Vec<Option<u64>> {
+    text.split('\n')
+        .map(|line| {
+            let mut words = line.split_whitespace().peekable();
+            words.peek()?;
+            let mut h = xxhash_rust::xxh3::Xxh3::new();
+            for (i, word) in words.enumerate() {
+                if i > 0 {
+                    h.update(b" ");
+                }
+                h.update(word.as_bytes());
+            }
+            Some(h.digest())
+        })
+        .collect()
+}
+
+/// `text` without the lines numbered in `removed` (0-based, ascending, as
+/// [`line_keys`] counts them), each with its line break; the other lines as they were.
+pub fn remove_lines(text: &str, removed: &[u32]) -> String {
+    if removed.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut next = removed.iter().copied().peekable();
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if next.peek() == Some(&(i as u32)) {
+            next.next();
+            continue;
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 /// Settings of a dedup run (plain data; checked by [`Deduplicator::new`]); the default
@@ -114,7 +209,12 @@ pub struct DedupLine {
     /// Whether this is the kept document.
     pub kept: bool,
     /// Its similarity to the kept document (1 for the kept one), rounded to 4 digits.
+    /// [`DedupMethod::Lines`]: the share of its characters in removed lines.
     pub similarity: f64,
+    /// [`DedupMethod::Lines`]: the lines removed (0-based, ascending, as [`line_keys`]
+    /// counts them); [`remove_lines`] gives the text that remains.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_lines: Vec<u32>,
 }
 
 /// What a dedup run found.
@@ -139,6 +239,9 @@ pub struct DedupSummary {
     /// MinHash: rows per band.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<usize>,
+    /// Lines: lines removed in all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_removed: Option<u64>,
 }
 
 /// The answer of a dedup run: one line per document, in input order.
@@ -155,8 +258,21 @@ pub struct DedupResult {
 /// What is kept of a document between sketching and clustering.
 #[derive(Debug, Clone)]
 enum Sketch {
-    MinHash { signature: Signature, set: Vec<u64> },
-    SimHash { tf: Vec<(u64, u32)> },
+    MinHash {
+        signature: Signature,
+        set: Vec<u64>,
+    },
+    SimHash {
+        tf: Vec<(u64, u32)>,
+    },
+    Exact {
+        key: u128,
+    },
+    /// The line keys and each line's length in characters (with its line break).
+    Lines {
+        keys: Vec<Option<u64>>,
+        chars: Vec<u32>,
+    },
 }
 
 /// The MinHash side of a dedup run, piece by piece: signatures of texts, band keys,
@@ -323,6 +439,8 @@ pub struct Deduplicator {
 enum Method {
     MinHash(MinHashPlan),
     SimHash(Fingerprinters),
+    /// Exact and lines compare hashes of the text itself: no fingerprinter.
+    Hashes,
 }
 
 impl Deduplicator {
@@ -340,8 +458,9 @@ impl Deduplicator {
                 }
                 Method::SimHash(Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?))
             }
+            DedupMethod::Exact | DedupMethod::Lines => Method::Hashes,
         };
-        let keep_sets = config.verify != Verify::Estimate;
+        let keep_sets = config.method == DedupMethod::Minhash && config.verify != Verify::Estimate;
         Ok(Self {
             config,
             extract,
@@ -362,14 +481,7 @@ impl Deduplicator {
     fn plan(&self) -> Option<&MinHashPlan> {
         match &self.method {
             Method::MinHash(plan) => Some(plan),
-            Method::SimHash(_) => None,
-        }
-    }
-
-    fn fingerprinters(&self) -> &Fingerprinters {
-        match &self.method {
-            Method::MinHash(plan) => &plan.fingerprinters,
-            Method::SimHash(fingerprinters) => fingerprinters,
+            Method::SimHash(_) | Method::Hashes => None,
         }
     }
 
@@ -388,23 +500,37 @@ impl Deduplicator {
         self.ids.is_empty()
     }
 
-    fn sketch(&self, fp: &mut Fingerprinter, text: &str) -> Sketch {
-        let SketchInput { terms, shingles } = fp.sketch_input(text, self.config.short_words);
-        match self.plan() {
-            Some(plan) => Sketch::MinHash {
-                signature: plan.hasher.sign(&shingles),
-                // Kept as they come: only documents that turn out to be candidates are
-                // sorted into sets, when the run finishes.
-                set: if self.keep_sets { shingles } else { Vec::new() },
+    fn sketch(&self, text: &str) -> Sketch {
+        let input = |fp: &Fingerprinters| fp.with(|fp| fp.sketch_input(text, self.config.short_words));
+        match &self.method {
+            Method::MinHash(plan) => {
+                let SketchInput { shingles, .. } = input(&plan.fingerprinters);
+                Sketch::MinHash {
+                    signature: plan.hasher.sign(&shingles),
+                    // Kept as they come: only documents that turn out to be candidates
+                    // are sorted into sets, when the run finishes.
+                    set: if self.keep_sets { shingles } else { Vec::new() },
+                }
+            }
+            Method::SimHash(fingerprinters) => {
+                Sketch::SimHash { tf: tessera_near::term_frequencies(&input(fingerprinters).terms) }
+            }
+            Method::Hashes if self.config.method == DedupMethod::Exact => Sketch::Exact { key: exact_key(text) },
+            Method::Hashes => Sketch::Lines {
+                keys: line_keys(text),
+                chars: text
+                    .split_inclusive('\n')
+                    .map(|l| u32::try_from(l.chars().count()).unwrap_or(u32::MAX))
+                    .chain(text.ends_with('\n').then_some(0))
+                    .chain(text.is_empty().then_some(0))
+                    .collect(),
             },
-            None => Sketch::SimHash { tf: tessera_near::term_frequencies(&terms) },
         }
     }
 
     /// Sketches a batch of `(id, text)` in parallel, in order.
     pub fn add_texts(&mut self, batch: &[(String, String)]) {
-        let sketches: Vec<Sketch> =
-            batch.par_iter().map(|(_, text)| self.fingerprinters().with(|fp| self.sketch(fp, text))).collect();
+        let sketches: Vec<Sketch> = batch.par_iter().map(|(_, text)| self.sketch(text)).collect();
         for ((id, _), s) in batch.iter().zip(sketches) {
             self.push(id.clone(), s);
         }
@@ -435,7 +561,7 @@ impl Deduplicator {
             .par_iter()
             .map(|path| {
                 let extracted = tessera_extract::extract_path(path.as_ref(), &self.extract)?;
-                Ok(self.fingerprinters().with(|fp| self.sketch(fp, &extracted.text)))
+                Ok(self.sketch(&extracted.text))
             })
             .collect();
         for (path, result) in batch.iter().zip(done) {
@@ -452,7 +578,7 @@ impl Deduplicator {
     pub fn signatures(&self) -> impl Iterator<Item = (&str, &Signature)> {
         self.ids.iter().zip(&self.sketches).filter_map(|(id, s)| match s {
             Sketch::MinHash { signature, .. } => Some((id.as_str(), signature)),
-            Sketch::SimHash { .. } => None,
+            _ => None,
         })
     }
 
@@ -468,6 +594,8 @@ impl Deduplicator {
         let clustering = match &self.method {
             Method::MinHash(plan) => cluster_minhash(plan, &mut self.sketches, self.keep_sets),
             Method::SimHash(_) => self.cluster_simhash().map_err(near)?,
+            Method::Hashes if self.config.method == DedupMethod::Exact => cluster_exact_keys(&self.sketches),
+            Method::Hashes => return Ok(self.finish_lines()),
         };
         let plan = self.plan();
         let lines = self
@@ -481,6 +609,7 @@ impl Deduplicator {
                     cluster: self.ids[kept].clone(),
                     kept: kept == i,
                     similarity: round_similarity(clustering.similarity[i]),
+                    removed_lines: Vec::new(),
                 }
             })
             .collect();
@@ -493,8 +622,53 @@ impl Deduplicator {
             verified: plan.map(|_| if self.keep_sets { Verified::Exact } else { Verified::Estimate }),
             bands: plan.map(MinHashPlan::bands),
             rows: plan.map(MinHashPlan::rows),
+            lines_removed: None,
         };
         Ok(DedupResult { lines, failed: self.failed, summary })
+    }
+
+    /// [`DedupMethod::Lines`]: in document order, a line whose key an earlier document
+    /// had is removed (repeats inside one document stay: they are its own). Each document
+    /// is its own cluster; one left without a non-blank line is not kept. The similarity
+    /// is the share of its characters in removed lines.
+    fn finish_lines(self) -> DedupResult {
+        let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+        let mut lines = Vec::with_capacity(self.ids.len());
+        let mut lines_removed = 0u64;
+        for (id, sketch) in self.ids.into_iter().zip(&self.sketches) {
+            let Sketch::Lines { keys, chars } = sketch else { unreachable!("a lines run sketches lines") };
+            let removed: Vec<u32> = keys
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.is_some_and(|k| seen.contains(&k)))
+                .map(|(line, _)| line as u32)
+                .collect();
+            seen.extend(keys.iter().flatten().copied());
+            let non_blank = keys.iter().filter(|k| k.is_some()).count();
+            let total: u64 = chars.iter().map(|&c| u64::from(c)).sum();
+            let gone: u64 = removed.iter().map(|&l| u64::from(chars.get(l as usize).copied().unwrap_or(0))).sum();
+            lines_removed += removed.len() as u64;
+            lines.push(DedupLine {
+                cluster: id.clone(),
+                id,
+                kept: non_blank == 0 || removed.len() < non_blank,
+                similarity: if total == 0 { 0.0 } else { round_similarity(gone as f64 / total as f64) },
+                removed_lines: removed,
+            });
+        }
+        let removed = lines.iter().filter(|l| !l.kept).count();
+        let summary = DedupSummary {
+            documents: lines.len(),
+            clusters: lines.len() - removed,
+            duplicates_removed: removed,
+            failed: self.failed.len(),
+            method: DedupMethod::Lines,
+            verified: None,
+            bands: None,
+            rows: None,
+            lines_removed: Some(lines_removed),
+        };
+        DedupResult { lines, failed: self.failed, summary }
     }
 
     fn cluster_simhash(&self) -> std::result::Result<Clustering, tessera_near::Error> {
@@ -503,7 +677,7 @@ impl Deduplicator {
             .iter()
             .filter_map(|s| match s {
                 Sketch::SimHash { tf } => Some(tf.as_slice()),
-                Sketch::MinHash { .. } => None,
+                _ => None,
             })
             .collect();
         let idf = tfs
@@ -536,7 +710,7 @@ fn cluster_minhash(plan: &MinHashPlan, sketches: &mut [Sketch], keep_sets: bool)
         .iter()
         .filter_map(|s| match s {
             Sketch::MinHash { signature, .. } => Some(signature.clone()),
-            Sketch::SimHash { .. } => None,
+            _ => None,
         })
         .collect();
     let pairs = tessera_near::candidate_pairs(&signatures, plan.params);
@@ -563,10 +737,25 @@ fn cluster_minhash(plan: &MinHashPlan, sketches: &mut [Sketch], keep_sets: bool)
         .iter()
         .filter_map(|s| match s {
             Sketch::MinHash { set, .. } => Some(set.as_slice()),
-            Sketch::SimHash { .. } => None,
+            _ => None,
         })
         .collect();
     plan.cluster_exact(&sets, &pairs)
+}
+
+/// [`DedupMethod::Exact`]: each document joins the first one with its key (similarity 1).
+fn cluster_exact_keys(sketches: &[Sketch]) -> Clustering {
+    let mut first: std::collections::HashMap<u128, u32> = std::collections::HashMap::with_capacity(sketches.len());
+    let kept = sketches
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Sketch::Exact { key } => *first.entry(*key).or_insert(i as u32),
+            _ => i as u32,
+        })
+        .collect::<Vec<u32>>();
+    let similarity = vec![1.0; kept.len()];
+    Clustering { kept, similarity }
 }
 
 #[cfg(test)]
@@ -688,6 +877,61 @@ mod tests {
             assert_eq!(expected.summary.verified, Some(exact));
             assert!(expected.summary.duplicates_removed > 70, "{:?}", expected.summary);
         }
+    }
+
+    fn run(method: DedupMethod, texts: &[&str]) -> DedupResult {
+        let config = DedupConfig { method, ..DedupConfig::default() };
+        let mut d = Deduplicator::new(config, ExtractConfig::default()).unwrap();
+        let batch: Vec<(String, String)> =
+            texts.iter().enumerate().map(|(i, t)| (i.to_string(), t.to_string())).collect();
+        d.add_texts(&batch);
+        d.finish().unwrap()
+    }
+
+    #[test]
+    fn exact_keeps_the_first_of_texts_equal_but_for_whitespace() {
+        let result = run(
+            DedupMethod::Exact,
+            &["One text.\r\nTwo lines.\n", "one text. two lines.", "  One text.   Two lines.", "One text. Two lines!"],
+        );
+        let got: Vec<(&str, bool, f64)> =
+            result.lines.iter().map(|l| (l.cluster.as_str(), l.kept, l.similarity)).collect();
+        assert_eq!(got, [("0", true, 1.0), ("1", true, 1.0), ("0", false, 1.0), ("3", true, 1.0)]);
+        assert_eq!((result.summary.clusters, result.summary.duplicates_removed), (3, 1));
+        assert_eq!(exact_key("a  b\n"), exact_key("a b"));
+        assert_ne!(exact_key("a b"), exact_key("ab"));
+    }
+
+    #[test]
+    fn lines_seen_in_an_earlier_document_are_removed_from_later_ones() {
+        let texts = [
+            "Home | News | About\nFirst story.\n\nCopyright 2026 Example.\n",
+            "Home  |  News | About\nSecond story.\nSecond story.\n\nCopyright 2026 Example.",
+            "Home | News | About\nCopyright 2026 Example.\n",
+            "",
+        ];
+        let result = run(DedupMethod::Lines, &texts);
+        let removed: Vec<&[u32]> = result.lines.iter().map(|l| l.removed_lines.as_slice()).collect();
+        assert_eq!(removed, [&[][..], &[0, 4], &[0, 1], &[]]);
+        let kept: Vec<bool> = result.lines.iter().map(|l| l.kept).collect();
+        assert_eq!(kept, [true, true, false, true], "a document with nothing left is removed; an empty one stays");
+        assert!(result.lines.iter().all(|l| l.cluster == l.id));
+        assert_eq!(remove_lines(texts[1], &result.lines[1].removed_lines), "Second story.\nSecond story.\n\n");
+        assert_eq!(remove_lines(texts[0], &[]), texts[0]);
+        let share = result.lines[1].similarity;
+        assert!(share > 0.5 && share < 0.7, "{share}");
+        assert_eq!(result.summary.lines_removed, Some(4));
+        assert_eq!((result.summary.clusters, result.summary.duplicates_removed), (3, 1));
+        assert_eq!(line_keys("a\n\n  \nb").iter().map(Option::is_some).collect::<Vec<_>>(), [true, false, false, true]);
+    }
+
+    #[test]
+    fn method_names_read_back() {
+        for m in DedupMethod::ALL {
+            assert_eq!(m.name().parse::<DedupMethod>().unwrap(), m);
+            assert_eq!(serde_json::to_value(m).unwrap(), m.name());
+        }
+        assert!("minhash2".parse::<DedupMethod>().is_err());
     }
 
     #[test]

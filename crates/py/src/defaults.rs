@@ -7,12 +7,9 @@ use pyo3::types::PyDict;
 use tessera_engine::dedup_defaults as d;
 use tessera_engine::{DedupMethod, Verify};
 
-/// The name of a method as Python gives it.
+/// The name of a method as Python gives it (the engine's name).
 pub(crate) fn method_name(method: DedupMethod) -> &'static str {
-    match method {
-        DedupMethod::Minhash => "minhash",
-        DedupMethod::Simhash => "simhash",
-    }
+    method.name()
 }
 
 /// The name of a verification as Python gives it.
@@ -29,7 +26,7 @@ pub(crate) fn verify_name(verify: Verify) -> &'static str {
 /// and the Spark job). Read-only; `_asdict()` gives them as a dict.
 #[pyclass(module = "tessera._tessera", name = "DedupDefaults", frozen, get_all)]
 pub struct DedupDefaults {
-    /// "minhash" or "simhash".
+    /// "minhash", "simhash", "exact" or "lines".
     method: &'static str,
     /// MinHash: the Jaccard similarity of near-duplicates.
     threshold: f64,

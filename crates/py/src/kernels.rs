@@ -175,10 +175,7 @@ pub(crate) fn dedup_columns<'py>(
     language: Option<String>,
     short_words: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let Some(method) = [DedupMethod::Minhash, DedupMethod::Simhash].into_iter().find(|&m| method_name(m) == method)
-    else {
-        return Err(PyValueError::new_err(format!("method is \"minhash\" or \"simhash\", not {method:?}")));
-    };
+    let method: DedupMethod = method.parse().map_err(errors::engine)?;
     let verify = match [Verify::Auto, Verify::Exact, Verify::Estimate].into_iter().find(|&v| verify_name(v) == verify) {
         _ if exact => Verify::Exact,
         Some(v) => v,
@@ -224,11 +221,15 @@ pub(crate) fn dedup_columns<'py>(
     let result = py.detach(|| dedup.finish()).map_err(errors::engine)?;
     let (mut id, mut cluster) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut kept, mut similarity) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut removed_lines = Vec::with_capacity(if method == DedupMethod::Lines { n } else { 0 });
     for line in result.lines {
         id.push(line.id);
         cluster.push(line.cluster);
         kept.push(line.kept);
         similarity.push(line.similarity);
+        if method == DedupMethod::Lines {
+            removed_lines.push(line.removed_lines);
+        }
     }
     let s = &result.summary;
     let summary = PyDict::new(py);
@@ -243,6 +244,7 @@ pub(crate) fn dedup_columns<'py>(
     summary.set_item("verified", verified)?;
     summary.set_item("bands", s.bands)?;
     summary.set_item("rows", s.rows)?;
+    summary.set_item("lines_removed", s.lines_removed)?;
     PyTuple::new(
         py,
         [
@@ -251,6 +253,7 @@ pub(crate) fn dedup_columns<'py>(
             Array1::from(kept).into_pyarray(py).into_any(),
             Array1::from(similarity).into_pyarray(py).into_any(),
             summary.into_any(),
+            removed_lines.into_pyobject(py)?.into_any(),
         ],
     )
 }
@@ -695,4 +698,29 @@ pub(crate) fn connected_components<'py>(
         py,
         [Array1::from(vertices).into_pyarray(py).into_any(), Array1::from(comp).into_pyarray(py).into_any()],
     )
+}
+
+/// `text` without the lines `removed` (0-based, ascending): the engine's rule of
+/// `dedup(method="lines")` and `tessera dedup --method lines --write-kept`.
+#[pyfunction]
+#[pyo3(name = "_remove_lines")]
+pub(crate) fn remove_lines(text: &str, removed: Vec<u32>) -> String {
+    tessera_engine::remove_lines(text, &removed)
+}
+
+/// The engine's key of a text for `method="exact"`, as 32 hex digits (a column a
+/// distributed job can group by).
+#[pyfunction]
+#[pyo3(name = "_exact_key")]
+pub(crate) fn exact_key(text: &str) -> String {
+    format!("{:032x}", tessera_engine::exact_key(text))
+}
+
+/// The engine's key of each line of a text for `method="lines"`, as signed 64-bit ints
+/// (the bits of the engine's unsigned key: what a Spark `long` column holds), `None` for
+/// a blank line.
+#[pyfunction]
+#[pyo3(name = "_line_keys")]
+pub(crate) fn line_keys(text: &str) -> Vec<Option<i64>> {
+    tessera_engine::line_keys(text).into_iter().map(|k| k.map(|k| k as i64)).collect()
 }

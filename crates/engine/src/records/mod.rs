@@ -36,9 +36,11 @@ mod inputs;
 mod jsonl;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod rewrite;
 
 pub use inputs::open;
 pub use jsonl::JsonRecord;
+pub use rewrite::rewrite_text;
 
 /// Why reading dedup inputs failed. Messages name the input.
 #[derive(Debug, thiserror::Error)]

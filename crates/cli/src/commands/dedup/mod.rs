@@ -32,6 +32,12 @@ pub enum Method {
     Minhash,
     /// 64-bit SimHash with tf-idf weights, permuted tables, Hamming distance.
     Simhash,
+    /// Identical texts (whitespace runs count as one space): the first is kept.
+    Exact,
+    /// Lines seen in an earlier document are removed from later ones (boilerplate); the
+    /// records are written back with what is left (`--write-kept`), and one left with
+    /// nothing is removed.
+    Lines,
 }
 
 impl From<Method> for DedupMethod {
@@ -39,6 +45,8 @@ impl From<Method> for DedupMethod {
         match m {
             Method::Minhash => DedupMethod::Minhash,
             Method::Simhash => DedupMethod::Simhash,
+            Method::Exact => DedupMethod::Exact,
+            Method::Lines => DedupMethod::Lines,
         }
     }
 }
@@ -48,6 +56,8 @@ impl From<DedupMethod> for Method {
         match m {
             DedupMethod::Minhash => Method::Minhash,
             DedupMethod::Simhash => Method::Simhash,
+            DedupMethod::Exact => Method::Exact,
+            DedupMethod::Lines => Method::Lines,
         }
     }
 }
@@ -147,7 +157,9 @@ pub struct DedupArgs {
     output: Option<PathBuf>,
     /// Write the kept records here, unchanged, in the input's format (a CSV/TSV with its
     /// header; Parquet: the rows with every column; documents: their paths, one a line).
-    /// Files are read a second time for it (standard input's records are held in memory).
+    /// With `--method lines`, a record's text is written without its removed lines (a JSONL
+    /// line compactly, its other fields as they were). Files are read a second time for it
+    /// (standard input's records are held in memory).
     #[arg(long, value_name = "FILE")]
     write_kept: Option<PathBuf>,
     /// Write the removed records (the duplicates) here, as `--write-kept` does.
@@ -213,7 +225,7 @@ impl DedupArgs {
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<ExitCode> {
     let started = Instant::now();
     if args.write_signatures.is_some() && args.method != Method::Minhash {
-        bail!("--write-signatures writes MinHash signatures; SimHash fingerprints depend on the whole collection");
+        bail!("--write-signatures writes MinHash signatures, and --method is {}", DedupMethod::from(args.method));
     }
     let dedup = Deduplicator::new(args.config(), super::extract_config())?;
     let fields = args.fields();
@@ -415,17 +427,20 @@ impl WriteBack {
             }
         }
         let mut next = lines.iter();
-        let mut put = |raw: &[u8]| -> Result<()> {
+        let mut put = |input: &RecordInput, raw: &[u8]| -> Result<()> {
             let line = next.next().context("an input changed while dedup read it")?;
-            if let Some(out) = self.out(line.kept) {
+            let Some(out) = self.out(line.kept) else { return Ok(()) };
+            if line.kept && !line.removed_lines.is_empty() {
+                out.write_all(&without_lines(input, read.header.as_deref(), raw, fields, &line.removed_lines)?)?;
+            } else {
                 out.write_all(raw)?;
             }
             Ok(())
         };
         for input in records {
             match &input.path {
-                None => read.stdin_raws.iter().try_for_each(|raw| put(raw))?,
-                Some(_) => input.read_again(fields, |raw, document| if document { put(raw) } else { Ok(()) })?,
+                None => read.stdin_raws.iter().try_for_each(|raw| put(input, raw))?,
+                Some(_) => input.read_again(fields, |raw, document| if document { put(input, raw) } else { Ok(()) })?,
             }
         }
         if next.next().is_some() {
@@ -438,7 +453,10 @@ impl WriteBack {
     #[cfg(feature = "parquet")]
     fn write_parquet(&mut self, records: &[RecordInput], fields: &RecordFields, lines: &[DedupLine]) -> Result<()> {
         let mut next = lines.iter();
-        let next_kept = || Ok(next.next().context("an input changed while dedup read it")?.kept);
+        let next_kept = || {
+            let line = next.next().context("an input changed while dedup read it")?;
+            Ok((line.kept, line.removed_lines.clone()))
+        };
         parquet::write_back(records, fields, next_kept, self.kept.take(), self.removed.take())?;
         if next.next().is_some() {
             bail!("an input changed while dedup read it");
@@ -460,6 +478,21 @@ impl WriteBack {
         }
         Ok(())
     }
+}
+
+/// A kept record of `--method lines` without its removed lines (the engine's rules for
+/// lines and for records).
+fn without_lines(
+    input: &RecordInput,
+    header: Option<&[u8]>,
+    raw: &[u8],
+    fields: &RecordFields,
+    removed: &[u32],
+) -> Result<Vec<u8>> {
+    tessera_engine::records::rewrite_text(input.format, header, raw, fields, |text| {
+        tessera_engine::remove_lines(text, removed)
+    })
+    .with_context(|| format!("writing a record of {} back", input.name()))
 }
 
 /// Names the skipped inputs, prints the summary (stderr) and gives the exit code.
@@ -484,7 +517,11 @@ fn report(args: &DedupArgs, result: &DedupResult, lsh: Option<(usize, usize)>, s
                         _ => "by estimate",
                     }
                 ),
-                None => format!("simhash, distance <= {}", args.max_distance),
+                None if args.method == Method::Simhash => format!("simhash, distance <= {}", args.max_distance),
+                None if args.method == Method::Lines => {
+                    format!("lines, {} lines removed", t.lines_removed.unwrap_or_default())
+                }
+                None => "exact".to_owned(),
             };
             eprintln!(
                 "{} documents, {} clusters, {} duplicates removed ({how}) in {:.2} s; {} failed",
