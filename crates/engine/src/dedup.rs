@@ -101,6 +101,31 @@ pub fn line_keys(text: &str) -> Vec<Option<u64>> {
         .collect()
 }
 
+/// What [`DedupMethod::Lines`] says of a document whose lines `removed` (0-based,
+/// ascending) were seen earlier: whether it is kept (some non-blank line is left, or it
+/// had none) and the share of its characters in removed lines (rounded as similarities
+/// are). A distributed job that found `removed` itself asks this of each text.
+pub fn lines_outcome(text: &str, removed: &[u32]) -> (bool, f64) {
+    lines_verdict(&line_keys(text), &line_chars(text), removed)
+}
+
+fn lines_verdict(keys: &[Option<u64>], chars: &[u32], removed: &[u32]) -> (bool, f64) {
+    let non_blank = keys.iter().filter(|k| k.is_some()).count();
+    let total: u64 = chars.iter().map(|&c| u64::from(c)).sum();
+    let gone: u64 = removed.iter().map(|&l| u64::from(chars.get(l as usize).copied().unwrap_or(0))).sum();
+    let kept = non_blank == 0 || removed.len() < non_blank;
+    (kept, if total == 0 { 0.0 } else { round_similarity(gone as f64 / total as f64) })
+}
+
+/// The characters of each line as [`line_keys`] counts lines (with its line break).
+fn line_chars(text: &str) -> Vec<u32> {
+    text.split_inclusive('\n')
+        .map(|l| u32::try_from(l.chars().count()).unwrap_or(u32::MAX))
+        .chain(text.ends_with('\n').then_some(0))
+        .chain(text.is_empty().then_some(0))
+        .collect()
+}
+
 /// `text` without the lines numbered in `removed` (0-based, ascending, as
 /// [`line_keys`] counts them), each with its line break; the other lines as they were.
 pub fn remove_lines(text: &str, removed: &[u32]) -> String {
@@ -516,15 +541,7 @@ impl Deduplicator {
                 Sketch::SimHash { tf: tessera_near::term_frequencies(&input(fingerprinters).terms) }
             }
             Method::Hashes if self.config.method == DedupMethod::Exact => Sketch::Exact { key: exact_key(text) },
-            Method::Hashes => Sketch::Lines {
-                keys: line_keys(text),
-                chars: text
-                    .split_inclusive('\n')
-                    .map(|l| u32::try_from(l.chars().count()).unwrap_or(u32::MAX))
-                    .chain(text.ends_with('\n').then_some(0))
-                    .chain(text.is_empty().then_some(0))
-                    .collect(),
-            },
+            Method::Hashes => Sketch::Lines { keys: line_keys(text), chars: line_chars(text) },
         }
     }
 
@@ -644,17 +661,9 @@ impl Deduplicator {
                 .map(|(line, _)| line as u32)
                 .collect();
             seen.extend(keys.iter().flatten().copied());
-            let non_blank = keys.iter().filter(|k| k.is_some()).count();
-            let total: u64 = chars.iter().map(|&c| u64::from(c)).sum();
-            let gone: u64 = removed.iter().map(|&l| u64::from(chars.get(l as usize).copied().unwrap_or(0))).sum();
+            let (kept, similarity) = lines_verdict(keys, chars, &removed);
             lines_removed += removed.len() as u64;
-            lines.push(DedupLine {
-                cluster: id.clone(),
-                id,
-                kept: non_blank == 0 || removed.len() < non_blank,
-                similarity: if total == 0 { 0.0 } else { round_similarity(gone as f64 / total as f64) },
-                removed_lines: removed,
-            });
+            lines.push(DedupLine { cluster: id.clone(), id, kept, similarity, removed_lines: removed });
         }
         let removed = lines.iter().filter(|l| !l.kept).count();
         let summary = DedupSummary {
@@ -921,6 +930,9 @@ mod tests {
         let share = result.lines[1].similarity;
         assert!(share > 0.5 && share < 0.7, "{share}");
         assert_eq!(result.summary.lines_removed, Some(4));
+        for (text, line) in texts.iter().zip(&result.lines) {
+            assert_eq!(lines_outcome(text, &line.removed_lines), (line.kept, line.similarity));
+        }
         assert_eq!((result.summary.clusters, result.summary.duplicates_removed), (3, 1));
         assert_eq!(line_keys("a\n\n  \nb").iter().map(Option::is_some).collect::<Vec<_>>(), [true, false, false, true]);
     }

@@ -53,7 +53,7 @@ pub use add::{AddOutcome, AddProgress, AddSession, AddSummary, FailedDocument, P
 pub use check::{CheckProgress, CheckedFile, IndexView, Suspect};
 pub use dedup::{
     CANDIDATE_RECALL, DedupConfig, DedupLine, DedupMethod, DedupResult, DedupSummary, Deduplicator, MinHashPlan,
-    RECALL_MARGIN, Verified, Verify, exact_key, line_keys, remove_lines,
+    RECALL_MARGIN, Verified, Verify, exact_key, line_keys, lines_outcome, remove_lines,
 };
 pub use engine::{Engine, EngineOptions, Sniffed, list_files, verify};
 pub use error::{Error, ErrorKind, Result, describe_error};

@@ -274,3 +274,85 @@ pub(crate) fn components(a: &[i64], b: &[i64]) -> (Vec<i64>, Vec<i64>) {
     let comp = (0..vertices.len()).map(|i| vertices[find(&mut parent, i)]).collect();
     (vertices, comp)
 }
+
+/// The rows of `values` read as `sign_rows` reads them, for the methods that hash the
+/// text itself (exact, lines): each row's status, its id (JSON lines with an id field)
+/// and its text (empty where there is no document), in parallel.
+pub(crate) fn read_rows(values: &Values<'_>, valid: &[bool], rows: &Rows<'_>) -> Read {
+    let read: Vec<(u8, Option<String>, String)> = (0..values.len())
+        .into_par_iter()
+        .map(|i| {
+            let got = if valid[i] { rows.read(values.get(i)) } else { Err(NoDocument::Failed(String::new())) };
+            match got {
+                Ok((text, id)) => (ROW_DOCUMENT, id, text.into_owned()),
+                Err(NoDocument::Blank) => (ROW_BLANK, None, String::new()),
+                Err(NoDocument::Failed(_)) => (ROW_FAILED, None, String::new()),
+            }
+        })
+        .collect();
+    let n = read.len();
+    let want_ids = matches!(rows, Rows::JsonLines { id_field: Some(_), .. });
+    let mut ids = want_ids.then(|| Column::with_rows(n));
+    let mut texts = Column::with_rows(n);
+    let mut status = Vec::with_capacity(n);
+    for (s, id, text) in read {
+        status.push(s);
+        if let Some(ids) = ids.as_mut() {
+            ids.push(id.as_deref().unwrap_or(""));
+        }
+        texts.push(&text);
+    }
+    Read { status, ids, texts }
+}
+
+/// What `read_rows` found.
+pub(crate) struct Read {
+    status: Vec<u8>,
+    ids: Option<Column>,
+    texts: Column,
+}
+
+impl Read {
+    /// `(status, ids, texts)`; ids and texts are `(offsets int64, bytes uint8)`, ids None
+    /// unless JSON lines with an id field.
+    pub(crate) fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let ids = match self.ids {
+            Some(c) => c.into_py(py)?.into_any(),
+            None => py.None().into_bound(py),
+        };
+        PyTuple::new(
+            py,
+            [Array1::from(self.status).into_pyarray(py).into_any(), ids, self.texts.into_py(py)?.into_any()],
+        )
+    }
+}
+
+/// The exact key of each text of `values` (the engine's `exact_key`) as two int64 arrays
+/// (high and low 64 bits), in parallel.
+pub(crate) fn exact_keys(values: &Values<'_>) -> (Vec<i64>, Vec<i64>) {
+    let keys: Vec<u128> = (0..values.len())
+        .into_par_iter()
+        .map(|i| tessera_engine::exact_key(&String::from_utf8_lossy(values.get(i))))
+        .collect();
+    keys.iter().map(|&k| ((k >> 64) as u64 as i64, k as u64 as i64)).unzip()
+}
+
+/// The non-blank lines of the texts of `values` (the engine's `line_keys`), exploded:
+/// `(row, line, key)` with keys as int64 (the bits of the engine's u64), rows ascending.
+pub(crate) fn line_key_rows(values: &Values<'_>) -> (Vec<i64>, Vec<i32>, Vec<i64>) {
+    let per_row: Vec<Vec<Option<u64>>> = (0..values.len())
+        .into_par_iter()
+        .map(|i| tessera_engine::line_keys(&String::from_utf8_lossy(values.get(i))))
+        .collect();
+    let (mut rows, mut lines, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+    for (row, row_keys) in per_row.into_iter().enumerate() {
+        for (line, key) in row_keys.into_iter().enumerate() {
+            if let Some(key) = key {
+                rows.push(row as i64);
+                lines.push(i32::try_from(line).unwrap_or(i32::MAX));
+                keys.push(key as i64);
+            }
+        }
+    }
+    (rows, lines, keys)
+}

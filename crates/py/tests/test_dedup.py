@@ -52,6 +52,60 @@ def test_dedup_equals_the_cli(tmp_path, tessera_bin, texts, settings):
     assert sum(not r["kept"] for r in got) > 0
 
 
+def boilerplate_texts(n: int = 120, seed: int = 7) -> list[str]:
+    """Pages: a menu and a notice most pages share, lines of their own, some pages copied
+    whole (with other whitespace), some that are nothing but boilerplate."""
+    import random
+
+    rng = random.Random(seed)
+    words = "harbour railway council market school river bridge winter festival museum".split()
+    shared = ["Home | News | Sport | Contact", "This site uses cookies.", "All rights reserved 2026."]
+    texts: list[str] = []
+    for i in range(n):
+        own = [" ".join(rng.choice(words) for _ in range(8)) + f" {i}." for _ in range(rng.randint(0, 4))]
+        lines = [shared[0]] + own + ([""] if i % 4 == 0 else []) + rng.sample(shared[1:], rng.randint(0, 2))
+        texts.append("\n".join(lines) + ("\n" if i % 2 else ""))
+        if i % 9 == 0 and texts:
+            texts.append("  " + texts[rng.randrange(len(texts))].replace(" ", "  ") + "\r\n")
+    return texts
+
+
+@pytest.mark.parametrize("method", ["exact", "lines"])
+def test_exact_and_lines_equal_the_cli(tmp_path, tessera_bin, method):
+    texts = boilerplate_texts()
+    data = write_jsonl(tmp_path / "data.jsonl", [{"text": t, "n": i} for i, t in enumerate(texts)])
+    out = tmp_path / "clusters.jsonl"
+    kept_file = tmp_path / "kept.jsonl"
+    run_cli(tessera_bin, "dedup", data, "-o", out, "--method", method, "--write-kept", kept_file)
+    expected = read_jsonl(out)
+    got = tessera.dedup(texts, method=method, as_arrow=False)
+    cli_kept = read_jsonl(kept_file)
+    if method == "exact":
+        assert got == expected
+        assert sum(not r["kept"] for r in got) >= 10
+        assert [texts[int(r["id"]) - 1] for r in got if r["kept"]] == [k["text"] for k in cli_kept]
+    else:
+        for row, line in zip(got, expected, strict=True):
+            assert row.pop("text") == tessera._tessera._remove_lines(texts[int(row["id"]) - 1], row["removed_lines"])
+            if not row["removed_lines"]:
+                row.pop("removed_lines")
+            assert row == line
+        assert sum(len(r.get("removed_lines", [])) for r in expected) > 100
+        assert any(not r["kept"] for r in expected) and any(r["kept"] and 0 < r["similarity"] < 1 for r in expected)
+        # The records out: the kept ones with their text left, the other fields as they were.
+        table = tessera.dedup(texts, method="lines")
+        rows = [r for r in table.to_pylist() if r["kept"]]
+        assert [r["text"] for r in rows] == [k["text"] for k in cli_kept]
+        assert [k["n"] for k in cli_kept] == [int(r["id"]) - 1 for r in rows]
+        summary = json.loads(table.schema.metadata[b"tessera.summary"])
+        assert summary["lines_removed"] == sum(len(r["removed_lines"]) for r in table.to_pylist())
+
+
+def test_dedup_refuses_an_unknown_method():
+    with pytest.raises(ValueError, match="method must be one of minhash, simhash, exact, lines"):
+        tessera.dedup(["a"], method="suffix")
+
+
 def test_dedup_with_ids_equals_the_cli(tmp_path, tessera_bin, texts):
     ids = [f"doc-{i:04d}" if i % 3 else i for i in range(len(texts))]
     records = [{"key": k, "body": t} for k, t in zip(ids, texts)]

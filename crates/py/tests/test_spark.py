@@ -375,3 +375,95 @@ def test_connected_components_match_union_find(local_spark):
     rows = pair_rows.collect()
     assert sorted((r[_VID], r["b"]) for r in rows) == sorted(distinct)
     assert all(r[_COMP] == want[r[_VID]] for r in rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact and lines dedup, and the kept records written back.
+
+
+def _cli_rows(lines: list[dict]) -> list[dict]:
+    """The CLI's lines in the job's shape (removed_lines is always there in Parquet)."""
+    return [dict(line, removed_lines=line.get("removed_lines", [])) for line in lines]
+
+
+def _text_part_lines(folder: Path) -> list[str]:
+    """The lines of a Spark text output, its part files in order."""
+    return [line for part in sorted(folder.glob("part-*")) for line in part.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("method", ["exact", "lines"])
+def test_exact_and_lines_methods_and_their_kept_records_match_the_cli(local_spark, tmp_path, method):
+    from test_dedup import boilerplate_texts
+
+    from tessera.spark import dedup, run_dedup
+    from tessera.spark._cli import _parser
+
+    texts = boilerplate_texts(300)
+    data = tmp_path / "pages.jsonl"
+    with data.open("w", encoding="utf-8") as f:
+        for i, t in enumerate(texts):
+            f.write(json.dumps({"id": f"p{i}", "text": t, "n": i}) + "\n")
+            if i % 50 == 7:
+                f.write("\n")  # a blank line: no record
+        f.write('{"id": "bad"}\n')  # no text: skipped, as the CLI skips it
+    lines, summary = cli_dedup([data], tmp_path / "cli.jsonl", "--id-field", "id", "--method", method,
+                               "--write-kept", str(tmp_path / "kept.jsonl"))
+    out, kept_dir = tmp_path / "out", tmp_path / "kept"
+    args = _parser().parse_args(["dedup", str(data), "--id-col", "id", "--method", method, "--output", str(out),
+                                 "--write-kept", str(kept_dir)])
+    spark_summary = run_dedup(local_spark, args)
+    rows = read_parquet_rows(out)
+    if method == "exact":
+        assert rows == lines
+    else:
+        assert rows == _cli_rows(lines)
+        assert spark_summary["lines_removed"] == summary["lines_removed"] > 100
+    for key in ("documents", "clusters", "duplicates_removed", "failed"):
+        assert spark_summary[key] == summary[key], key
+    assert summary["duplicates_removed"] > 0 and summary["failed"] == 1
+    # The kept records, byte for byte as the CLI writes them.
+    cli_kept = (tmp_path / "kept.jsonl").read_text(encoding="utf-8").splitlines()
+    assert _text_part_lines(kept_dir) == cli_kept
+
+    # The DataFrame function: its answer, and the kept rows themselves with records=True.
+    df = local_spark.createDataFrame([(f"p{i}", t, i) for i, t in enumerate(texts)], "id string, text string, n long")
+    got = [r.asDict() for r in dedup(df, id_col="id", order_col="n", method=method).collect()]
+    want = [line for line in (_cli_rows(lines) if method == "lines" else lines)]
+    if method == "lines":
+        assert [dict(r, text=None) for r in got] == [dict(w, text=None) for w in want]
+    else:
+        assert got == want
+    kept_rows = [r.asDict() for r in dedup(df, id_col="id", order_col="n", method=method, records=True).collect()]
+    assert [(r["id"], r["text"], r["n"]) for r in kept_rows] == [
+        (k["id"], k["text"], k["n"]) for k in map(json.loads, cli_kept)
+    ]
+
+
+def test_parquet_records_are_written_back_with_every_column(local_spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tessera.spark import run_dedup
+    from tessera.spark._cli import _parser
+
+    from test_dedup import boilerplate_texts
+
+    # Near-duplicates for minhash, pages sharing boilerplate lines for lines.
+    texts = [r["text"] for r in planted_records()[:150]] + boilerplate_texts(80)
+    table = pa.table({
+        "key": list(range(len(texts))),
+        "text": texts,
+        "lang": ["en"] * len(texts),
+    })
+    path = tmp_path / "records.parquet"
+    pq.write_table(table, path, row_group_size=30)
+    for method in ("minhash", "lines"):
+        cli_kept = tmp_path / f"cli-{method}.parquet"
+        _, summary = cli_dedup([path], tmp_path / f"cli-{method}.jsonl", "--id-field", "key", "--method", method,
+                               "--write-kept", str(cli_kept))
+        args = _parser().parse_args(["dedup", str(path), "--id-col", "key", "--method", method, "--output",
+                                     str(tmp_path / f"out-{method}"), "--write-kept", str(tmp_path / f"kept-{method}")])
+        run_dedup(local_spark, args)
+        got = pq.read_table(tmp_path / f"kept-{method}").to_pylist()
+        assert got == pq.read_table(cli_kept).to_pylist()
+        assert len(got) == summary["documents"] - summary["duplicates_removed"]

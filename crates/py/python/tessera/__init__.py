@@ -23,6 +23,7 @@ from ._tessera import (
     TesseraError,
     __version__,
     _dedup_columns,
+    _remove_lines,
     sketch,
 )
 
@@ -78,8 +79,10 @@ def dedup(
         texts: the documents' texts, in order (str).
         ids: one id per text (str, or int written in decimal). Default: "1", "2", ...,
             the line numbers ``tessera dedup`` gives the records of one JSONL file.
-        method: "minhash" (Jaccard similarity of shingle sets) or "simhash" (Hamming
-            distance of fingerprints).
+        method: "minhash" (Jaccard similarity of shingle sets), "simhash" (Hamming
+            distance of fingerprints), "exact" (identical texts, whitespace runs counting
+            as one space) or "lines" (lines seen in an earlier text are removed from later
+            ones: boilerplate; a text left with no line is not kept).
         threshold: MinHash: the Jaccard similarity of near-duplicates, in (0, 1).
         max_distance: SimHash: the largest Hamming distance of near-duplicates (<= 8).
         num_perm: MinHash: hash functions per signature.
@@ -100,15 +103,23 @@ def dedup(
     Returns:
         One row per text, in order, with columns ``id`` (string), ``cluster`` (string:
         the id of the cluster's kept document), ``kept`` (bool) and ``similarity``
-        (float64: to the kept document; 1 for kept documents). A table carries the run's
-        totals (documents, clusters, duplicates_removed, method, verified, bands, rows) as JSON in
-        its schema metadata under ``b"tessera.summary"``.
+        (float64: to the kept document; 1 for kept documents). With ``method="lines"``
+        each text is its own cluster, ``similarity`` is the share of its characters in
+        removed lines, and two more columns give ``removed_lines`` (list of int64: 0-based
+        line numbers) and ``text`` (the text without them: the records out). A table
+        carries the run's totals (documents, clusters, duplicates_removed, method,
+        verified, bands, rows, lines_removed) as JSON in its schema metadata under
+        ``b"tessera.summary"``.
 
     Raises:
         ValueError: a setting out of range, or ids not one per text.
         TypeError: a text that is not a str, an id that is not a str or int.
     """
-    ids_col, cluster_col, kept_col, sim_col, summary = _dedup_columns(
+    lines = method == "lines"
+    if lines:
+        # The texts are needed twice: sketched, then written without their removed lines.
+        texts = list(texts)
+    ids_col, cluster_col, kept_col, sim_col, summary, removed_col = _dedup_columns(
         texts,
         ids,
         method=method,
@@ -124,6 +135,7 @@ def dedup(
         language=language,
         short_words=short_words,
     )
+    text_col = [_remove_lines(t, r) for t, r in zip(texts, removed_col)] if lines else []
     if as_arrow is None:
         try:
             import pyarrow  # noqa: F401
@@ -136,25 +148,29 @@ def dedup(
 
         import pyarrow as pa
 
-        schema = pa.schema(
-            [
-                ("id", pa.string()),
-                ("cluster", pa.string()),
-                ("kept", pa.bool_()),
-                ("similarity", pa.float64()),
-            ],
-            metadata={b"tessera.summary": json.dumps(summary).encode()},
-        )
-        return pa.Table.from_arrays(
-            [
-                pa.array(ids_col, pa.string()),
-                pa.array(cluster_col, pa.string()),
-                pa.array(kept_col, pa.bool_()),
-                pa.array(sim_col, pa.float64()),
-            ],
-            schema=schema,
-        )
-    return [
+        fields = [
+            ("id", pa.string()),
+            ("cluster", pa.string()),
+            ("kept", pa.bool_()),
+            ("similarity", pa.float64()),
+        ]
+        arrays = [
+            pa.array(ids_col, pa.string()),
+            pa.array(cluster_col, pa.string()),
+            pa.array(kept_col, pa.bool_()),
+            pa.array(sim_col, pa.float64()),
+        ]
+        if lines:
+            fields += [("removed_lines", pa.list_(pa.int64())), ("text", pa.string())]
+            arrays += [pa.array(removed_col, pa.list_(pa.int64())), pa.array(text_col, pa.string())]
+        schema = pa.schema(fields, metadata={b"tessera.summary": json.dumps(summary).encode()})
+        return pa.Table.from_arrays(arrays, schema=schema)
+    rows = [
         {"id": i, "cluster": c, "kept": bool(k), "similarity": float(s)}
         for i, c, k, s in zip(ids_col, cluster_col, kept_col, sim_col)
     ]
+    if lines:
+        for row, removed, text in zip(rows, removed_col, text_col):
+            row["removed_lines"] = list(removed)
+            row["text"] = text
+    return rows

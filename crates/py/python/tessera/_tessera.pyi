@@ -236,7 +236,7 @@ class DedupDefaults:
 
     @property
     def method(self) -> str:
-        """"minhash" or "simhash" (default "minhash")."""
+        """"minhash", "simhash", "exact" or "lines" (default "minhash")."""
     @property
     def threshold(self) -> float:
         """MinHash: the Jaccard similarity of near-duplicates (default 0.8)."""
@@ -330,8 +330,20 @@ def _dedup_columns(
     stemming: bool = True,
     language: Optional[str] = None,
     short_words: int = 10,
-) -> tuple[list[str], list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64], dict[str, Any]]:
-    """The columns of a dedup run (the package's `tessera.dedup` makes a table of them)."""
+) -> tuple[
+    list[str], list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64], dict[str, Any], list[list[int]]
+]:
+    """The columns of a dedup run (the package's `tessera.dedup` makes a table of them);
+    the last is each text's removed lines with `method="lines"` (empty otherwise)."""
+
+def _remove_lines(text: str, removed: list[int]) -> str:
+    """`text` without the lines `removed` (0-based, ascending): the engine's rule."""
+
+def _exact_key(text: str) -> str:
+    """The engine's key of a text for `method="exact"`, as 32 hex digits."""
+
+def _line_keys(text: str) -> list[Optional[int]]:
+    """The engine's key of each line for `method="lines"` (signed 64-bit; None: blank)."""
 
 @final
 class DedupPlan:

@@ -4,9 +4,12 @@ Two ways in:
 
 * ``python -m tessera.spark dedup INPUT... --text-col text --id-col id --output OUT``
   reads Parquet or JSONL files, writes Parquet with ``id, cluster, kept, similarity`` (one
-  row per document, in document order) and prints a summary;
+  row per document, in document order), with ``--write-kept DIR`` the kept records
+  themselves, and prints a summary;
 * :func:`dedup` takes a DataFrame inside an existing Spark program and returns that
-  DataFrame.
+  DataFrame (or, with ``records=True``, its kept rows).
+
+``--method exact|lines`` (``method=``) hash the text itself instead (``_hashes``).
 
 Every rule comes from the Rust engine: the kernels of :class:`tessera.kernels.DedupPlan`,
 the defaults of ``tessera.DEDUP_DEFAULTS``, the input formats and the check of a JSONL
@@ -46,7 +49,8 @@ from tessera._tessera import DEDUP_DEFAULTS as _D
 
 from ._cli import main, run_dedup
 from ._inputs import read_inputs
-from ._job import _ID, _O1, _O2, _TEXT, _VID, DRIVER_PAIRS, TesseraSparkError, _dedup_ordered, _plan, _verify_mode
+from ._hashes import METHODS, dedup_hashed
+from ._job import _ID, _O1, _O2, _RECORD, _TEXT, _VID, DRIVER_PAIRS, TesseraSparkError, _dedup_ordered, _plan, _verify_mode
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -80,6 +84,8 @@ def dedup(
     broadcast_rows: int = 1_000_000,
     verify: str = "exact",
     driver_pairs: int = DRIVER_PAIRS,
+    method: str = _D.method,
+    records: bool = False,
 ) -> "DataFrame":
     """Near-duplicate clusters of the documents of `df`, as ``tessera dedup`` gives them.
 
@@ -105,6 +111,19 @@ def dedup(
     candidate pairs are found on the driver (union-find) when there are at most
     `driver_pairs` pairs, else by large-star/small-star rounds on the cluster.
 
+    `method` is "minhash" (near-duplicates, default), "exact" (identical texts, whitespace
+    runs counting as one space: the first is kept, the others name it, similarity 1) or
+    "lines" (lines an earlier document had are removed from later ones; each document is
+    its own cluster, not kept when nothing is left, its similarity the share of its
+    characters removed; two more columns: ``removed_lines``, 0-based, and ``text``, the
+    text without them), as ``tessera dedup --method``. SimHash stays on one machine (its
+    term weights are the whole collection's).
+
+    `records=True` returns the kept rows of `df` themselves instead, every column as it
+    was (with "lines", `text_col` without its removed lines), in document order: what
+    ``tessera dedup --write-kept`` writes. The rows of `df` are cached for it (the input's
+    size, in memory and on disk).
+
     The job caches band keys and texts (or signatures); compute the returned DataFrame
     once (write it, or ``cache()`` it).
     """
@@ -123,14 +142,33 @@ def dedup(
     if id_col is None:
         raise TesseraSparkError("id_col is required for a DataFrame (the CLI entry point numbers rows itself)")
     _require_columns(df, text_col, id_col, order_col)
+    if method not in METHODS:
+        raise TesseraSparkError(f"method is one of {', '.join(METHODS)}, not {method!r}")
     docs = df.select(
         F.monotonically_increasing_id().alias(_VID),
         (F.col(order_col).cast("long") if order_col else F.lit(0).cast("long")).alias(_O1),
         F.col(id_col).cast("string").alias(_ID),
         F.col(text_col).alias(_TEXT),
+        *([F.struct(*[F.col(f"`{c}`") for c in df.columns]).alias(_RECORD)] if records else []),
     ).withColumn(_O2, F.col(_VID))
+    if records:
+        # Row numbers are the rows' identity between the run and the records it keeps.
+        from pyspark import StorageLevel
+
+        docs = docs.persist(StorageLevel.MEMORY_AND_DISK)
     _verify_mode(verify)
-    run = _dedup_ordered(docs, plan, partitions, broadcast_rows, verify, driver_pairs=driver_pairs)
-    return run.result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity")
+    if method == "minhash":
+        run = _dedup_ordered(docs, plan, partitions, broadcast_rows, verify, driver_pairs=driver_pairs)
+    else:
+        run = dedup_hashed(docs, method, partitions=partitions)
+    if records:
+        kept = run.result.where(F.col("kept")).select(_VID, *(["text"] if method == "lines" else []))
+        record = F.col(_RECORD)
+        if method == "lines":
+            record = record.withField(f"`{text_col}`", F.col("text"))
+        rows = docs.select(_VID, _O1, _O2, _RECORD).join(kept, _VID).orderBy(_O1, _O2)
+        return rows.select(record.alias(_RECORD)).select(f"{_RECORD}.*")
+    columns = ["id", "cluster", "kept", "similarity"] + (["removed_lines", "text"] if method == "lines" else [])
+    return run.result.orderBy(_O1, _O2).select(*columns)
 
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from tessera._tessera import DEDUP_DEFAULTS as _D
 
 from ._inputs import _absolute, read_inputs
-from ._job import _LINE, _O1, _O2, DRIVER_PAIRS, TesseraSparkError, _dedup_ordered, _JsonFields, _plan
+from ._hashes import METHODS, dedup_hashed
+from ._job import _LINE, _O1, _O2, _RECORD, _VID, DRIVER_PAIRS, TesseraSparkError, _dedup_ordered, _JsonFields, _plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
@@ -27,6 +28,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("dedup", help="cluster near-duplicate documents; write id, cluster, kept, similarity as Parquet")
+    d.add_argument(
+        "--method",
+        choices=METHODS,
+        default=_D.method,
+        help="minhash (near-duplicates, default), exact (identical texts) or lines (lines an earlier document had "
+        "are removed; the result adds removed_lines and text)",
+    )
     d.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
     d.add_argument("--output", "-o", required=True, help="where to write the Parquet result (a folder)")
     d.add_argument("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
@@ -72,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
         default=DRIVER_PAIRS,
         help="find the components of up to this many candidate pairs on the driver (union-find), more on the "
         f"cluster (default {DRIVER_PAIRS})",
+    )
+    d.add_argument(
+        "--write-kept",
+        default=None,
+        metavar="DIR",
+        help="also write the kept records themselves here, in the input's format (Parquet rows with every column, "
+        "or JSONL lines), in document order; with --method lines, without their removed lines",
     )
     d.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     d.add_argument("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
@@ -149,24 +164,71 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
         spark.conf.set("spark.sql.files.minPartitionNum", str(spark.sparkContext.defaultParallelism))
     docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
     json_fields = _JsonFields(args.text_col, args.id_col) if _LINE in docs.columns else None
-    run = _dedup_ordered(
-        docs, plan, args.partitions, args.broadcast_rows, args.verify, json_fields, args.driver_pairs, reread=True
-    )
+    if args.method == "minhash":
+        run = _dedup_ordered(
+            docs, plan, args.partitions, args.broadcast_rows, args.verify, json_fields, args.driver_pairs, reread=True
+        )
+    else:
+        run = dedup_hashed(docs, args.method, json_fields, args.partitions)
+    columns = ["id", "cluster", "kept", "similarity"] + (["removed_lines"] if args.method == "lines" else [])
     output = _absolute(args.output)
-    run.result.orderBy(_O1, _O2).select("id", "cluster", "kept", "similarity").write.mode("overwrite").parquet(output)
+    run.result.orderBy(_O1, _O2).select(*columns).write.mode("overwrite").parquet(output)
+    if args.write_kept:
+        _write_kept(spark, args, run.result, json_fields)
     documents, clusters, failed = run.counts(output)
-    run.unpersist()
-    return {
+    summary = {
         "documents": documents,
         "clusters": clusters,
         "duplicates_removed": documents - clusters,
         "failed": int(failed),
-        "method": "minhash",
-        "verified": args.verify,
-        "bands": plan.bands,
-        "rows": plan.rows,
-        "seconds": round(time.perf_counter() - started, 3),
+        "method": args.method,
     }
+    if args.method == "minhash":
+        summary.update(verified=args.verify, bands=plan.bands, rows=plan.rows)
+    if args.method == "lines":
+        from pyspark.sql import functions as F
+
+        summary["lines_removed"] = int(
+            run.result.select(F.coalesce(F.sum(F.size("removed_lines")), F.lit(0))).first()[0]
+        )
+    run.unpersist()
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    return summary
+
+
+def _write_kept(spark: "SparkSession", args: argparse.Namespace, result, json_fields: _JsonFields | None) -> None:
+    """The kept records, read again and matched by their place in the scan, written in the
+    input's format and document order: Parquet rows with every column, or JSONL lines as
+    they were; with the lines method, a record's text without its removed lines (the
+    engine's rules: `_remove_lines`, `_rewrite_jsonl`)."""
+    from pyspark.sql import functions as F
+
+    again = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format, records=True)
+    lines = args.method == "lines"
+    kept = result.where(F.col("kept")).select(_VID, *(["removed_lines", "text"] if lines else []))
+    rows = again.join(kept, _VID).orderBy(_O1, _O2)
+    out = _absolute(args.write_kept)
+    if json_fields is None:
+        record = F.col(_RECORD)
+        if lines:
+            # The text column's value becomes the text without its removed lines.
+            record = record.withField(f"`{args.text_col}`", F.col("text"))
+        rows.select(record.alias(_RECORD)).select(f"{_RECORD}.*").write.mode("overwrite").parquet(out)
+        return
+    line = F.col(_LINE).cast("string")
+    if lines:
+        from pyspark.sql.types import StringType
+
+        text_field = args.text_col
+
+        def rewrite(raw, removed):
+            from tessera._tessera import _rewrite_jsonl
+
+            return _rewrite_jsonl(raw, text_field, sorted(removed)).rstrip("\n") if removed else None
+
+        rewritten = F.udf(rewrite, StringType())(F.col(_LINE), F.col("removed_lines"))
+        line = F.coalesce(rewritten, line)
+    rows.select(line.alias("value")).write.mode("overwrite").text(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,10 +248,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.summary_format == "json":
         print(json.dumps(summary), file=sys.stderr)
     else:
+        how = {
+            "minhash": f"minhash, threshold {args.threshold}, {summary.get('bands')} bands of {summary.get('rows')} rows",
+            "exact": "exact",
+            "lines": f"lines, {summary.get('lines_removed')} lines removed",
+        }[args.method]
         print(
             f"{summary['documents']} documents, {summary['clusters']} clusters, "
-            f"{summary['duplicates_removed']} duplicates removed (minhash, threshold {args.threshold}, "
-            f"{summary['bands']} bands of {summary['rows']} rows) in {summary['seconds']:.2f} s; "
+            f"{summary['duplicates_removed']} duplicates removed ({how}) in {summary['seconds']:.2f} s; "
             f"{summary['failed']} failed",
             file=sys.stderr,
         )

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from tessera._tessera import check_jsonl_fields, record_format
 
-from ._job import _ID, _LINE, _O1, _O2, _ROW_BITS, _TEXT, _VID, TesseraSparkError
+from ._job import _ID, _LINE, _O1, _O2, _RECORD, _ROW_BITS, _TEXT, _VID, TesseraSparkError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -62,6 +62,7 @@ def read_inputs(
     id_col: str | None = None,
     order_col: str | None = None,
     fmt: str | None = None,
+    records: bool = False,
 ) -> "DataFrame":
     """The documents of `inputs` (files, folders, patterns; Parquet or JSONL) as the rows
     `dedup` takes, in the order `tessera dedup` reads them: inputs in the order given, the
@@ -72,7 +73,11 @@ def read_inputs(
 
     Without `id_col`, ids are those `tessera dedup` gives: the line (JSONL, blank lines
     counted) or row (Parquet) number, or ``FILE:LINE`` for several inputs, which must then
-    be plain file paths (named as given)."""
+    be plain file paths (named as given).
+
+    `records`: Parquet rows also carry every column of the input in a struct (_RECORD),
+    for writing the records back; a second reading gives every row the same _VID (the
+    scan's splits are fixed by ``spark.sql.files.minPartitionNum``)."""
     from pyspark.sql import functions as F
 
     if not inputs:
@@ -114,6 +119,8 @@ def read_inputs(
         text = F.col(text_col).cast("string")
         ident = F.col(id_col).cast("string") if id_col else None
         extra = [F.col(order_col).cast("long").alias("__order")] if order_col else []
+        if records:
+            extra.append(F.struct(*[F.col(f"`{c}`") for c in raw.columns]).alias(_RECORD))
         base = raw.select(
             F.input_file_name().alias("__f"),
             F.monotonically_increasing_id().alias(_VID),
@@ -144,7 +151,8 @@ def read_inputs(
         line = F.col("__line").cast("string")
         ident = F.concat_ws(":", F.col("__fname"), line) if len(inputs) > 1 else line
         base = numbered.withColumn(_ID, ident)
-    return base.select(_VID, o1.alias(_O1), o2.alias(_O2), _ID, _LINE if kind == "jsonl" else _TEXT)
+    kept_record = [_RECORD] if records and kind == "parquet" else []
+    return base.select(_VID, o1.alias(_O1), o2.alias(_O2), _ID, _LINE if kind == "jsonl" else _TEXT, *kept_record)
 
 
 def _number_rows(base: "DataFrame") -> "DataFrame":

@@ -27,6 +27,7 @@ _ROW = "__tessera_row"  # a document's row (text or JSONL line), for exact verif
 _KEYS = "__tessera_keys"
 _COMP = "__tessera_comp"
 _LINE = "__tessera_line"  # a JSONL line's bytes, parsed by the engine's rule on executors
+_RECORD = "__tessera_record"  # a Parquet row's every column, for writing records back
 
 # Candidate pairs up to this many are collected on the driver, and their components found
 # there by union-find (16 bytes a pair: 20 million pairs are 320 MB as collected, about
@@ -344,8 +345,8 @@ def _components(edges: "DataFrame") -> "DataFrame":
 
 @dataclass
 class _Run:
-    """A dedup run's DataFrames: `result` (_O1, _O2, id, cluster, kept, similarity for
-    every document), and the persisted `signed` (every record) and `clustered` (documents
+    """A dedup run's DataFrames: `result` (_VID, _O1, _O2, id, cluster, kept, similarity
+    for every document; the lines method adds removed_lines and text), and the persisted `signed` (every record) and `clustered` (documents
     in a component) it is computed from (unpersist them when done)."""
 
     result: "DataFrame"
@@ -502,6 +503,7 @@ def _dedup_ordered(
         f"{_VID} long, cluster string, kept boolean, similarity double",
     ).persist(StorageLevel.MEMORY_AND_DISK)
     result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
+        _VID,
         _O1,
         _O2,
         F.col(_ID).alias("id"),
