@@ -19,8 +19,10 @@ use pyo3::prelude::*;
 
 mod defaults;
 mod errors;
+mod forest;
 mod index;
 mod kernels;
+mod lean;
 mod lsh;
 mod minhash;
 mod records;
@@ -35,7 +37,13 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_TEXT_BYTES", tessera_engine::DEFAULT_MAX_TEXT_BYTES)?;
     m.add_class::<minhash::MinHash>()?;
+    m.add_class::<minhash::MinHashGenerator>()?;
+    m.add_class::<lean::LeanMinHash>()?;
     m.add_class::<lsh::MinHashLsh>()?;
+    m.add_class::<lsh::LshKeys>()?;
+    m.add_class::<lsh::InsertionSession>()?;
+    m.add_class::<lsh::DeletionSession>()?;
+    m.add_class::<forest::MinHashLshForest>()?;
     m.add_class::<simhash::SimHash>()?;
     m.add_class::<simhash::SimHashIndex>()?;
     m.add_class::<kernels::DedupPlan>()?;

@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use rayon::prelude::*;
 use tessera_engine::sketch::{LshParams, MinHashConfig, Signature, SketchStore, StoreEntry, StoreSettings};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -45,8 +46,20 @@ const KEYS_VERSION: u64 = 1;
 ///     threshold: the Jaccard similarity the bands are tuned for, strictly between 0 and 1.
 ///     num_perm: the signatures' length; every MinHash inserted or queried must have it.
 ///     weights: the weights of false positives and false negatives in the choice of bands.
-///     params: `(bands, rows)` to use instead of the optimal ones.
-#[pyclass(module = "tessera._tessera", name = "MinHashLSH")]
+///     params: `(bands, rows)` to use instead of the optimal ones (`threshold` and
+///         `weights` are then only checked, as datasketch ignores them).
+///     storage_config: None or `{"type": "dict"}` (memory); `tessera.MinHashLSH` sends
+///         `{"type": "redis", ...}` to its Redis-backed class before this one.
+///     prepickle: as datasketch: True stores `pickle.dumps(key)` instead of each key (the
+///         `keys` and `hashtables` views then show those bytes); queries unpickle.
+///
+/// datasketch's views of the storage: `keys` (`len`, `in`, iteration, `keys()`,
+/// `keys[key]`: the key's band keys; calling it, `lsh.keys()`, gives the list of keys),
+/// `hashtables` (one dict per band, band key -> keys, a snapshot) and `get_counts()`. A
+/// band key is datasketch's for the same values: the band's values as big-endian uint64
+/// (8 bytes each), as datasketch writes them for uint64 hash values. The views list an
+/// empty MinHash under its band keys as datasketch does, but no query finds it.
+#[pyclass(module = "tessera._tessera", name = "MinHashLSH", subclass)]
 pub struct MinHashLsh {
     threshold: f64,
     weights: (f64, f64),
@@ -67,6 +80,23 @@ pub struct MinHashLsh {
     /// Per band: key -> ordinals after the store's, ascending.
     bands: Vec<HashMap<u64, Vec<u32>>>,
     count: usize,
+    /// datasketch's `prepickle`: keys are stored as `pickle.dumps(key)`.
+    prepickle: bool,
+    /// Signatures of `add_to_query_buffer`, until `collect_query_buffer`.
+    query_buffer: Vec<Signature>,
+}
+
+/// datasketch's band key of band `band`: its values as big-endian uint64.
+pub(crate) fn band_h(sig: &[u32], band: usize, rows: usize) -> Vec<u8> {
+    sig[band * rows..(band + 1) * rows].iter().flat_map(|&v| u64::from(v).to_be_bytes()).collect()
+}
+
+fn pickle_dumps<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    key.py().import("pickle")?.call_method1("dumps", (key,))
+}
+
+fn pickle_loads<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    key.py().import("pickle")?.call_method1("loads", (key,))
 }
 
 fn key_error(key: &Bound<'_, PyAny>, what: &str) -> PyErr {
@@ -75,6 +105,11 @@ fn key_error(key: &Bound<'_, PyAny>, what: &str) -> PyErr {
 }
 
 impl MinHashLsh {
+    /// The keys, in insertion order (the `keys` view called: `lsh.keys()`).
+    fn key_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.live_ordinals().map(|o| self.keys[o].bind(py)))
+    }
+
     fn empty(py: Python<'_>, threshold: f64, weights: (f64, f64), num_perm: usize, params: LshParams) -> Self {
         Self {
             threshold,
@@ -89,7 +124,103 @@ impl MinHashLsh {
             signatures: Vec::new(),
             bands: vec![HashMap::new(); params.bands],
             count: 0,
+            prepickle: false,
+            query_buffer: Vec::new(),
         }
+    }
+
+    /// The key as stored: pickled with `prepickle`.
+    fn stored<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        if self.prepickle { pickle_dumps(key) } else { Ok(key.clone()) }
+    }
+
+    /// Keys as the caller gave them: unpickled with `prepickle`.
+    fn given<'py>(&self, py: Python<'py>, ordinals: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for &o in ordinals {
+            let k = self.keys[o as usize].bind(py);
+            out.append(if self.prepickle { pickle_loads(k)? } else { k.clone() })?;
+        }
+        Ok(out)
+    }
+
+    /// Live ordinals, in insertion order.
+    fn live_ordinals(&self) -> impl Iterator<Item = usize> + '_ {
+        self.live.iter().enumerate().filter(|(_, l)| **l).map(|(o, _)| o)
+    }
+
+    /// Inserts stored keys (already checked: not in the LSH, distinct) with their
+    /// signatures; the band keys are computed in parallel without the GIL.
+    fn insert_many(&mut self, py: Python<'_>, items: Vec<(Py<PyAny>, Signature)>, seed: u64) -> PyResult<()> {
+        if self.keys.len() + items.len() > u32::MAX as usize {
+            return Err(PyValueError::new_err("the LSH is full (2**32 keys)"));
+        }
+        let params = self.params;
+        let band_keys: Vec<Vec<u64>> = py.detach(|| {
+            items.par_iter().map(|(_, sig)| if params.fits(sig) { params.band_keys(sig) } else { Vec::new() }).collect()
+        });
+        let index = self.index.bind(py).clone();
+        for ((key, sig), keys) in items.into_iter().zip(band_keys) {
+            let ordinal = self.keys.len();
+            for (band, k) in self.bands.iter_mut().zip(keys) {
+                band.entry(k).or_default().push(ordinal as u32);
+            }
+            index.set_item(key.bind(py), ordinal)?;
+            self.keys.push(key);
+            self.live.push(true);
+            self.signatures.push(sig);
+            self.count += 1;
+        }
+        self.seed = Some(seed);
+        Ok(())
+    }
+
+    /// Removes a stored key. `ValueError` when it is not there.
+    fn remove_stored(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let index = self.index.bind(key.py());
+        let Some(ordinal) = index.get_item(key)? else {
+            return Err(key_error(key, "is not in the LSH"));
+        };
+        let ordinal: usize = ordinal.extract()?;
+        index.del_item(key)?;
+        self.live[ordinal] = false;
+        self.count -= 1;
+        if ordinal >= self.base() {
+            let sig = &self.signatures[ordinal - self.base()];
+            if self.params.fits(sig) {
+                let o = ordinal as u32;
+                for (band, k) in self.bands.iter_mut().zip(self.params.band_keys(sig)) {
+                    if let Some(v) = band.get_mut(&k) {
+                        v.retain(|&x| x != o);
+                        if v.is_empty() {
+                            band.remove(&k);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// datasketch's band keys of the key at `ordinal`.
+    fn band_hs<'py>(&self, py: Python<'py>, ordinal: usize) -> PyResult<Bound<'py, PyList>> {
+        let sig = self.signature_at(ordinal);
+        let rows = self.params.rows;
+        PyList::new(py, (0..self.params.bands).map(|b| PyBytes::new(py, &band_h(&sig.0, b, rows))))
+    }
+
+    /// Per band, band key -> count of the keys at `ordinals` (datasketch's `itemcounts`).
+    fn counts<'py>(&self, py: Python<'py>, ordinals: impl Iterator<Item = usize>) -> PyResult<Bound<'py, PyList>> {
+        let tables: Vec<Bound<'py, PyDict>> = (0..self.params.bands).map(|_| PyDict::new(py)).collect();
+        for o in ordinals {
+            let sig = self.signature_at(o);
+            for (b, table) in tables.iter().enumerate() {
+                let h = PyBytes::new(py, &band_h(&sig.0, b, self.params.rows));
+                let n: usize = table.get_item(&h)?.map(|v| v.extract()).transpose()?.unwrap_or(0);
+                table.set_item(h, n + 1)?;
+            }
+        }
+        PyList::new(py, tables)
     }
 
     fn base(&self) -> usize {
@@ -185,8 +316,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> PyResult<()> {
 impl MinHashLsh {
     #[new]
     #[pyo3(
-        signature = (threshold = 0.8, num_perm = 128, weights = (0.5, 0.5), params = None),
-        text_signature = "(threshold=0.8, num_perm=128, weights=(0.5, 0.5), params=None)"
+        signature = (threshold = 0.8, num_perm = 128, weights = (0.5, 0.5), params = None, storage_config = None, prepickle = None),
+        text_signature = "(threshold=0.8, num_perm=128, weights=(0.5, 0.5), params=None, storage_config=None, prepickle=None)"
     )]
     fn new(
         py: Python<'_>,
@@ -194,43 +325,276 @@ impl MinHashLsh {
         num_perm: usize,
         weights: (f64, f64),
         params: Option<(usize, usize)>,
+        storage_config: Option<&Bound<'_, PyDict>>,
+        prepickle: Option<bool>,
     ) -> PyResult<Self> {
-        let optimal = LshParams::optimal(threshold, num_perm, weights.0, weights.1).map_err(errors::setting)?;
+        if let Some(config) = storage_config
+            && !config.is_empty()
+        {
+            let kind = config.get_item("type")?;
+            let is_dict = match &kind {
+                Some(k) => k.extract::<String>().is_ok_and(|t| t == "dict"),
+                None => false,
+            };
+            if !is_dict {
+                let shown = kind.map(|k| k.repr().map(|r| r.to_string()).unwrap_or_default()).unwrap_or("none".into());
+                return Err(PyValueError::new_err(format!(
+                    "storage_config type {shown}: tessera._tessera.MinHashLSH keeps its tables in memory \
+                     (type 'dict'); 'redis' is handled by tessera.MinHashLSH"
+                )));
+            }
+        }
         let params = match params {
-            None => optimal,
+            None => LshParams::optimal(threshold, num_perm, weights.0, weights.1).map_err(errors::setting)?,
             Some((bands, rows)) => {
+                // The engine's checks of threshold and weights, without the search over
+                // every (b, r) of num_perm (datasketch ignores them with params).
+                LshParams::optimal(threshold, 1, weights.0, weights.1).map_err(errors::setting)?;
                 let p = LshParams { bands, rows };
                 p.validate(num_perm).map_err(errors::setting)?;
                 p
             }
         };
-        Ok(Self::empty(py, threshold, weights, num_perm, params))
+        let mut lsh = Self::empty(py, threshold, weights, num_perm, params);
+        lsh.prepickle = prepickle.unwrap_or(false);
+        Ok(lsh)
     }
 
     /// Inserts `minhash` under `key` (any hashable; str or int to `save`). `ValueError`
     /// when the key is there already, or the MinHash's `num_perm` or `seed` differ.
-    #[pyo3(text_signature = "($self, key, minhash)")]
-    fn insert(&mut self, key: &Bound<'_, PyAny>, minhash: PyRef<'_, MinHash>) -> PyResult<()> {
-        let index = self.index.bind(key.py());
-        if index.contains(key)? {
-            return Err(key_error(key, "is already in the LSH"));
+    /// `check_duplication` is datasketch's; the check is a dict lookup here, so it is
+    /// always made (a key twice would corrupt the tables).
+    #[pyo3(signature = (key, minhash, check_duplication = true))]
+    fn insert(&mut self, key: &Bound<'_, PyAny>, minhash: PyRef<'_, MinHash>, check_duplication: bool) -> PyResult<()> {
+        let _ = check_duplication;
+        let py = key.py();
+        let key = self.stored(key)?;
+        if self.index.bind(py).contains(&key)? {
+            return Err(key_error(&key, "is already in the LSH"));
         }
         self.check(&minhash, "insert")?;
-        let ordinal = self.keys.len();
-        let ordinal32 = u32::try_from(ordinal).map_err(|_| PyValueError::new_err("the LSH is full (2**32 keys)"))?;
-        let sig = minhash.signature();
-        if self.params.fits(&sig) {
-            for (band, k) in self.bands.iter_mut().zip(self.params.band_keys(&sig)) {
-                band.entry(k).or_default().push(ordinal32);
+        let seed = minhash.config().seed;
+        self.insert_many(py, vec![(key.unbind(), minhash.signature())], seed)
+    }
+
+    /// A context manager for many inserts (datasketch's): `session.insert(key, minhash)`
+    /// checks at once and buffers; every `buffer_size` inserts, and when the `with` block
+    /// ends, the buffer's band keys are computed in parallel and the keys enter the LSH
+    /// (so they are found from then on).
+    #[pyo3(signature = (buffer_size = 50000))]
+    fn insertion_session(slf: &Bound<'_, Self>, buffer_size: usize) -> PyResult<InsertionSession> {
+        if buffer_size == 0 {
+            return Err(PyValueError::new_err("buffer_size must be at least 1"));
+        }
+        Ok(InsertionSession {
+            lsh: slf.clone().unbind(),
+            buffer: Vec::new(),
+            pending: PyDict::new(slf.py()).unbind(),
+            seed: None,
+            buffer_size,
+        })
+    }
+
+    /// A context manager for many removes (datasketch's): `session.remove(key)` removes
+    /// at once (removal from memory has nothing to batch).
+    #[pyo3(signature = (buffer_size = 50000))]
+    fn deletion_session(slf: &Bound<'_, Self>, buffer_size: usize) -> DeletionSession {
+        let _ = buffer_size;
+        DeletionSession { lsh: slf.clone().unbind() }
+    }
+
+    /// Adds every key of `other` (of the same num_perm, bands and rows, and seed), as
+    /// datasketch's `merge`. `check_overlap=True`: `ValueError` when a key is in both.
+    /// Without it, a key in both takes `other`'s MinHash (datasketch would keep both
+    /// under the key; a key has one signature here).
+    #[pyo3(signature = (other, check_overlap = false))]
+    fn merge(slf: &Bound<'_, Self>, other: &Bound<'_, MinHashLsh>, check_overlap: bool) -> PyResult<()> {
+        let py = slf.py();
+        if slf.is(other) {
+            if check_overlap && slf.borrow().count > 0 {
+                return Err(PyValueError::new_err("The keys are overlapping, duplicate key exists."));
+            }
+            return Ok(());
+        }
+        let mut this = slf.borrow_mut();
+        let o = other.borrow();
+        if this.num_perm != o.num_perm || this.params != o.params {
+            return Err(PyValueError::new_err("Cannot merge MinHashLSH with different initialization parameters."));
+        }
+        let seed = match (this.seed, o.seed) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(PyValueError::new_err(format!(
+                    "Cannot merge MinHashLSH of MinHashes of seed {b} into one of seed {a}"
+                )));
+            }
+            (_, None) => return Ok(()),
+            (_, Some(b)) => b,
+        };
+        let index = this.index.bind(py).clone();
+        if check_overlap {
+            for ord in o.live_ordinals() {
+                if index.contains(o.keys[ord].bind(py))? {
+                    return Err(PyValueError::new_err("The keys are overlapping, duplicate key exists."));
+                }
             }
         }
-        index.set_item(key, ordinal)?;
-        self.keys.push(key.clone().unbind());
-        self.live.push(true);
-        self.signatures.push(sig);
-        self.seed = Some(minhash.config().seed);
-        self.count += 1;
+        let mut items = Vec::with_capacity(o.count);
+        for ord in o.live_ordinals() {
+            let key = o.keys[ord].bind(py);
+            if index.contains(key)? {
+                this.remove_stored(key)?;
+            }
+            items.push((key.clone().unbind(), o.signature_at(ord)));
+        }
+        this.insert_many(py, items, seed)
+    }
+
+    /// Whether the LSH holds no key.
+    #[pyo3(text_signature = "($self)")]
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Buffers a query (datasketch's): `collect_query_buffer` answers all at once.
+    /// `ValueError` as `query`.
+    #[pyo3(text_signature = "($self, minhash)")]
+    fn add_to_query_buffer(&mut self, minhash: PyRef<'_, MinHash>) -> PyResult<()> {
+        self.check(&minhash, "query")?;
+        self.query_buffer.push(minhash.signature());
         Ok(())
+    }
+
+    /// The keys that are candidates of *every* buffered query (datasketch's
+    /// intersection), in insertion order; empties the buffer. `[]` when none was buffered.
+    #[pyo3(text_signature = "($self)")]
+    fn collect_query_buffer<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let queries = std::mem::take(&mut self.query_buffer);
+        if queries.is_empty() {
+            return Ok(PyList::empty(py));
+        }
+        let this = &*self;
+        let found = py.detach(|| {
+            let mut sets = queries.iter().map(|q| this.candidates(q));
+            let mut out = sets.next().unwrap_or_default();
+            for s in sets {
+                out.retain(|o| s.binary_search(o).is_ok());
+            }
+            out
+        });
+        self.given(py, &found)
+    }
+
+    /// Per band, datasketch's bucket sizes: a list of `b` dicts, band key (bytes, see
+    /// the class) -> number of keys.
+    #[pyo3(text_signature = "($self)")]
+    fn get_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.counts(py, self.live_ordinals())
+    }
+
+    /// `get_counts` restricted to the keys given (keys not in the LSH count nothing).
+    #[pyo3(signature = (*keys))]
+    fn get_subset_counts<'py>(&self, py: Python<'py>, keys: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
+        let index = self.index.bind(py);
+        let mut ordinals = Vec::new();
+        for key in keys.iter() {
+            if let Some(o) = index.get_item(self.stored(&key)?)? {
+                ordinals.push(o.extract::<usize>()?);
+            }
+        }
+        ordinals.sort_unstable();
+        ordinals.dedup();
+        self.counts(py, ordinals.into_iter())
+    }
+
+    /// datasketch's `hashtables`: per band, a dict band key (bytes, see the class) ->
+    /// list of keys (stored form), built on each read (a snapshot for inspection).
+    #[getter]
+    fn hashtables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let tables: Vec<Bound<'py, PyDict>> = (0..self.params.bands).map(|_| PyDict::new(py)).collect();
+        for o in self.live_ordinals() {
+            let sig = self.signature_at(o);
+            let key = self.keys[o].bind(py);
+            for (b, table) in tables.iter().enumerate() {
+                let h = PyBytes::new(py, &band_h(&sig.0, b, self.params.rows));
+                match table.get_item(&h)? {
+                    Some(list) => list.cast::<PyList>()?.append(key)?,
+                    None => table.set_item(h, PyList::new(py, [key])?)?,
+                }
+            }
+        }
+        PyList::new(py, tables)
+    }
+
+    /// datasketch's `keys` storage: `len`, `in`, iteration and `keys()` over the keys
+    /// (stored form), `keys[key]` the key's band keys; calling it gives the list of keys.
+    #[getter]
+    fn keys(slf: &Bound<'_, Self>) -> LshKeys {
+        LshKeys { lsh: slf.clone().unbind() }
+    }
+
+    /// Number of values of the MinHashes (datasketch's `h`).
+    #[getter]
+    fn h(&self) -> usize {
+        self.num_perm
+    }
+
+    /// Each band's `(start, end)` in the signature (datasketch's `hashranges`).
+    #[getter]
+    fn hashranges(&self) -> Vec<(usize, usize)> {
+        let r = self.params.rows;
+        (0..self.params.bands).map(|i| (i * r, (i + 1) * r)).collect()
+    }
+
+    /// Whether keys are stored pickled.
+    #[getter]
+    fn prepickle(&self) -> bool {
+        self.prepickle
+    }
+
+    /// Pickling, in memory: the settings (as positional arguments of the class, so a
+    /// subclass is rebuilt by its own constructor), then every live key (any picklable
+    /// object) with its signature and `prepickle`, so an LSH loaded from a store comes
+    /// back whole, in memory.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let args =
+            (this.threshold, this.num_perm, this.weights, (this.params.bands, this.params.rows)).into_pyobject(py)?;
+        let keys = PyList::new(py, this.live_ordinals().map(|o| this.keys[o].bind(py)))?;
+        let mut values = Vec::with_capacity(this.count * this.num_perm * 4);
+        for o in this.live_ordinals() {
+            values.extend(this.signature_at(o).0.iter().flat_map(|v| v.to_le_bytes()));
+        }
+        let state = (this.seed, keys, PyBytes::new(py, &values), this.prepickle).into_pyobject(py)?;
+        PyTuple::new(py, [slf.get_type().into_any(), args.into_any(), state.into_any()])
+    }
+
+    /// Restores what `__reduce__` saved (into a new, empty LSH).
+    fn __setstate__(
+        &mut self,
+        py: Python<'_>,
+        state: (Option<u64>, Bound<'_, PyList>, Bound<'_, PyBytes>, bool),
+    ) -> PyResult<()> {
+        let (seed, keys, values, prepickle) = state;
+        let values = values.as_bytes();
+        let width = self.num_perm * 4;
+        if values.len() != keys.len() * width {
+            return Err(PyValueError::new_err("pickled MinHashLSH: values do not match the keys"));
+        }
+        let items: Vec<(Py<PyAny>, Signature)> = keys
+            .iter()
+            .zip(values.chunks_exact(width))
+            .map(|(k, v)| {
+                let sig = v.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+                (k.unbind(), Signature(sig))
+            })
+            .collect();
+        *self = Self::empty(py, self.threshold, self.weights, self.num_perm, self.params);
+        self.prepickle = prepickle;
+        match seed {
+            Some(seed) => self.insert_many(py, items, seed),
+            None => Ok(()),
+        }
     }
 
     /// The keys whose signatures share at least one band with `minhash`'s, in insertion
@@ -240,41 +604,14 @@ impl MinHashLsh {
         self.check(&minhash, "query")?;
         let sig = minhash.signature();
         let found = py.detach(|| self.candidates(&sig));
-        PyList::new(py, found.into_iter().map(|o| self.keys[o as usize].bind(py)))
+        self.given(py, &found)
     }
 
     /// Removes `key`. `ValueError` when it is not there.
     #[pyo3(text_signature = "($self, key)")]
     fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let index = self.index.bind(key.py());
-        let Some(ordinal) = index.get_item(key)? else {
-            return Err(key_error(key, "is not in the LSH"));
-        };
-        let ordinal: usize = ordinal.extract()?;
-        index.del_item(key)?;
-        self.live[ordinal] = false;
-        self.count -= 1;
-        if ordinal >= self.base() {
-            let sig = &self.signatures[ordinal - self.base()];
-            if self.params.fits(sig) {
-                let o = ordinal as u32;
-                for (band, k) in self.bands.iter_mut().zip(self.params.band_keys(sig)) {
-                    if let Some(v) = band.get_mut(&k) {
-                        v.retain(|&x| x != o);
-                        if v.is_empty() {
-                            band.remove(&k);
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The keys, in insertion order.
-    #[pyo3(text_signature = "($self)")]
-    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.keys.iter().zip(&self.live).filter(|(_, l)| **l).map(|(k, _)| k.bind(py)))
+        let key = self.stored(key)?;
+        self.remove_stored(&key)
     }
 
     /// Writes the LSH to the directory `path` (created if needed; see the class
@@ -393,7 +730,7 @@ impl MinHashLsh {
 
     /// Whether `key` is in the LSH.
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.index.bind(key.py()).contains(key)
+        self.index.bind(key.py()).contains(self.stored(key)?)
     }
 
     fn __len__(&self) -> usize {
@@ -447,5 +784,165 @@ impl MinHashLsh {
             "MinHashLSH(threshold={}, num_perm={}, b={}, r={}, keys={})",
             self.threshold, self.num_perm, self.params.bands, self.params.rows, self.count
         )
+    }
+}
+
+/// `MinHashLSH.keys`: datasketch's keys storage, a live view of the LSH's keys.
+#[pyclass(module = "tessera._tessera", name = "MinHashLSHKeys")]
+pub struct LshKeys {
+    lsh: Py<MinHashLsh>,
+}
+
+#[pymethods]
+impl LshKeys {
+    /// The keys, in insertion order (tessera's `lsh.keys()`).
+    fn __call__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.lsh.borrow(py).key_list(py)
+    }
+
+    /// The keys, in insertion order (datasketch's `lsh.keys.keys()`).
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.lsh.borrow(py).key_list(py)
+    }
+
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.lsh.borrow(py).count
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.lsh.borrow(key.py()).index.bind(key.py()).contains(key)
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.lsh.borrow(py).key_list(py)?.try_iter()?.into_any())
+    }
+
+    /// The key's band keys (datasketch's `keys[key]`). `KeyError` when it is not there.
+    fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let py = key.py();
+        let lsh = self.lsh.borrow(py);
+        match lsh.index.bind(py).get_item(key)? {
+            Some(o) => lsh.band_hs(py, o.extract()?),
+            None => Err(PyKeyError::new_err(key.clone().unbind())),
+        }
+    }
+
+    /// The key's band keys, or `default` (`[]` when None, as datasketch's storage).
+    #[pyo3(signature = (key, default = None))]
+    fn get<'py>(&self, key: &Bound<'py, PyAny>, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let py = key.py();
+        let lsh = self.lsh.borrow(py);
+        match lsh.index.bind(py).get_item(key)? {
+            Some(o) => Ok(lsh.band_hs(py, o.extract()?)?.into_any()),
+            None => Ok(default.unwrap_or_else(|| PyList::empty(py).into_any())),
+        }
+    }
+
+    /// Number of keys (datasketch's storage `size()`).
+    fn size(&self, py: Python<'_>) -> usize {
+        self.lsh.borrow(py).count
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("MinHashLSHKeys({} keys)", self.lsh.borrow(py).count)
+    }
+}
+
+/// `MinHashLSH.insertion_session()`: inserts buffered, then added in batches.
+#[pyclass(module = "tessera._tessera", name = "MinHashLSHInsertionSession")]
+pub struct InsertionSession {
+    lsh: Py<MinHashLsh>,
+    buffer: Vec<(Py<PyAny>, Signature)>,
+    /// Stored keys in the buffer (duplicates are refused at `insert`).
+    pending: Py<PyDict>,
+    /// The seed of the buffered MinHashes.
+    seed: Option<u64>,
+    buffer_size: usize,
+}
+
+impl InsertionSession {
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        let items = std::mem::take(&mut self.buffer);
+        self.pending.bind(py).clear();
+        match self.seed {
+            Some(seed) if !items.is_empty() => self.lsh.borrow_mut(py).insert_many(py, items, seed),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[pymethods]
+impl InsertionSession {
+    /// Buffers `minhash` under `key`. `ValueError` at once when the key is in the LSH or
+    /// the buffer, or the MinHash's `num_perm` or `seed` differ.
+    #[pyo3(signature = (key, minhash, check_duplication = true))]
+    fn insert(&mut self, key: &Bound<'_, PyAny>, minhash: PyRef<'_, MinHash>, check_duplication: bool) -> PyResult<()> {
+        let _ = check_duplication;
+        let py = key.py();
+        let key = {
+            let lsh = self.lsh.borrow(py);
+            lsh.check(&minhash, "insert")?;
+            let key = lsh.stored(key)?;
+            if lsh.index.bind(py).contains(&key)? || self.pending.bind(py).contains(&key)? {
+                return Err(key_error(&key, "is already in the LSH"));
+            }
+            key
+        };
+        let seed = minhash.config().seed;
+        if let Some(s) = self.seed
+            && s != seed
+        {
+            return Err(PyValueError::new_err(format!(
+                "cannot insert a MinHash of seed {seed} in an LSH of MinHashes of seed {s}"
+            )));
+        }
+        self.seed = Some(seed);
+        self.pending.bind(py).set_item(&key, true)?;
+        self.buffer.push((key.unbind(), minhash.signature()));
+        if self.buffer.len() >= self.buffer_size {
+            self.flush(py)?;
+        }
+        Ok(())
+    }
+
+    /// Adds what is buffered to the LSH.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.flush(py)
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, py: Python<'_>, _args: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        self.flush(py)?;
+        Ok(false)
+    }
+}
+
+/// `MinHashLSH.deletion_session()`: removes, as datasketch's context manager.
+#[pyclass(module = "tessera._tessera", name = "MinHashLSHDeletionSession")]
+pub struct DeletionSession {
+    lsh: Py<MinHashLsh>,
+}
+
+#[pymethods]
+impl DeletionSession {
+    /// Removes `key`. `ValueError` when it is not there.
+    fn remove(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.lsh.borrow_mut(key.py()).remove(key)
+    }
+
+    /// Nothing is buffered: a no-op, for datasketch's API.
+    fn close(&self) {}
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, PyTuple>) -> bool {
+        false
     }
 }

@@ -1,0 +1,3 @@
+from tessera import LeanMinHash
+
+__all__ = ["LeanMinHash"]

@@ -1,0 +1,3 @@
+from tessera import MinHashLSH
+
+__all__ = ["MinHashLSH"]

@@ -1,0 +1,3 @@
+from tessera import MinHashLSHForest
+
+__all__ = ["MinHashLSHForest"]

@@ -1,0 +1,3 @@
+from tessera import MinHash
+
+__all__ = ["MinHash"]
