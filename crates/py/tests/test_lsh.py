@@ -180,3 +180,138 @@ def test_damaged_files_are_named(tmp_path, docs):
     (tmp_path / "short" / "NEAR").write_bytes(b"TSRNEAR\0" + b"\0" * 10)
     with pytest.raises(tessera.TesseraError, match="corrupt.*short/NEAR: not a sketch store"):
         tessera.MinHashLSH.load(tmp_path / "short")
+
+
+# --- datasketch parity: storage views, sessions, merge, query buffer, pickling ---------
+
+
+def filled(docs, n=30, **kwargs):
+    lsh = tessera.MinHashLSH(threshold=0.5, **kwargs)
+    sigs = {}
+    rng = random.Random(7)
+    for i, d in enumerate(docs[:n]):
+        sigs[f"k{i}"] = minhash(d if rng.random() < 0.6 else edit(d, 6, i))
+        lsh.insert(f"k{i}", sigs[f"k{i}"])
+    return lsh, sigs
+
+
+def test_storage_views_and_counts_equal_datasketch_for_the_same_signatures(docs):
+    datasketch = pytest.importorskip("datasketch")
+    ours, sigs = filled(docs)
+    theirs = datasketch.MinHashLSH(threshold=0.5)
+    for k, m in sigs.items():
+        theirs.insert(k, their_minhash(datasketch, m))
+    # An empty MinHash is listed in the tables as datasketch lists it.
+    ours.insert("empty", tessera.MinHash())
+    theirs.insert("empty", their_minhash(datasketch, tessera.MinHash()))
+    assert ours.get_counts() == theirs.get_counts()
+    assert ours.get_subset_counts("k1", "k2", "k1", "absent") == theirs.get_subset_counts("k1", "k2", "k1", "absent")
+    # Buckets are lists in insertion order here, sets in datasketch.
+    assert [{h: set(v) for h, v in t.items()} for t in ours.hashtables] == [
+        {h: set(v) for h, v in t._dict.items()} for t in theirs.hashtables
+    ]
+    assert len(ours.keys) == len(theirs.keys) and sorted(ours.keys) == sorted(theirs.keys.keys())
+    for k in sigs:
+        assert ours.keys[k] == theirs.keys[k] and k in ours.keys
+    assert ours.hashranges == theirs.hashranges and ours.h == theirs.h
+    ours.remove("k3")
+    theirs.remove("k3")
+    assert ours.get_counts() == theirs.get_counts() and "k3" not in ours.keys
+    with pytest.raises(KeyError):
+        ours.keys["k3"]
+    assert ours.keys.get("k3") == [] and ours.keys() == list(ours.keys) == ours.keys.keys()
+
+
+def test_insertion_session_equals_inserts(docs):
+    one, sigs = filled(docs)
+    session_lsh = tessera.MinHashLSH(threshold=0.5)
+    with session_lsh.insertion_session(buffer_size=7) as session:
+        for k, m in sigs.items():
+            session.insert(k, m)
+        with pytest.raises(ValueError, match="already"):
+            session.insert("k0", sigs["k0"])
+        with pytest.raises(ValueError, match="num_perm"):
+            session.insert("x", tessera.MinHash(num_perm=64))
+    assert session_lsh.keys() == one.keys() and session_lsh.get_counts() == one.get_counts()
+    for m in sigs.values():
+        assert session_lsh.query(m) == one.query(m)
+    with pytest.raises(ValueError):
+        session_lsh.insertion_session(buffer_size=0)
+    with session_lsh.deletion_session() as session:
+        session.remove("k0")
+    assert "k0" not in session_lsh
+
+
+def test_pickle_round_trips_keys_of_any_picklable_type(tmp_path, docs):
+    import pickle
+
+    lsh = tessera.MinHashLSH(threshold=0.5)
+    keys = ["s", 7, ("t", 1), frozenset({1, 2}), b"bytes", None]
+    ms = [minhash(d) for d in docs[: len(keys)]]
+    for k, m in zip(keys, ms):
+        lsh.insert(k, m)
+    lsh.remove(7)
+    again = pickle.loads(pickle.dumps(lsh))
+    assert type(again) is type(lsh) and again.keys() == lsh.keys() and len(again) == 5
+    assert (again.b, again.r, again.threshold, again.seed) == (lsh.b, lsh.r, lsh.threshold, lsh.seed)
+    for m in ms:
+        assert again.query(m) == lsh.query(m)
+    assert again.get_counts() == lsh.get_counts()
+    # An LSH opened from disk pickles whole, in memory.
+    plain, sigs = filled(docs, 10)
+    plain.save(tmp_path / "lsh")
+    loaded = tessera.MinHashLSH.load(tmp_path / "lsh")
+    loaded.insert("late", minhash(docs[40]))
+    copy = pickle.loads(pickle.dumps(loaded))
+    assert copy.store_path is None and copy.keys() == loaded.keys()
+    for m in list(sigs.values()) + [minhash(docs[40])]:
+        assert copy.query(m) == loaded.query(m)
+    assert pickle.loads(pickle.dumps(tessera.MinHashLSH())).is_empty()
+
+
+def test_prepickle_stores_pickled_keys_and_answers_plain_ones(docs):
+    import pickle
+
+    lsh = tessera.MinHashLSH(threshold=0.5, prepickle=True)
+    m = minhash(docs[0])
+    lsh.insert(("a", 1), m)
+    assert lsh.query(m) == [("a", 1)] and ("a", 1) in lsh
+    assert list(lsh.keys) == [pickle.dumps(("a", 1))]
+    again = pickle.loads(pickle.dumps(lsh))
+    assert again.prepickle and again.query(m) == [("a", 1)]
+    lsh.remove(("a", 1))
+    assert lsh.is_empty()
+
+
+def test_merge_and_query_buffer_follow_datasketch(docs):
+    a, sigs = filled(docs, 10)
+    b = tessera.MinHashLSH(threshold=0.5)
+    extra = {f"x{i}": minhash(d) for i, d in enumerate(docs[20:25])}
+    for k, m in extra.items():
+        b.insert(k, m)
+    a.merge(b, check_overlap=True)
+    assert a.keys() == list(sigs) + list(extra)
+    with pytest.raises(ValueError, match="overlapping"):
+        a.merge(b, check_overlap=True)
+    # Without the check, a key in both takes the other's MinHash.
+    c = tessera.MinHashLSH(threshold=0.5)
+    c.insert("k0", extra["x0"])
+    a.merge(c)
+    assert "k0" in a.query(extra["x0"]) and len(a) == 15
+    with pytest.raises(ValueError, match="initialization parameters"):
+        a.merge(tessera.MinHashLSH(threshold=0.9))
+    a.add_to_query_buffer(sigs["k1"])
+    assert a.collect_query_buffer() == a.query(sigs["k1"])
+    a.add_to_query_buffer(sigs["k1"])
+    a.add_to_query_buffer(extra["x1"])
+    assert a.collect_query_buffer() == [k for k in a.query(sigs["k1"]) if k in a.query(extra["x1"])]
+    assert a.collect_query_buffer() == []
+    with pytest.raises(ValueError):
+        a.add_to_query_buffer(tessera.MinHash(num_perm=64))
+
+
+def test_storage_config_is_memory_only_here():
+    assert tessera.MinHashLSH(storage_config={"type": "dict"}).is_empty()
+    assert tessera.MinHashLSH(storage_config=None).is_empty()
+    with pytest.raises(ValueError, match="storage_config"):
+        tessera._tessera.MinHashLSH(storage_config={"type": "cassandra"})

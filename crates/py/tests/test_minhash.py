@@ -160,3 +160,83 @@ def test_long_batches_fold_like_single_updates():
         b.update(w)
     b.update_batch(items[1000:])
     assert a == b
+
+
+# --- datasketch parity -----------------------------------------------------------------
+
+
+def identity(x):
+    return x
+
+
+def test_count_is_datasketchs_estimate():
+    datasketch = pytest.importorskip("datasketch")
+    for n in (0, 1, 10, 1000, 20000):
+        m = tessera.MinHash(num_perm=256)
+        m.update_batch(words(n, n))
+        theirs = datasketch.MinHash(num_perm=256, hashvalues=m.hashvalues, scheme="legacy")
+        assert m.count() == pytest.approx(theirs.count(), rel=1e-12, abs=1e-9)
+        if n >= 1000:
+            assert abs(m.count() - n) / n < 0.2
+
+
+def test_hashfunc_replaces_xxh3_and_permutations_are_the_family():
+    m = tessera.MinHash(num_perm=8, seed=3, hashfunc=identity)
+    m.update_batch([12, 2**64 - 1, -1])
+    a, b = (row.tolist() for row in m.permutations)
+    rng = splitmix64(3)
+    assert [(x, y) for x, y in zip(a, b)] == [(next(rng) | 1, next(rng)) for _ in range(8)]
+    xs = [12, 2**64 - 1, (-1) & MASK64]  # a negative hash is read as two's complement
+    assert m.hashvalues.tolist() == [min(((ai * x + bi) & MASK64) >> 32 for x in xs) for ai, bi in zip(a, b)]
+    assert m.hashfunc is identity and tessera.MinHash().hashfunc is None
+    one = tessera.MinHash(num_perm=8, seed=3, hashfunc=identity)
+    for x in (12, 2**64 - 1, -1):
+        one.update(x)
+    assert one == m
+    with pytest.raises(ValueError, match="hashfunc must return an int"):
+        tessera.MinHash(hashfunc=lambda x: "no").update(1)
+    with pytest.raises(ValueError, match="callable"):
+        tessera.MinHash(hashfunc=3)
+
+
+def test_hashfunc_survives_pickle_copy_union_bulk_and_generator():
+    m = tessera.MinHash(num_perm=16, hashfunc=identity, gpu_mode="detect")
+    m.update_batch(range(100))
+    for again in (pickle.loads(pickle.dumps(m)), m.copy()):
+        assert again == m and again.hashfunc is identity and again._gpu_mode == "detect"
+    other = tessera.MinHash(num_perm=16, hashfunc=identity)
+    other.update_batch(range(50, 200))
+    u = tessera.MinHash.union(m, other)
+    both = tessera.MinHash(num_perm=16, hashfunc=identity)
+    both.update_batch(range(200))
+    assert u == both and u.hashfunc is identity
+    with pytest.raises(ValueError, match="less than 2"):
+        tessera.MinHash.union(m)
+    with pytest.raises(ValueError):
+        tessera.MinHash.union(m, tessera.MinHash(num_perm=16, seed=2))
+    batches = [range(0, 10), range(5, 30), []]
+    bulk = tessera.MinHash.bulk(batches, num_perm=16, hashfunc=identity)
+    gen = tessera.MinHash.generator(iter(batches), num_perm=16, hashfunc=identity)
+    for items, x, y in zip(batches, bulk, gen):
+        one = tessera.MinHash(num_perm=16, hashfunc=identity)
+        one.update_batch(items)
+        assert x == one == y and x.hashfunc is identity
+
+
+def test_datasketch_constructor_arguments():
+    m = tessera.MinHash(num_perm=8, seed=5)
+    assert tessera.MinHash(num_perm=8, seed=5, permutations=m.permutations) == m
+    with pytest.raises(ValueError, match="permutations"):
+        tessera.MinHash(num_perm=8, seed=6, permutations=m.permutations)
+    with pytest.raises(ValueError, match="scheme"):
+        tessera.MinHash(scheme="affine32")
+    with pytest.raises(ValueError, match="gpu_mode"):
+        tessera.MinHash(gpu_mode="sometimes")
+    with pytest.raises(RuntimeError, match="GPU"):
+        tessera.MinHash(gpu_mode="always").update_batch([b"x"])
+    with pytest.warns(DeprecationWarning):
+        tessera.MinHash(hashobj=object())
+    m.hashvalues = list(range(8))
+    assert m.hashvalues.tolist() == list(range(8))
+    with pytest.raises(ValueError):
+        m.hashvalues = [1, 2]

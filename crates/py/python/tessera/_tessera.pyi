@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Hashable, Iterable, Optional, Sequence, Union, final
+from typing import Any, Callable, Hashable, Iterable, Iterator, NoReturn, Optional, Sequence, Union, final
+
+from typing_extensions import Self
 
 import numpy as np
 import numpy.typing as npt
@@ -20,9 +22,8 @@ class TesseraError(Exception):
     """An operation of Tessera's engine failed (an index, a file, a sketch store): the
     message is the engine's, naming the file and the reason."""
 
-@final
 class MinHash:
-    """A MinHash signature of a set of items (bytes or str).
+    """A MinHash signature of a set of items (bytes or str, or anything `hashfunc` takes).
 
     Each item is hashed with xxh3-64 (of its UTF-8 bytes for a str) and folded into
     `num_perm` minimums of the engine's hash family (`h_i(x) = (a_i * x + b_i) mod 2^64 >>
@@ -34,51 +35,213 @@ class MinHash:
         num_perm: hash functions (signature length), 1 to 4096.
         seed: seed of the hash functions; only signatures of equal `num_perm` and `seed`
             compare.
+        gpu_mode: datasketch's; accepted, no GPU is used ("always" raises RuntimeError in
+            `update_batch`, as datasketch without CUDA).
+        hashfunc: a callable taking an item and returning an int (at most 64 bits) that
+            replaces xxh3-64 as the item hash. Slower: it runs in Python, item by item.
+        hashobj: deprecated in datasketch, a no-op with a DeprecationWarning.
         hashvalues: start from these values (e.g. a row of `tessera.sketch`, or another
             MinHash's `digest()`), each below 2**32; their length sets `num_perm`.
+        permutations: datasketch's; accepted only when equal to this seed's coefficients
+            (`permutations`), since the family is drawn from the seed.
+        scheme: datasketch 2's permutation scheme; only None (Tessera has one family).
     """
 
     def __new__(
-        cls, num_perm: int = 128, seed: int = 1, hashvalues: Optional[Union[npt.ArrayLike, Sequence[int]]] = None
+        cls,
+        num_perm: int = 128,
+        seed: int = 1,
+        gpu_mode: str = "disable",
+        hashfunc: Optional[Callable[[Any], int]] = None,
+        hashobj: Optional[object] = None,
+        hashvalues: Optional[Union[npt.ArrayLike, Sequence[int]]] = None,
+        permutations: Optional[npt.ArrayLike] = None,
+        scheme: Optional[str] = None,
     ) -> MinHash: ...
-    def update(self, b: _Item) -> None:
-        """Adds one item (bytes or str)."""
-    def update_batch(self, b: Iterable[_Item]) -> None:
+    def update(self, b: Any) -> None:
+        """Adds one item (bytes or str; anything `hashfunc` takes when one was given)."""
+    def update_batch(self, b: Iterable[Any]) -> None:
         """Adds every item of an iterable (bytes or str): items are hashed, then folded in
         batches without the GIL."""
     def jaccard(self, other: MinHash) -> float:
         """The estimated Jaccard similarity with `other`: the share of positions where both
         signatures agree (the engine's estimate: 0 when either is empty). `ValueError` when
         `num_perm` or `seed` differ."""
+    def count(self) -> float:
+        """The estimated number of distinct items, as datasketch computes it:
+        `num_perm / sum(v / (2**32 - 1)) - 1` (0 for an empty MinHash)."""
     def digest(self) -> npt.NDArray[np.uint64]:
         """The signature: a numpy uint64 array of `num_perm` values, each below 2**32."""
     @property
     def hashvalues(self) -> npt.NDArray[np.uint64]:
-        """The signature (datasketch's name for `digest()`)."""
+        """The signature (datasketch's name for `digest()`): a new array on each read, so
+        change values by assigning `hashvalues`, not by writing into the array."""
+    @hashvalues.setter
+    def hashvalues(self, values: Union[npt.ArrayLike, Sequence[int]]) -> None: ...
+    @property
+    def permutations(self) -> npt.NDArray[np.uint64]:
+        """The hash family's coefficients: a (2, num_perm) uint64 array, `a` (odd) then `b`
+        of `h_i(x) = ((a_i * x + b_i) mod 2**64) >> 32`. They are not datasketch's (its
+        family is another one), so only their shape and role match."""
+    @property
+    def hashfunc(self) -> Optional[Callable[[Any], int]]:
+        """The `hashfunc` given, or None for the built-in xxh3-64."""
+    @property
+    def _gpu_mode(self) -> str:
+        """datasketch's `gpu_mode` as given ("disable", "detect" or "always")."""
     @property
     def num_perm(self) -> int:
         """Hash functions (signature length)."""
     @property
     def seed(self) -> int:
         """Seed of the hash functions."""
-    def copy(self) -> MinHash:
-        """A copy."""
+    def copy(self) -> Self:
+        """A copy (with the same `hashfunc`)."""
     def merge(self, other: MinHash) -> None:
         """Makes this the signature of the union of both sets (the minimum of each value).
         `ValueError` when `num_perm` or `seed` differ."""
+    @classmethod
+    def union(cls, *mhs: MinHash) -> MinHash:
+        """A new MinHash of the union of two or more (the minimum of each value), of the
+        first one's class and `hashfunc`. `ValueError` for fewer than two, or when
+        `num_perm` or `seed` differ."""
     def is_empty(self) -> bool:
         """True when no item was added."""
     def clear(self) -> None:
         """Clears the signature (as if no item was added)."""
     @staticmethod
-    def bulk(sets: Iterable[Iterable[_Item]], num_perm: int = 128, seed: int = 1) -> list[MinHash]:
-        """The MinHash of each set of items, computed without the GIL."""
+    def bulk(
+        sets: Iterable[Iterable[Any]],
+        num_perm: int = 128,
+        seed: int = 1,
+        hashfunc: Optional[Callable[[Any], int]] = None,
+        gpu_mode: str = "disable",
+    ) -> list[MinHash]:
+        """The MinHash of each set of items, computed without the GIL (with a `hashfunc`,
+        the items are hashed by it in Python first)."""
+    @staticmethod
+    def generator(
+        sets: Iterable[Iterable[Any]],
+        num_perm: int = 128,
+        seed: int = 1,
+        hashfunc: Optional[Callable[[Any], int]] = None,
+        gpu_mode: str = "disable",
+    ) -> Iterator[MinHash]:
+        """The MinHash of each set of items, one at a time (datasketch's `generator`): an
+        iterator, so the sets can be a stream. Arguments as `bulk`."""
     def __len__(self) -> int: ...
     def __eq__(self, other: object, /) -> bool: ...
-    def __copy__(self) -> MinHash: ...
-    def __deepcopy__(self, memo: Any, /) -> MinHash: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, memo: Any, /) -> Self: ...
 
 @final
+class LeanMinHash(MinHash):
+    """A MinHash frozen for storage: its seed and values, without a hash function.
+
+    As datasketch's `LeanMinHash` (a subclass of MinHash: `jaccard`, `count`, `digest`,
+    `is_empty`, `merge`, `union`, and LSH, forest and `jaccard` with a MinHash take it).
+    `update` and `update_batch` raise TypeError. `serialize(buf)` writes datasketch's
+    byte layout of a LeanMinHash without a scheme (the one of datasketch before 2.0, which
+    datasketch 2 still reads, as scheme "legacy"): the seed as int64, the number of values
+    as int32, then each value as uint32, in `byteorder` (default "@": the machine's,
+    little-endian on x86-64 and aarch64), 12 + 4 * num_perm bytes. `merge` changes it, as
+    datasketch's does: do not merge a LeanMinHash that is a dict key.
+
+    Args:
+        minhash: the MinHash to freeze.
+        seed: with `hashvalues`, instead of `minhash`: the seed of the family they are of.
+        hashvalues: the values (below 2**32).
+        scheme: datasketch 2's; only None (Tessera has one family).
+    """
+
+    def __new__(  # type: ignore[override]
+        cls,
+        minhash: Optional[MinHash] = None,
+        seed: Optional[int] = None,
+        hashvalues: Optional[Union[npt.ArrayLike, Sequence[int]]] = None,
+        scheme: Optional[str] = None,
+    ) -> LeanMinHash: ...
+    def update(self, b: Any) -> NoReturn:
+        """Not available on a LeanMinHash: raises TypeError."""
+    def update_batch(self, b: Iterable[Any]) -> NoReturn:
+        """Not available on a LeanMinHash: raises TypeError."""
+    def bytesize(self, byteorder: str = "@") -> int:
+        """Bytes `serialize` writes: 12 + 4 * num_perm (in every byte order)."""
+    def serialize(self, buf: Any, byteorder: str = "@") -> None:
+        """Writes the layout (see the class) at the start of `buf`, a writable buffer
+        (bytearray, memoryview, numpy array) of at least `bytesize()` bytes.
+        `ValueError` when it is smaller or the seed does not fit an int64."""
+    @classmethod
+    def deserialize(cls, buf: Any, byteorder: str = "@") -> LeanMinHash:
+        """Reads a LeanMinHash written by `serialize` (or by datasketch's LeanMinHash of the
+        layout without a scheme) from the start of `buf`. `ValueError` for a buffer too
+        short, a negative seed, or datasketch 2's layouts with a scheme (a negative count):
+        their values are of datasketch's hash families, which Tessera's do not compare with."""
+    def __hash__(self) -> int:
+        """The hash of `(seed, values)`: equal LeanMinHashes hash alike (dict keys, sets)."""
+
+@final
+class MinHashLSHForest:
+    """MinHash LSH Forest (Bawa et al. 2005, as datasketch implements it): `l` prefix trees,
+    each over `k = num_perm // l` consecutive values of the signatures, kept as sorted
+    arrays. `query(minhash, k)` walks the prefix length `r` from `k` down to 1 and, in
+    every tree, collects the keys whose first `r` values of that tree's band equal the
+    query's (a binary search in the sorted array), until it holds `k` keys: the keys
+    sharing the longest prefixes come first, an approximation of the top-k by Jaccard
+    similarity.
+
+    Keys added by `add` are searchable after the next `index()` (datasketch also finds
+    keys added after `index()` whose band equals a band indexed before; here they wait
+    for `index()`). The answer is the set of keys datasketch returns for the same hash
+    values and insertion order, as a list in the order they were found (datasketch's
+    comes from a set, in no fixed order). An empty MinHash is indexed like any other, as
+    datasketch does.
+
+    `hashtables` (per tree, band key -> keys) and `keys` (key -> its band keys) are
+    datasketch's, built on each read; a band key is the band's values as big-endian
+    uint64.
+
+    Args:
+        num_perm: the MinHashes' length (at least `l`; a MinHash must have `k * l` values
+            or more).
+        l: the number of prefix trees.
+    """
+
+    def __new__(cls, num_perm: int = 128, l: int = 8) -> MinHashLSHForest: ...  # noqa: E741
+    def add(self, key: Hashable, minhash: MinHash) -> None:
+        """Adds `minhash` under `key` (any hashable), searchable after `index()`.
+        `ValueError` when the key was added already, the MinHash has fewer than `k * l`
+        values or another seed."""
+    def index(self) -> None:
+        """Makes every key added so far searchable (sorts each tree, in parallel)."""
+    def query(self, minhash: MinHash, k: int) -> list[Any]:
+        """The approximate top-`k` keys by Jaccard similarity to `minhash`: at most `k`, in
+        the order found (longest shared prefix first). `ValueError` for `k <= 0` or a
+        MinHash the forest cannot take."""
+    def get_minhash_hashvalues(self, key: Hashable) -> npt.NDArray[np.uint64]:
+        """The hash values stored for `key` (the first `k * l` of its MinHash), a uint64
+        array. `KeyError` when it was not added."""
+    def is_empty(self) -> bool:
+        """True when no key is searchable (none added, or `index()` not called since)."""
+    def __contains__(self, key: Hashable, /) -> bool:
+        """Whether `key` was added (searchable or not)."""
+    @property
+    def l(self) -> int:  # noqa: E743
+        """The number of prefix trees."""
+    @property
+    def k(self) -> int:
+        """The depth of each tree: values per tree (`num_perm // l`)."""
+    @property
+    def hashranges(self) -> list[tuple[int, int]]:
+        """Each tree's `(start, end)` in the signature."""
+    @property
+    def hashtables(self) -> list[dict[bytes, list[Any]]]:
+        """datasketch's `hashtables`: per tree, a dict band key -> keys in insertion order,
+        of every key added (a snapshot)."""
+    @property
+    def keys(self) -> dict[Any, list[bytes]]:
+        """datasketch's `keys`: a dict key -> its band keys (one per tree), a snapshot."""
+
 class MinHashLSH:
     """MinHash LSH: finds the keys whose signatures share at least one band with a query's,
     the candidates of Jaccard similarity around `threshold` and above.
@@ -104,7 +267,19 @@ class MinHashLSH:
         threshold: the Jaccard similarity the bands are tuned for, strictly between 0 and 1.
         num_perm: the signatures' length; every MinHash inserted or queried must have it.
         weights: the weights of false positives and false negatives in the choice of bands.
-        params: `(bands, rows)` to use instead of the optimal ones.
+        params: `(bands, rows)` to use instead of the optimal ones (`threshold` and
+            `weights` are then only checked, as datasketch ignores them).
+        storage_config: None or `{"type": "dict"}` (memory); `tessera.MinHashLSH` sends
+            `{"type": "redis", ...}` to its Redis-backed class before this one.
+        prepickle: as datasketch: True stores `pickle.dumps(key)` instead of each key (the
+            `keys` and `hashtables` views then show those bytes); queries unpickle.
+
+    datasketch's views of the storage: `keys` (`len`, `in`, iteration, `keys()`,
+    `keys[key]`: the key's band keys; calling it, `lsh.keys()`, gives the list of keys),
+    `hashtables` (one dict per band, band key -> keys, a snapshot) and `get_counts()`. A
+    band key is datasketch's for the same values: the band's values as big-endian uint64
+    (8 bytes each), as datasketch writes them for uint64 hash values. The views list an
+    empty MinHash under its band keys as datasketch does, but no query finds it.
     """
 
     def __new__(
@@ -113,17 +288,62 @@ class MinHashLSH:
         num_perm: int = 128,
         weights: tuple[float, float] = (0.5, 0.5),
         params: Optional[tuple[int, int]] = None,
+        storage_config: Optional[dict[str, Any]] = None,
+        prepickle: Optional[bool] = None,
     ) -> MinHashLSH: ...
-    def insert(self, key: Hashable, minhash: MinHash) -> None:
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
         """Inserts `minhash` under `key` (any hashable; str or int to `save`). `ValueError`
-        when the key is there already, or the MinHash's `num_perm` or `seed` differ."""
+        when the key is there already, or the MinHash's `num_perm` or `seed` differ.
+        `check_duplication` is datasketch's; the check is a dict lookup here, so it is
+        always made (a key twice would corrupt the tables)."""
     def query(self, minhash: MinHash) -> list[Any]:
         """The keys whose signatures share at least one band with `minhash`'s, in insertion
         order (candidates: check them with `MinHash.jaccard` when precision matters)."""
     def remove(self, key: Hashable) -> None:
         """Removes `key`. `ValueError` when it is not there."""
-    def keys(self) -> list[Any]:
-        """The keys, in insertion order."""
+    def insertion_session(self, buffer_size: int = 50000) -> MinHashLSHInsertionSession:
+        """A context manager for many inserts (datasketch's): `session.insert(key, minhash)`
+        checks at once and buffers; every `buffer_size` inserts, and when the `with` block
+        ends, the buffer's band keys are computed in parallel and the keys enter the LSH
+        (so they are found from then on)."""
+    def deletion_session(self, buffer_size: int = 50000) -> MinHashLSHDeletionSession:
+        """A context manager for many removes (datasketch's): `session.remove(key)` removes
+        at once (removal from memory has nothing to batch)."""
+    def merge(self, other: MinHashLSH, check_overlap: bool = False) -> None:
+        """Adds every key of `other` (of the same num_perm, bands and rows, and seed), as
+        datasketch's `merge`. `check_overlap=True`: `ValueError` when a key is in both.
+        Without it, a key in both takes `other`'s MinHash (datasketch would keep both
+        under the key; a key has one signature here)."""
+    def is_empty(self) -> bool:
+        """Whether the LSH holds no key."""
+    def add_to_query_buffer(self, minhash: MinHash) -> None:
+        """Buffers a query (datasketch's): `collect_query_buffer` answers all at once.
+        `ValueError` as `query`."""
+    def collect_query_buffer(self) -> list[Any]:
+        """The keys that are candidates of *every* buffered query (datasketch's
+        intersection), in insertion order; empties the buffer. `[]` when none was buffered."""
+    def get_counts(self) -> list[dict[bytes, int]]:
+        """Per band, datasketch's bucket sizes: a list of `b` dicts, band key (bytes, see
+        the class) -> number of keys."""
+    def get_subset_counts(self, *keys: Hashable) -> list[dict[bytes, int]]:
+        """`get_counts` restricted to the keys given (keys not in the LSH count nothing)."""
+    @property
+    def hashtables(self) -> list[dict[bytes, list[Any]]]:
+        """datasketch's `hashtables`: per band, a dict band key (bytes, see the class) ->
+        list of keys (stored form), built on each read (a snapshot for inspection)."""
+    @property
+    def keys(self) -> MinHashLSHKeys:
+        """datasketch's `keys` storage: `len`, `in`, iteration and `keys()` over the keys
+        (stored form), `keys[key]` the key's band keys; calling it gives the list of keys."""
+    @property
+    def h(self) -> int:
+        """Number of values of the MinHashes (datasketch's `h`)."""
+    @property
+    def hashranges(self) -> list[tuple[int, int]]:
+        """Each band's `(start, end)` in the signature (datasketch's `hashranges`)."""
+    @property
+    def prepickle(self) -> bool:
+        """Whether keys are stored pickled."""
     def save(self, path: Union[str, os.PathLike[str]]) -> None:
         """Writes the LSH to the directory `path` (created if needed; see the class
         docstring for the files). `TypeError` for a key that is not str or int;
@@ -156,6 +376,47 @@ class MinHashLSH:
     @property
     def store_path(self) -> Optional[os.PathLike[str]]:
         """The store this LSH was loaded from, if any."""
+
+@final
+class MinHashLSHKeys:
+    """`MinHashLSH.keys`: datasketch's keys storage, a live view of the LSH's keys."""
+
+    def __call__(self) -> list[Any]:
+        """The keys, in insertion order (tessera's `lsh.keys()`)."""
+    def keys(self) -> list[Any]:
+        """The keys, in insertion order (datasketch's `lsh.keys.keys()`)."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: Hashable, /) -> bool: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __getitem__(self, key: Hashable, /) -> list[bytes]:
+        """The key's band keys (datasketch's `keys[key]`). `KeyError` when it is not there."""
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        """The key's band keys, or `default` (`[]` when None, as datasketch's storage)."""
+    def size(self) -> int:
+        """Number of keys (datasketch's storage `size()`)."""
+
+@final
+class MinHashLSHInsertionSession:
+    """`MinHashLSH.insertion_session()`: inserts buffered, then added in batches."""
+
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
+        """Buffers `minhash` under `key`. `ValueError` at once when the key is in the LSH or
+        the buffer, or the MinHash's `num_perm` or `seed` differ."""
+    def close(self) -> None:
+        """Adds what is buffered to the LSH."""
+    def __enter__(self) -> MinHashLSHInsertionSession: ...
+    def __exit__(self, *args: Any) -> bool: ...
+
+@final
+class MinHashLSHDeletionSession:
+    """`MinHashLSH.deletion_session()`: removes, as datasketch's context manager."""
+
+    def remove(self, key: Hashable) -> None:
+        """Removes `key`. `ValueError` when it is not there."""
+    def close(self) -> None:
+        """Nothing is buffered: a no-op, for datasketch's API."""
+    def __enter__(self) -> MinHashLSHDeletionSession: ...
+    def __exit__(self, *args: Any) -> bool: ...
 
 @final
 class SimHash:
