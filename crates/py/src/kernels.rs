@@ -244,7 +244,9 @@ pub(crate) fn dedup_columns<'py>(
     summary.set_item("verified", verified)?;
     summary.set_item("bands", s.bands)?;
     summary.set_item("rows", s.rows)?;
-    summary.set_item("lines_removed", s.lines_removed)?;
+    if let Some(lines_removed) = s.lines_removed {
+        summary.set_item("lines_removed", lines_removed)?;
+    }
     PyTuple::new(
         py,
         [
