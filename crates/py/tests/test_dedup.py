@@ -409,3 +409,16 @@ def test_connected_components_by_union_find():
     assert list(comp) == [1, 1, 1, 1, 1, 100, 100, 100]
     empty = np.zeros(0, dtype=np.int64)
     assert [len(x) for x in tessera._tessera.connected_components(empty, empty)] == [0, 0]
+
+
+def test_importing_the_spark_job_points_executors_at_this_python():
+    # Issue 49: `tessera.spark.dedup(df)` failed on executors running another Python
+    # (without the package) when the virtual environment was not activated.
+    code = "import os; os.environ.pop('PYSPARK_PYTHON', None); import tessera.spark; print(os.environ['PYSPARK_PYTHON'])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert Path(done.stdout.strip()).resolve() == Path(sys.executable).resolve()
+    kept = subprocess.run(
+        [sys.executable, "-c", "import os, tessera.spark; print(os.environ['PYSPARK_PYTHON'])"],
+        capture_output=True, text=True, check=True, env={**__import__("os").environ, "PYSPARK_PYTHON": "/opt/py"},
+    )
+    assert kept.stdout.strip() == "/opt/py"

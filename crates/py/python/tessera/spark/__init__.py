@@ -43,6 +43,8 @@ a folder or a pattern sorted by path, rows in file order.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING
 
 from tessera._tessera import DEDUP_DEFAULTS as _D
@@ -56,6 +58,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
 __all__ = ["TesseraSparkError", "dedup", "main", "read_inputs", "run_dedup"]
+
+# Executors must import tessera: unless told otherwise, they run this Python (the one with
+# the package, a virtual environment's whether or not it is activated). PySpark reads the
+# variable when a session's context starts, so this holds for sessions built after
+# `import tessera.spark`; an explicit PYSPARK_PYTHON or spark.pyspark.python wins.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 def _require_columns(df: "DataFrame", *names: str | None) -> None:
