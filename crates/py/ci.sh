@@ -28,7 +28,8 @@ if [ "$phase" != --no-deps ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q maturin numpy pyarrow pytest datasketch xxhash
+  # redis: the Python client, for datasketch's Redis storage in bench_redis.py.
+  "$venv/bin/python" -m pip install -q maturin numpy pyarrow pytest datasketch xxhash redis
   if [ "${TESSERA_SPARK:-}" = 1 ]; then
     # The Spark job's test: pyspark bundles Spark; it needs a JDK (.ci/run installs one).
     "$venv/bin/python" -m pip install -q pyspark "pandas<3"

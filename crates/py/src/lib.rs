@@ -26,6 +26,7 @@ mod lean;
 mod lsh;
 mod minhash;
 mod records;
+mod redis_lsh;
 mod rows;
 mod settings;
 mod simhash;
@@ -44,6 +45,9 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lsh::InsertionSession>()?;
     m.add_class::<lsh::DeletionSession>()?;
     m.add_class::<forest::MinHashLshForest>()?;
+    m.add_class::<redis_lsh::RedisMinHashLsh>()?;
+    m.add_class::<redis_lsh::RedisInsertionSession>()?;
+    m.add("RedisConnectionError", redis_lsh::connection_error_type(m.py())?)?;
     m.add_class::<simhash::SimHash>()?;
     m.add_class::<simhash::SimHashIndex>()?;
     m.add_class::<kernels::DedupPlan>()?;

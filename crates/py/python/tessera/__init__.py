@@ -18,8 +18,10 @@ from ._tessera import (
     Index,
     LeanMinHash,
     MinHash,
-    MinHashLSH,
     MinHashLSHForest,
+    RedisConnectionError,
+    RedisInsertionSession,
+    RedisMinHashLSH,
     SimHash,
     SimHashIndex,
     TesseraError,
@@ -28,6 +30,7 @@ from ._tessera import (
     _remove_lines,
     sketch,
 )
+from ._tessera import MinHashLSH as _MinHashLSH
 
 from . import kernels
 
@@ -42,6 +45,9 @@ __all__ = [
     "MinHash",
     "MinHashLSH",
     "MinHashLSHForest",
+    "RedisConnectionError",
+    "RedisInsertionSession",
+    "RedisMinHashLSH",
     "SimHash",
     "SimHashIndex",
     "TesseraError",
@@ -50,6 +56,45 @@ __all__ = [
     "kernels",
     "sketch",
 ]
+
+
+class _MinHashLSHType(type):
+    """MinHashLSH's metaclass: an LSH in memory (or loaded from disk) and one in Redis
+    are both ``isinstance(x, tessera.MinHashLSH)``, whichever class made them."""
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        if cls is MinHashLSH:
+            return isinstance(obj, (_MinHashLSH, RedisMinHashLSH))
+        return super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        if cls is MinHashLSH:
+            return issubclass(sub, (_MinHashLSH, RedisMinHashLSH))
+        return super().__subclasscheck__(sub)
+
+
+class MinHashLSH(_MinHashLSH, metaclass=_MinHashLSHType):
+    __doc__ = _MinHashLSH.__doc__
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        threshold: float = 0.8,
+        num_perm: int = 128,
+        weights: tuple[float, float] = (0.5, 0.5),
+        params: Optional[tuple[int, int]] = None,
+        storage_config: Optional[dict[str, Any]] = None,
+        **kwargs: Any,
+    ) -> Any:
+        """The in-memory LSH, or with ``storage_config={"type": "redis", "redis": {...},
+        "basename": b"..."}`` (datasketch's shape) a ``RedisMinHashLSH`` that every
+        process opening the same basename shares. Other arguments go to the chosen
+        class unchanged."""
+        if isinstance(storage_config, dict) and storage_config.get("type") == "redis":
+            return RedisMinHashLSH(threshold, num_perm, weights, params, storage_config, **kwargs)
+        if storage_config is not None:
+            kwargs["storage_config"] = storage_config
+        return super().__new__(cls, threshold, num_perm, weights, params, **kwargs)
 
 
 def dedup(

@@ -418,6 +418,125 @@ class MinHashLSHDeletionSession:
     def __enter__(self) -> MinHashLSHDeletionSession: ...
     def __exit__(self, *args: Any) -> bool: ...
 
+class RedisConnectionError(TesseraError, ConnectionError):
+    """Redis could not be reached or stopped answering (refused, timed out, dropped): the
+    message names the server's address. A TesseraError and a ConnectionError."""
+
+@final
+class RedisMinHashLSH:
+    """A MinHash LSH stored in Redis and shared by every process that opens its basename.
+
+    Made by `tessera.MinHashLSH(threshold, num_perm, weights, params,
+    storage_config={"type": "redis", "redis": {"host": ..., "port": ...}, "basename":
+    b"..."})`, datasketch's configuration. Bands and rows are the in-memory LSH's (the
+    engine's rule), so the same signatures give the same candidates. The first process to
+    open a basename records the parameters there; a later one with other parameters is
+    refused (`ValueError`). The seed of the MinHashes is recorded by the first insert.
+
+    Keys are str, bytes or int, stored as a type tag and the key's bytes (readable from
+    any language). `prepickle=True` stores any picklable key as its pickle instead, as
+    datasketch does by default for Redis (reading them back unpickles what the database
+    holds: only for a database no one untrusted writes to). Answers come in insertion
+    order over all writers. Each insert and remove is one Lua script, atomic on the server:
+    no lock, so many processes insert and query at once. `insertion_session()` sends
+    inserts in pipelines of `buffer_size`.
+
+    `storage_config["redis"]` takes `host` (default "localhost"), `port` (6379), `db` (0),
+    `username`, `password`, `unix_socket_path`, `socket_connect_timeout` (seconds;
+    default 5) and `socket_timeout` (seconds per reply; default 60; None waits forever);
+    a value may be `{"env": NAME, "default": ...}`, read from the environment as
+    datasketch does. `storage_config["redis_buffer"] = {"transaction": True}` sends each
+    pipeline as one MULTI/EXEC transaction (all of a batch visible at once, and other
+    clients wait for it); the default sends it plain, each key atomic on its own.
+
+    An unreachable or silent server raises `tessera.RedisConnectionError` (a
+    `TesseraError` and a `ConnectionError`) naming its address; a command the server
+    refuses raises `TesseraError`.
+    """
+
+    def __new__(
+        cls,
+        threshold: float = 0.8,
+        num_perm: int = 128,
+        weights: tuple[float, float] = (0.5, 0.5),
+        params: Optional[tuple[int, int]] = None,
+        storage_config: Optional[dict[str, Any]] = None,
+        prepickle: Optional[bool] = None,
+    ) -> RedisMinHashLSH: ...
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
+        """Inserts `minhash` under `key` (str, bytes or int; any picklable key with
+        `prepickle`). `ValueError` when the key is there already (in any process's
+        inserts), or the MinHash's `num_perm` or `seed` differ from the LSH's.
+        `check_duplication` is datasketch's: the check is part of the insert's script (a
+        key twice would leave stale buckets), so it is always made."""
+    def insertion_session(self, buffer_size: int = 50000) -> RedisInsertionSession:
+        """A context manager that sends inserts in pipelines of `buffer_size` (and the rest
+        when it closes), as datasketch's `insertion_session`."""
+    def query(self, minhash: MinHash) -> list[Any]:
+        """The keys whose signatures share at least one band with `minhash`'s, in insertion
+        order over all writers (candidates: check them with `MinHash.jaccard` when
+        precision matters). One round trip."""
+    def query_batch(self, minhashes: Iterable[MinHash]) -> list[list[Any]]:
+        """`query` of each MinHash (of one seed), in one pipeline: a list of answers in order."""
+    def remove(self, key: Hashable) -> None:
+        """Removes `key`. `ValueError` when it is not there."""
+    def keys(self) -> list[Any]:
+        """The keys, in insertion order (read in steps of 10,000, so a server busy with
+        other clients keeps answering them; keys inserted meanwhile may or may not be in)."""
+    def is_empty(self) -> bool:
+        """True when no key is stored."""
+    def __contains__(self, key: object, /) -> bool: ...
+    def __len__(self) -> int: ...
+    @property
+    def b(self) -> int:
+        """Number of bands (datasketch's `b`)."""
+    @property
+    def r(self) -> int:
+        """Values per band (datasketch's `r`)."""
+    @property
+    def threshold(self) -> float:
+        """The threshold the bands were chosen for."""
+    @property
+    def num_perm(self) -> int:
+        """The signatures' length."""
+    @property
+    def weights(self) -> tuple[float, float]:
+        """The weights of false positives and false negatives."""
+    @property
+    def seed(self) -> Optional[int]:
+        """The seed of the signatures stored (None before the first insert anywhere)."""
+    @property
+    def prepickle(self) -> bool:
+        """Whether keys are pickled (datasketch's `prepickle`)."""
+    @property
+    def basename(self) -> bytes:
+        """The prefix of this LSH's Redis keys."""
+    @property
+    def storage_config(self) -> dict[str, Any]:
+        """The storage_config, with the basename filled in (a copy)."""
+
+@final
+class RedisInsertionSession:
+    """Inserts into a Redis-backed MinHashLSH in pipelines: made by `insertion_session()`,
+    used as a context manager (`with lsh.insertion_session() as s: s.insert(k, m)`).
+    Inserts are sent every `buffer_size` keys and when the session closes. A key already
+    in the LSH is reported when its batch is sent (`ValueError` naming it; the batch's
+    other keys are in)."""
+
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None:
+        """Adds `minhash` under `key` to the next batch (checked now: key type, `num_perm`,
+        `seed`; duplicates when the batch is sent, whatever `check_duplication` says)."""
+    def flush(self) -> None:
+        """Sends the keys buffered so far."""
+    def close(self) -> None:
+        """Sends the rest (the same as `flush`)."""
+    def __enter__(self) -> RedisInsertionSession: ...
+    def __exit__(self, _exc_type: object = None, _exc: object = None, _tb: object = None) -> bool:
+        """Sends the rest, also when the block raised (datasketch's behaviour); never
+        swallows the block's exception."""
+    def __len__(self) -> int:
+        """Keys waiting for the next batch."""
+
 @final
 class SimHash:
     """A 64-bit SimHash (Charikar): near-identical feature sets have fingerprints a small
