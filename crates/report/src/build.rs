@@ -8,10 +8,10 @@ use tessera_normalize::Span;
 use tessera_search::{Revision, TextSpan};
 
 use crate::citations::{self, Detect};
-use crate::diff::WordDiffer;
+use crate::diff::{Comparison, WordDiffer};
 use crate::model::{
-    Block, BlockId, BlockKind, FoundBy, Report, ReportOptions, SCHEMA_VERSION, SentencePair, Source, SourceInfo,
-    Suspect, SuspectInfo, Totals,
+    Block, BlockId, BlockKind, FoundBy, Label, Report, ReportFilters, ReportOptions, SCHEMA_VERSION, SentencePair,
+    Source, SourceInfo, Suspect, SuspectInfo, Totals,
 };
 
 impl Report {
@@ -28,6 +28,11 @@ impl Report {
     /// [`INSIDE_PERCENT`](crate::INSIDE_PERCENT) percent of its letters and digits lie
     /// in quoted passages with a reference next to them or in the bibliography section
     /// of the suspect: then it is a citation too. [`Block::reason`] says why.
+    ///
+    /// A block whose source's text is known is first cut at the suspect's quotation marks
+    /// that the source lacks, its parts without a word of the source dropped (a borrowing
+    /// never runs past a quotation mark into the writer's words); each block gets its
+    /// [`label`](Block::label) from the comparison of its two sides.
     ///
     /// Sources get their [`number`](crate::Source::number) from their shares (1 is the
     /// largest share in report) and `sources` is ordered by it. Blocks whose source text
@@ -54,6 +59,8 @@ impl Report {
         let mut source_texts: BTreeMap<DocId, Option<CharIndex<'_>>> = BTreeMap::new();
         let mut blocks: Vec<Block> = Vec::new();
         let mut differ = WordDiffer::new();
+        // The suspect's quotation marks, found once the first block needs them.
+        let mut quotations: Option<Vec<(usize, usize)>> = None;
         for revision in revisions {
             let detected_kind = BlockKind::from_collection(revision.kind);
             let reason = (detected_kind == BlockKind::Citation)
@@ -75,55 +82,60 @@ impl Report {
                     if len < options.min_block_chars {
                         continue;
                     }
-                    let (source_span, source_excerpt) =
-                        match source_text.and_then(|st| st.fit(block.source).map(|s| (st, s))) {
-                            Some((st, span)) => (span, Some(st.slice(&span))),
-                            None => (block.source, None),
-                        };
-                    let suspect_excerpt = suspect_index.slice(&suspect_span);
-                    let diff = source_excerpt.as_deref().map_or_else(Vec::new, |excerpt| {
-                        differ.diff(excerpt, source_span, &suspect_excerpt, suspect_span)
-                    });
-                    // Sentence pairs are read side by side: only with the source's text.
-                    let pairs = match source_text.filter(|_| source_excerpt.is_some()) {
-                        Some(st) => block
-                            .pairs
-                            .iter()
-                            .filter_map(|pair| {
-                                let suspect = suspect_index.fit(within(pair.suspect, suspect_span))?;
-                                let source = st.fit(within(pair.source, source_span))?;
-                                let words = pair
-                                    .words
-                                    .iter()
-                                    .filter_map(|w| {
-                                        Some(tessera_search::WordMatch {
-                                            suspect: suspect_index.fit(within(w.suspect, suspect))?,
-                                            source: st.fit(within(w.source, source))?,
-                                        })
-                                    })
-                                    .collect();
-                                Some(SentencePair { suspect, source, words })
-                            })
-                            .collect(),
-                        None => Vec::new(),
+                    let Some((st, source_span)) = source_text.and_then(|st| st.fit(block.source).map(|s| (st, s)))
+                    else {
+                        // Without the source's text there is nothing to compare.
+                        blocks.push(new_block(
+                            &suspect_index,
+                            found,
+                            block,
+                            &reason,
+                            detected_kind,
+                            Side::of(&suspect_index, suspect_span),
+                            None,
+                        ));
+                        continue;
                     };
-                    blocks.push(Block {
-                        id: BlockId(0),
-                        source: found.doc,
-                        kind: detected_kind,
-                        detected_kind,
-                        reason: reason.clone(),
-                        suspect_span,
-                        source_span,
-                        matched_shingles: block.matched_shingles,
-                        confidence: percent(block.evidence.confidence()),
-                        found_by: Some(FoundBy::of(&block.evidence)),
-                        suspect_excerpt,
-                        source_excerpt,
-                        diff,
-                        pairs,
-                        copy_of: found.copy_of,
-                    });
+                    let suspect_excerpt = suspect_index.slice(&suspect_span);
+                    let source_excerpt = st.slice(&source_span);
+                    let Some(comparison) = differ.compare(&source_excerpt, source_span, &suspect_excerpt, suspect_span)
+                    else {
+                        let known = Known { text: st, span: source_span, excerpt: source_excerpt, comparison: None };
+                        let side = Side { span: suspect_span, excerpt: suspect_excerpt };
+                        blocks.push(new_block(&suspect_index, found, block, &reason, detected_kind, side, Some(known)));
+                        continue;
+                    };
+                    let quotations = quotations.get_or_insert_with(|| citations::quotation_marks(&text));
+                    let pieces = quote_cuts(&suspect_index, suspect_span, st, source_span, &comparison, quotations);
+                    if pieces.is_empty() {
+                        let known = Known {
+                            text: st,
+                            span: source_span,
+                            excerpt: source_excerpt,
+                            comparison: Some(comparison),
+                        };
+                        let side = Side { span: suspect_span, excerpt: suspect_excerpt };
+                        blocks.push(new_block(&suspect_index, found, block, &reason, detected_kind, side, Some(known)));
+                        continue;
+                    }
+                    // Cut at quotation marks the source does not have: each part is judged
+                    // on its own (a quotation is a quotation, the writer's words around it
+                    // are no borrowing).
+                    let words = comparison.matched.len().max(1);
+                    for (piece_suspect, piece_source, matched) in pieces {
+                        let suspect_excerpt = suspect_index.slice(&piece_suspect);
+                        let source_excerpt = st.slice(&piece_source);
+                        let comparison = differ.compare(&source_excerpt, piece_source, &suspect_excerpt, piece_suspect);
+                        let known = Known { text: st, span: piece_source, excerpt: source_excerpt, comparison };
+                        let side = Side { span: piece_suspect, excerpt: suspect_excerpt };
+                        let mut piece =
+                            new_block(&suspect_index, found, block, &reason, detected_kind, side, Some(known));
+                        // The block's shingles, shared out by matched words.
+                        piece.matched_shingles =
+                            u32::try_from(u64::from(block.matched_shingles) * matched as u64 / words as u64)
+                                .unwrap_or(u32::MAX);
+                        blocks.push(piece);
+                    }
                 }
             }
         }
@@ -156,6 +168,7 @@ impl Report {
             sources: report_sources,
             blocks,
             segments: Vec::new(),
+            filters: ReportFilters::default(),
         };
         report.recompute();
         report
@@ -184,6 +197,174 @@ impl Report {
     }
 }
 
+/// Chars a quotation mark may stand from the first or last quoted word in the source and
+/// still be the source's own mark (`"«It`, `wife.”`).
+const MARK_WINDOW: usize = 3;
+
+/// Where a block that crosses a quotation mark of the suspect is cut: the parts between
+/// the marks, each `(suspect span, source span, matched words)`; empty when the block is
+/// not cut. A block is cut at the opening and the closing mark of each outermost quotation
+/// that holds some of its matched words, unless the source has a quotation mark there too
+/// (a passage copied with the dialogue it quotes is one block). A part with no word of the
+/// source (the writer's own `Austen writes that`) is dropped: a borrowing never runs past
+/// a quotation mark into the writer's words. A part's source span runs from its first to
+/// its last matched source word (the block's own ends where the part keeps them).
+fn quote_cuts(
+    suspect_index: &CharIndex<'_>,
+    suspect_span: TextSpan,
+    source_index: &CharIndex<'_>,
+    source_span: TextSpan,
+    comparison: &Comparison,
+    quotations: &[(usize, usize)],
+) -> Vec<(TextSpan, TextSpan, usize)> {
+    let (s, e) = (suspect_span.chars.start, suspect_span.chars.end);
+    let matched = &comparison.matched;
+    let in_range =
+        |from: usize, to: usize| matched.iter().filter(move |m| m.0.chars.start >= from && m.0.chars.end <= to);
+    let mut cuts = std::collections::BTreeSet::new();
+    // Cuts at an opening mark (the quotation's part keeps the mark) and at a closing one.
+    let (mut opens, mut closes) = (Vec::new(), Vec::new());
+    let first_quote = quotations.partition_point(|&(_, end)| end <= s);
+    for &(open, close) in quotations[first_quote..].iter().take_while(|&&(open, _)| open < e) {
+        let (Some(first), Some(last)) = (in_range(open, close).next(), in_range(open, close).next_back()) else {
+            continue;
+        };
+        let before = first.1.chars.start;
+        if open > s && !source_index.chars(before.saturating_sub(MARK_WINDOW), before).any(citations::is_quotation_mark)
+        {
+            cuts.insert(open);
+            opens.push(open);
+        }
+        let after = last.1.chars.end;
+        if close < e && !source_index.chars(after, after + MARK_WINDOW).any(citations::is_quotation_mark) {
+            cuts.insert(close);
+            closes.push(close);
+        }
+    }
+    if cuts.is_empty() {
+        return Vec::new();
+    }
+    let bounds: Vec<usize> = std::iter::once(s).chain(cuts).chain(std::iter::once(e)).collect();
+    let mut pieces = Vec::new();
+    for pair in bounds.windows(2) {
+        let (from, to) = (pair[0], pair[1]);
+        let words: Vec<&(TextSpan, TextSpan)> = in_range(from, to).collect();
+        if words.is_empty() {
+            continue;
+        }
+        let source_start = if from == s {
+            source_span.chars.start
+        } else {
+            words.iter().map(|w| w.1.chars.start).min().unwrap_or(source_span.chars.start)
+        };
+        let source_end = if to == e {
+            source_span.chars.end
+        } else {
+            words.iter().map(|w| w.1.chars.end).max().unwrap_or(source_span.chars.end)
+        };
+        // The part from the block's end or a quotation mark to the block's end or a
+        // quotation mark, else from its first to its last matched word (a reference or
+        // the writer's words after a closing mark are not borrowed); spaces trimmed.
+        let first_word = words.iter().map(|w| w.0.chars.start).min().unwrap_or(from);
+        let last_word = words.iter().map(|w| w.0.chars.end).max().unwrap_or(to);
+        let from = if from == s || opens.contains(&from) { from } else { first_word };
+        let to = if to == e || closes.contains(&to) { to } else { last_word };
+        let start = from + suspect_index.chars(from, to).take_while(|c| c.is_whitespace()).count();
+        let end = to - suspect_index.chars(start, to).rev().take_while(|c| c.is_whitespace()).count();
+        let span = |start: usize, end: usize| TextSpan { bytes: Span { start: 0, end: 0 }, chars: Span { start, end } };
+        if let (Some(suspect), Some(source)) =
+            (suspect_index.fit(span(start, end)), source_index.fit(span(source_start, source_end)))
+        {
+            pieces.push((suspect, source, words.len()));
+        }
+    }
+    pieces
+}
+
+/// A block's suspect side: its span and text.
+struct Side {
+    span: TextSpan,
+    excerpt: String,
+}
+
+impl Side {
+    fn of(index: &CharIndex<'_>, span: TextSpan) -> Self {
+        Self { span, excerpt: index.slice(&span) }
+    }
+}
+
+/// A block's source side when the source's text is known.
+struct Known<'a, 'b> {
+    text: &'b CharIndex<'a>,
+    span: TextSpan,
+    excerpt: String,
+    /// `None` when a side is too long to compare.
+    comparison: Option<Comparison>,
+}
+
+/// A report block from a search block, its suspect side and, when known, its source side
+/// (then its diff, label and sentence pairs). The id is set once blocks are sorted.
+fn new_block(
+    suspect_index: &CharIndex<'_>,
+    found: &tessera_search::SourceMatch,
+    block: &tessera_search::Block,
+    reason: &Option<String>,
+    detected_kind: BlockKind,
+    side: Side,
+    known: Option<Known<'_, '_>>,
+) -> Block {
+    let found_by = FoundBy::of(&block.evidence);
+    let (source_span, source_excerpt, diff, label, pairs) = match known {
+        None => (block.source, None, Vec::new(), Label::of(found_by, None), Vec::new()),
+        Some(known) => {
+            let label = Label::of(found_by, known.comparison.as_ref().map(|c| (c.same_words(), c.kept_share())));
+            let st = known.text;
+            let (suspect_span, source_span) = (side.span, known.span);
+            // Sentence pairs are read side by side: only with the source's text.
+            let pairs = block
+                .pairs
+                .iter()
+                .filter_map(|pair| {
+                    let suspect = suspect_index.fit(within(pair.suspect, suspect_span))?;
+                    let source = st.fit(within(pair.source, source_span))?;
+                    let words = pair
+                        .words
+                        .iter()
+                        .filter_map(|w| {
+                            Some(tessera_search::WordMatch {
+                                suspect: suspect_index.fit(within(w.suspect, suspect))?,
+                                source: st.fit(within(w.source, source))?,
+                            })
+                        })
+                        .collect();
+                    Some(SentencePair { suspect, source, words })
+                })
+                .collect();
+            let diff = known.comparison.map(|c| c.changes).unwrap_or_default();
+            (source_span, Some(known.excerpt), diff, label, pairs)
+        }
+    };
+    Block {
+        id: BlockId(0),
+        source: found.doc,
+        kind: detected_kind,
+        detected_kind,
+        reason: reason.clone(),
+        suspect_span: side.span,
+        source_span,
+        matched_shingles: block.matched_shingles,
+        confidence: percent(block.evidence.confidence()),
+        found_by: Some(found_by),
+        label: Some(label),
+        excluded: None,
+        suspect_excerpt: side.excerpt,
+        source_excerpt,
+        diff,
+        pairs,
+        copy_of: found.copy_of,
+    }
+}
+
 /// A report source before shares are computed.
 fn new_source(doc: DocId, rank: u32, revision: &Revision, info: Option<&SourceInfo>, text_kept: bool) -> Source {
     Source {
@@ -204,6 +385,8 @@ fn new_source(doc: DocId, rank: u32, revision: &Revision, info: Option<&SourceIn
         share_in_report: 0.0,
         copies: Vec::new(),
         copy_of: Vec::new(),
+        text_missing: None,
+        submission: None,
     }
 }
 
@@ -253,6 +436,13 @@ impl<'a> CharIndex<'a> {
             bytes: Span { start: self.byte_at(start), end: self.byte_at(end) },
             chars: Span { start, end },
         })
+    }
+
+    /// The chars `[from, to)` of the text (clamped to it).
+    fn chars(&self, from: usize, to: usize) -> impl DoubleEndedIterator<Item = char> + '_ {
+        let to = to.min(self.char_len);
+        let from = from.min(to);
+        self.text[self.byte_at(from)..self.byte_at(to)].chars()
     }
 
     fn slice(&self, span: &TextSpan) -> String {

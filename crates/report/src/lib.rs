@@ -24,8 +24,9 @@
 //! whitespace and punctuation included; the denominator is every character of the
 //! suspect. Blocks carry both char and byte spans into the original UTF-8 texts.
 //!
-//! A reviewer edits a report with [`Report::set_source_enabled`] and
-//! [`Report::set_block_kind`]; both recompute shares and totals. A disabled source keeps
+//! A reviewer edits a report with [`Report::set_source_enabled`],
+//! [`Report::set_block_kind`] and [`Report::set_filters`] (exclude quotes, the
+//! bibliography, small matches: [`ReportFilters`]); each recomputes shares and totals. A disabled source keeps
 //! its share in text (as in the Antiplagiat report, it does not change with edits) but
 //! its share in report drops to zero and its characters go to the next source.
 //!
@@ -100,6 +101,7 @@ mod build;
 mod citations;
 mod diff;
 mod explain;
+mod filters;
 mod model;
 mod render;
 mod shares;
@@ -108,8 +110,9 @@ pub use citations::{
     INSIDE_PERCENT, MAX_QUOTE_CHARS, Quotation, Reference, ReferenceKind, find_bibliography, find_quotations,
 };
 pub use model::{
-    Block, BlockId, BlockKind, ChangeKind, FoundBy, Notice, NoticeLocation, Report, ReportOptions, SCHEMA_VERSION,
-    SentencePair, Source, SourceInfo, Suspect, SuspectInfo, Totals, WordChange,
+    Block, BlockId, BlockKind, ChangeKind, EarlierSubmission, Exclusion, FilterError, FoundBy, Label, Notice,
+    NoticeLocation, Report, ReportFilters, ReportOptions, SCHEMA_VERSION, SentencePair, Source, SourceInfo, Suspect,
+    SuspectInfo, Totals, WordChange,
 };
 pub use render::{HtmlRenderer, JsonRenderer, PdfRenderer, Render, TextRenderer};
 pub use shares::Segment;

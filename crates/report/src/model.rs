@@ -245,6 +245,27 @@ pub struct Source {
     /// `copies`), by rank. Omitted from JSON when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copy_of: Vec<DocId>,
+    /// When `text_kept` is false: why the source's text is not known, as a sentence for
+    /// the reviewer (set by the engine: a collection of fingerprints only, an original
+    /// file changed since it was indexed, ...). Omitted from JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_missing: Option<String>,
+    /// Set when the source is an earlier submission (a document a check added to a
+    /// submissions collection; set by the engine). Omitted from JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submission: Option<EarlierSubmission>,
+}
+
+/// A source that is an earlier submission ([`Source::submission`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EarlierSubmission {
+    /// The check that submitted it.
+    pub check_id: String,
+    /// When it was submitted: UTC, RFC 3339 (`2026-12-01T10:00:00Z`).
+    pub submitted_at: String,
+    /// Its text is the checked document's, character for character: the same work
+    /// handed in again (by the same person, or by another).
+    pub identical: bool,
 }
 
 /// One borrowed or cited fragment.
@@ -281,6 +302,18 @@ pub struct Block {
     /// summary. `None` in reports stored before this field existed.
     #[serde(default)]
     pub found_by: Option<FoundBy>,
+    /// What the comparison of the block's two sides shows ([`Label::of`]): `copied` only
+    /// when the words are the same; what the reports and the page say next to the
+    /// confidence. Omitted from JSON when `None` (reports stored before it: read
+    /// `found_by` instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Label>,
+    /// Why a filter of the report ([`Report::filters`](crate::Report::filters)) takes the
+    /// block out of the borrowings: it then counts as a citation (a quotation) or not at
+    /// all. Set by [`recompute`](crate::Report::recompute) from the filters; omitted from
+    /// JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<Exclusion>,
     /// The suspect's text of the block.
     pub suspect_excerpt: String,
     /// The source's text of the block, when known.
@@ -392,6 +425,169 @@ impl FoundBy {
     }
 }
 
+/// What the comparison of a block's two sides shows ([`Block::label`]): the name a
+/// reviewer reads next to the confidence. `found_by` says how the aligner found a block;
+/// the label says what the words show, so a verbatim quotation the aligner reached through
+/// sentence pairs is still "copied", and a copy with words changed is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// The same words on both sides, up to case, look-alike letters and punctuation,
+    /// perhaps moved ([`ChangeKind::Moved`]).
+    Copied,
+    /// Copied with words changed, added or left out: at least
+    /// [`EDITED_MIN_KEPT`](Label::EDITED_MIN_KEPT) of the suspect's words are the source's.
+    Edited,
+    /// Fewer of the suspect's words are the source's: a rewording.
+    Reworded,
+    /// A summary of a source passage several times longer ([`FoundBy::Summary`]).
+    Summary,
+    /// A translation ([`FoundBy::Translation`]).
+    Translated,
+}
+
+impl Label {
+    /// Share of the suspect's words that must be the source's (in place or moved) for a
+    /// block with changes to read as an edited copy rather than a rewording.
+    pub const EDITED_MIN_KEPT: f64 = 0.7;
+
+    /// The label of a block found `found_by` whose sides compare as `comparison` says:
+    /// `(same words, share of the suspect's words that are the source's)`, `None` when
+    /// the source's text is not known (then the aligner's claim stands: a copy is
+    /// "copied", a rewording "reworded"). A summary and a translation keep their names:
+    /// their words differ by nature.
+    #[must_use]
+    pub fn of(found_by: FoundBy, comparison: Option<(bool, f64)>) -> Self {
+        match (found_by, comparison) {
+            (FoundBy::Translation, _) => Self::Translated,
+            (FoundBy::Summary, _) => Self::Summary,
+            (_, Some((true, _))) | (FoundBy::Copy, None) => Self::Copied,
+            (_, Some((false, kept))) if kept >= Self::EDITED_MIN_KEPT => Self::Edited,
+            _ => Self::Reworded,
+        }
+    }
+
+    /// Lower-case name, as in the JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Copied => "copied",
+            Self::Edited => "edited",
+            Self::Reworded => "reworded",
+            Self::Summary => "summary",
+            Self::Translated => "translated",
+        }
+    }
+
+    /// The words the reports and the page show.
+    #[must_use]
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Copied => "copied",
+            Self::Edited => "copied with edits",
+            Self::Reworded => "reworded",
+            Self::Summary => "summary of a longer passage",
+            Self::Translated => "translated from another language",
+        }
+    }
+}
+
+/// A reviewer's filters of a report (as Turnitin's "exclude quotes", "exclude
+/// bibliography", "exclude small matches"): what no longer counts as borrowed. Off by
+/// default; the report keeps every block and marks the ones a filter takes out
+/// ([`Block::excluded`]), so switching a filter back restores them.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReportFilters {
+    /// A borrowing in quotation marks counts as a citation even without a reference
+    /// next to it (`Austen writes that "…"`).
+    pub exclude_quotes: bool,
+    /// Blocks in the suspect's bibliography section count for nothing.
+    pub exclude_bibliography: bool,
+    /// Blocks of fewer words than this count for nothing (`0`: off).
+    pub min_words: u32,
+    /// A source whose counting blocks cover less than this percent of the text counts
+    /// for nothing (`0`: off).
+    pub min_percent: f64,
+}
+
+impl ReportFilters {
+    /// Whether every filter is off (then the report is as built).
+    #[must_use]
+    pub fn is_off(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The filters, checked: `min_percent` must be a number in `[0, 100]`.
+    ///
+    /// # Errors
+    ///
+    /// [`FilterError::Percent`] otherwise.
+    pub fn validated(self) -> Result<Self, FilterError> {
+        if !(0.0..=100.0).contains(&self.min_percent) {
+            return Err(FilterError::Percent(self.min_percent));
+        }
+        Ok(self)
+    }
+}
+
+/// Filters that cannot be applied.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FilterError {
+    /// `min_percent` is not a number from 0 to 100.
+    #[error("min_percent must be a number from 0 to 100, not {0}")]
+    Percent(f64),
+}
+
+/// Why a filter takes a block out of the borrowings ([`Block::excluded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exclusion {
+    /// In quotation marks ([`ReportFilters::exclude_quotes`]): counts as a citation.
+    Quote,
+    /// In the bibliography ([`ReportFilters::exclude_bibliography`]): counts for nothing.
+    Bibliography,
+    /// Fewer words than [`ReportFilters::min_words`]: counts for nothing.
+    MinWords,
+    /// Its source covers less than [`ReportFilters::min_percent`]: counts for nothing.
+    MinPercent,
+}
+
+impl Exclusion {
+    /// Name as in the JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Quote => "quote",
+            Self::Bibliography => "bibliography",
+            Self::MinWords => "min_words",
+            Self::MinPercent => "min_percent",
+        }
+    }
+
+    /// How the block counts once excluded: a quotation as a citation, the others not at
+    /// all.
+    #[must_use]
+    pub fn counts_as(self) -> Option<BlockKind> {
+        match self {
+            Self::Quote => Some(BlockKind::Citation),
+            _ => None,
+        }
+    }
+
+    /// Why, in words (the reports and the page say it the same).
+    #[must_use]
+    pub fn describe(self, filters: &ReportFilters) -> String {
+        match self {
+            Self::Quote => "in quotation marks: counted as a citation (filter)".to_owned(),
+            Self::Bibliography => "in the bibliography: not counted (filter)".to_owned(),
+            Self::MinWords => format!("fewer than {} words: not counted (filter)", filters.min_words),
+            Self::MinPercent => format!("source under {}% of the text: not counted (filter)", filters.min_percent),
+        }
+    }
+}
+
 /// What happened to words between a source passage and the suspect's passage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -402,6 +598,10 @@ pub enum ChangeKind {
     Deleted,
     /// Words of the source replaced by other words in the suspect; both spans are set.
     Changed,
+    /// Words the suspect has in another place than the source (sentences reordered): the
+    /// same words on both sides, so no change of wording; both spans are set, and unlike
+    /// the other kinds they need not follow the text order on the source's side.
+    Moved,
 }
 
 impl ChangeKind {
@@ -412,6 +612,7 @@ impl ChangeKind {
             Self::Inserted => "inserted",
             Self::Deleted => "deleted",
             Self::Changed => "changed",
+            Self::Moved => "moved",
         }
     }
 }
@@ -423,7 +624,7 @@ impl ChangeKind {
 /// last character; an empty span marks where words were inserted or deleted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WordChange {
-    /// Inserted, deleted or changed.
+    /// Inserted, deleted, changed or moved.
     pub kind: ChangeKind,
     /// The words in the suspect's text (empty for [`ChangeKind::Deleted`]).
     pub suspect: TextSpan,
@@ -457,6 +658,11 @@ pub struct Report {
     /// (reports stored before this field read as empty until recomputed).
     #[serde(default)]
     pub segments: Vec<crate::Segment>,
+    /// The reviewer's filters ([`Report::set_filters`](crate::Report::set_filters)),
+    /// applied by `recompute`. Omitted from JSON when all are off (and absent from
+    /// reports stored before filters existed: read as off).
+    #[serde(default, skip_serializing_if = "ReportFilters::is_off")]
+    pub filters: ReportFilters,
 }
 
 impl Report {

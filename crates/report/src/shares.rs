@@ -3,7 +3,9 @@
 //! Every computation here works on characters (Unicode scalar values) of the suspect,
 //! whitespace and punctuation included: a block counts every character of its span.
 //!
-//! 1. A block counts when its source is enabled.
+//! 1. A block counts when its source is enabled and no filter excludes it
+//!    ([`Block::excluded`](crate::Block::excluded)); a block excluded as a quotation
+//!    counts as a citation.
 //! 2. A citation block counts as a citation unless it lies wholly inside one borrowing
 //!    block; then it is ignored and the borrowing keeps its characters.
 //! 3. Where counting blocks overlap, a citation wins over a borrowing; among blocks of
@@ -102,10 +104,11 @@ impl Report {
         segments
     }
 
-    /// Recomputes every source's shares and the totals from the blocks, the sources'
-    /// `enabled` flags and the blocks' kinds. Called by the edit methods; call it after
+    /// Applies the filters ([`Report::filters`]), then recomputes every source's shares
+    /// and the totals from the blocks, the sources' `enabled` flags and the blocks' kinds. Called by the edit methods; call it after
     /// changing the fields by hand.
     pub fn recompute(&mut self) {
+        self.apply_filters();
         let total = self.suspect.char_len;
         let limit = usize::try_from(total).unwrap_or(usize::MAX);
 
@@ -221,13 +224,16 @@ impl Report {
             if !self.sources[at].enabled {
                 continue;
             }
+            // A filter's exclusion (filters.rs): a quotation counts as a citation, the
+            // others not at all.
+            let Some(kind) = b.excluded.map_or(Some(b.kind), crate::Exclusion::counts_as) else { continue };
             let mut span = b.suspect_span;
             span.chars.start = span.chars.start.min(limit);
             span.chars.end = span.chars.end.min(limit);
             span.bytes.end = span.bytes.end.max(span.bytes.start);
             let counted_block = |span: TextSpan, priority: usize| Counted {
                 span,
-                kind: b.kind,
+                kind,
                 priority,
                 id: b.id,
                 source: b.source,
@@ -345,7 +351,7 @@ fn push_merged(segments: &mut Vec<Segment>, next: Segment) {
 }
 
 /// Total length of the union of sorted half-open ranges.
-fn union_len(sorted: &[(usize, usize)]) -> u64 {
+pub(crate) fn union_len(sorted: &[(usize, usize)]) -> u64 {
     let mut total = 0u64;
     let mut covered_to = 0usize;
     for &(start, end) in sorted {
@@ -359,7 +365,7 @@ fn union_len(sorted: &[(usize, usize)]) -> u64 {
 }
 
 /// `part / whole` in percent, clamped to `[0, 100]`; `0` for an empty whole.
-fn percent(part: u64, whole: u64) -> f64 {
+pub(crate) fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         return 0.0;
     }

@@ -15,15 +15,16 @@
 //! word characters lie inside the union of the zones. Spaces and punctuation at the
 //! block's edges do not count, so a block that reaches past a closing mark by a comma
 //! is still inside; a block with a sentence of its own outside the quotation is not.
-//! Blocks are never split: a block that is half quotation and half paraphrase stays a
-//! borrowing.
+//! Blocks are not split here: the report builder has already cut a block whose source's
+//! text is known at the suspect's quotation marks (`build.rs`, `quote_cuts`); without it,
+//! a block that is half quotation and half paraphrase stays a borrowing.
 //!
 //! The detectors read arbitrary user text: they never panic, run in linear time
 //! (bounded windows around each quotation mark), and return spans on character
 //! boundaries inside the text.
 
 mod biblio;
-mod quotes;
+pub(crate) mod quotes;
 mod refs;
 
 use tessera_normalize::Span;
@@ -83,10 +84,10 @@ pub(crate) struct Detect {
 
 /// A part of the suspect whose borrowed blocks are citations, in chars.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Zone {
-    start: usize,
-    end: usize,
-    reason: String,
+pub(crate) struct Zone {
+    pub start: usize,
+    pub end: usize,
+    pub reason: String,
 }
 
 /// The suspect's characters with their byte offsets: random access for the detectors.
@@ -186,26 +187,96 @@ pub(crate) fn classify(text: &str, blocks: &mut [Block], detect: Detect) {
         return;
     }
     zones.sort_by_key(|z| (z.start, z.end));
-    // Word characters before each char: the weight of any range in O(1).
-    let mut words = Vec::with_capacity(chars.len() + 1);
-    let mut count = 0u64;
-    words.push(0);
-    for &c in &chars.chars {
-        count += u64::from(c.is_alphanumeric());
-        words.push(count);
-    }
-    let weight = |s: usize, e: usize| {
-        let at = |i: usize| words.get(i.min(chars.len())).copied().unwrap_or(0);
-        at(e).saturating_sub(at(s))
-    };
+    let weights = WordWeights::new(&chars);
     for block in blocks.iter_mut().filter(|b| b.detected_kind == BlockKind::Borrowing) {
-        let (s, e) = (block.suspect_span.chars.start, block.suspect_span.chars.end);
-        let total = weight(s, e);
-        if total == 0 {
-            continue;
+        if let Some(zone) = weights.inside(block.suspect_span, &zones) {
+            block.kind = BlockKind::Citation;
+            block.detected_kind = BlockKind::Citation;
+            block.reason = Some(zone.reason.clone());
         }
-        // Union of the zones' overlaps with the block, and the zone overlapping most
-        // (the innermost on a tie).
+    }
+}
+
+/// The zones of every quotation of the text, with a reference or not (what
+/// [`ReportFilters::exclude_quotes`](crate::ReportFilters::exclude_quotes) counts as
+/// citations): from the opening to the closing mark, widened to a reference next to it.
+pub(crate) fn quotation_zones(chars: &Chars) -> Vec<Zone> {
+    let mut zones: Vec<Zone> = quotes::quotations(chars)
+        .into_iter()
+        .map(|q| {
+            let (mut start, mut end) = (q.span.chars.start, q.span.chars.end);
+            if let Some(r) = &q.reference {
+                start = start.min(r.span.chars.start);
+                end = end.max(r.span.chars.end);
+            }
+            Zone { start, end, reason: String::new() }
+        })
+        .collect();
+    zones.sort_by_key(|z| (z.start, z.end));
+    zones
+}
+
+/// The outermost quotations of `text` as char ranges `[opening mark, closing mark + 1)`,
+/// by start: where a block may be cut so that a quotation is judged on its own.
+pub(crate) fn quotation_marks(text: &str) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for q in quotes::quotations(&Chars::new(text)) {
+        let (start, end) = (q.span.chars.start, q.span.chars.end);
+        // By start, then end: a quotation inside the last one kept is nested.
+        if out.last().is_none_or(|&(_, last_end)| start >= last_end) {
+            out.push((start, end));
+        }
+    }
+    out
+}
+
+/// Whether `c` is a quotation mark of any pair [`find_quotations`] knows.
+pub(crate) fn is_quotation_mark(c: char) -> bool {
+    matches!(c, '"' | '\'' | '«' | '»' | '„' | '“' | '”' | '‘' | '’' | '‚' | '‹' | '›' | '「' | '」' | '『' | '』')
+}
+
+/// The bibliography's zone, if the text has one ([`find_bibliography`]).
+pub(crate) fn bibliography_zone(chars: &Chars) -> Option<Zone> {
+    biblio::bibliography(chars).map(|span| Zone {
+        start: span.chars.start,
+        end: span.chars.end,
+        reason: "bibliography".to_owned(),
+    })
+}
+
+/// Word characters (letters and digits) before each char of a text: the weight of any
+/// range in `O(1)`, and the one rule of "a block lies inside zones" ([`INSIDE_PERCENT`]).
+pub(crate) struct WordWeights(Vec<u64>);
+
+impl WordWeights {
+    pub(crate) fn new(chars: &Chars) -> Self {
+        let mut words = Vec::with_capacity(chars.len() + 1);
+        let mut count = 0u64;
+        words.push(0);
+        for &c in &chars.chars {
+            count += u64::from(c.is_alphanumeric());
+            words.push(count);
+        }
+        Self(words)
+    }
+
+    fn weight(&self, s: usize, e: usize) -> u64 {
+        let len = self.0.len().saturating_sub(1);
+        let at = |i: usize| self.0.get(i.min(len)).copied().unwrap_or(0);
+        at(e).saturating_sub(at(s))
+    }
+
+    /// The zone overlapping `span` most (the innermost on a tie) when at least
+    /// [`INSIDE_PERCENT`] percent of the span's word characters lie inside the union of
+    /// `zones` (sorted by start); `None` otherwise, and for a span without word
+    /// characters.
+    pub(crate) fn inside<'z>(&self, span: TextSpan, zones: &'z [Zone]) -> Option<&'z Zone> {
+        let (s, e) = (span.chars.start, span.chars.end);
+        let total = self.weight(s, e);
+        if total == 0 {
+            return None;
+        }
+        // Union of the zones' overlaps with the span, and the zone overlapping most.
         let mut covered = 0u64;
         let mut covered_to = s;
         let mut best: Option<(u64, usize, &Zone)> = None;
@@ -214,24 +285,18 @@ pub(crate) fn classify(text: &str, blocks: &mut [Block], detect: Detect) {
             if from >= to {
                 continue;
             }
-            let own = weight(from, to);
+            let own = self.weight(from, to);
             let len = zone.end - zone.start;
             if best.is_none_or(|(w, l, _)| own > w || (own == w && len < l)) {
                 best = Some((own, len, zone));
             }
             let from = from.max(covered_to);
             if to > from {
-                covered += weight(from, to);
+                covered += self.weight(from, to);
             }
             covered_to = covered_to.max(to);
         }
-        if let Some((_, _, zone)) = best
-            && covered * 100 >= total * INSIDE_PERCENT
-        {
-            block.kind = BlockKind::Citation;
-            block.detected_kind = BlockKind::Citation;
-            block.reason = Some(zone.reason.clone());
-        }
+        best.filter(|_| covered * 100 >= total * INSIDE_PERCENT).map(|(_, _, zone)| zone)
     }
 }
 

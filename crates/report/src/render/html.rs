@@ -7,8 +7,8 @@ use tessera_core::DocId;
 
 use crate::model::{Block, BlockKind, FoundBy, Report, SentencePair, Source};
 use crate::render::{
-    BlockFlag, BlockHeading, Mark, PALETTE, Piece, Render, Side, block_excerpt_pieces, capitalised, fmt_percent,
-    found_by_label, sentence_pairs_heading, shorten, source_label, source_not_kept, source_range,
+    BlockFlag, BlockHeading, Mark, PALETTE, Piece, Render, Side, block_excerpt_pieces, block_label, capitalised,
+    filters_line, fmt_percent, sentence_pairs_heading, shorten, source_label, source_not_kept, source_range,
 };
 
 /// Renders the report as one self-contained HTML page.
@@ -111,6 +111,9 @@ blockquote.from{color:#343a40}
 .chg{background:#fff3bf;box-shadow:inset 0 -2px #f59f00;border-radius:2px}
 ins{background:#d3f9d8;box-shadow:inset 0 -2px #2f9e44;text-decoration:none;border-radius:2px}
 del{background:#ffe3e3;color:#a61e1e;text-decoration:line-through;border-radius:2px}
+.moved{background:#e7f5ff;box-shadow:inset 0 -2px #1c7ed6;border-radius:2px}
+.moved::before{content:"\21C5";color:#1c7ed6;font-size:.8em;margin-right:1px}
+.filters{margin:.5rem 0 0;color:var(--muted)}
 .caret{display:inline-block;width:0;border-left:2px solid #e03131;height:1.1em;vertical-align:-.2em;margin:0 1px}
 .loc{color:var(--muted);font-size:.9rem;margin:.25rem 0}
 details.sentences{margin:0 0 .5rem;max-width:62rem}
@@ -222,6 +225,9 @@ impl Page<'_> {
         meta.push(format!("{} bytes", s.byte_len));
         meta.push(format!("{} sources, {} blocks", self.report.sources.len(), self.report.blocks.len()));
         let _ = writeln!(o, "<p class=\"meta\">{}</p>", meta.join(" · "));
+        if let Some(line) = filters_line(self.report) {
+            let _ = writeln!(o, "<p class=\"filters\"><strong>Filters:</strong> {}</p>", escape(&line));
+        }
         if s.partial {
             let missing = if s.missing_collections.is_empty() {
                 "some collections".to_owned()
@@ -384,8 +390,11 @@ impl Page<'_> {
             "\nsource characters {}–{} · {}% sure",
             block.source_span.chars.start, block.source_span.chars.end, block.confidence
         );
-        if let Some(found_by) = block.found_by {
-            let _ = write!(tip, " · {}", found_by_label(found_by));
+        if let Some(label) = block_label(block) {
+            let _ = write!(tip, " · {label}");
+        }
+        if let Some(excluded) = block.excluded {
+            let _ = write!(tip, "\nexcluded: {}", excluded.describe(&self.report.filters));
         }
         if let Some(excerpt) = &block.source_excerpt {
             let _ = write!(tip, "\n\n{}", shorten(excerpt, TOOLTIP_CHARS));
@@ -563,7 +572,7 @@ impl Page<'_> {
         if report.blocks.is_empty() {
             o.push_str("<p class=\"meta\">No blocks.</p>\n");
         } else {
-            o.push_str("<p class=\"legend\">Words that differ from the source: <span class=\"chg\">changed</span>, <ins>added in the document</ins>, <del>left out of the source</del>; <span class=\"caret\"></span> marks where words were added or left out on the other side.</p>\n");
+            o.push_str("<p class=\"legend\">Words that differ from the source: <span class=\"chg\">changed</span>, <ins>added in the document</ins>, <del>left out of the source</del>, <span class=\"moved\">moved</span> (the same words in another place); <span class=\"caret\"></span> marks where words were added or left out on the other side.</p>\n");
             let _ = write!(o, "<ol class=\"notes\">\n{notes}</ol>\n");
         }
         o.push_str("</section>\n");
@@ -593,6 +602,7 @@ fn marked(block: &Block, side: Side) -> String {
                     Some(Mark::Changed) => ("<span class=\"chg\">", "</span>"),
                     Some(Mark::Added) => ("<ins>", "</ins>"),
                     Some(Mark::LeftOut) => ("<del>", "</del>"),
+                    Some(Mark::Moved) => ("<span class=\"moved\" title=\"moved\">", "</span>"),
                     None => ("", ""),
                 };
                 let _ = write!(out, "{open}{}{close}", escape(&text));

@@ -132,7 +132,7 @@ pub(crate) struct BlockHeading<'a> {
 
 /// A phrase of a [`BlockHeading`] after the confidence, in this order.
 pub(crate) enum BlockFlag<'a> {
-    /// How the block was found ([`found_by_label`]).
+    /// What the comparison shows ([`block_label`]).
     FoundBy(&'static str),
     /// Why the block is a citation.
     Reason(&'a str),
@@ -142,6 +142,8 @@ pub(crate) enum BlockFlag<'a> {
     CopyOf(String),
     /// "source disabled".
     SourceDisabled,
+    /// Why a filter takes the block out ([`Exclusion::describe`](crate::Exclusion::describe)).
+    Excluded(String),
 }
 
 impl BlockHeading<'_> {
@@ -149,8 +151,8 @@ impl BlockHeading<'_> {
         let found = report.source(block.source);
         let disabled = !found.is_none_or(|s| s.enabled);
         let mut flags = Vec::new();
-        if let Some(found_by) = block.found_by {
-            flags.push(BlockFlag::FoundBy(found_by_label(found_by)));
+        if let Some(label) = block_label(block) {
+            flags.push(BlockFlag::FoundBy(label));
         }
         if let Some(reason) = &block.reason {
             flags.push(BlockFlag::Reason(reason));
@@ -163,6 +165,9 @@ impl BlockHeading<'_> {
         }
         if disabled {
             flags.push(BlockFlag::SourceDisabled);
+        }
+        if let Some(excluded) = block.excluded {
+            flags.push(BlockFlag::Excluded(format!("excluded: {}", excluded.describe(&report.filters))));
         }
         BlockHeading {
             kind: capitalised(block.kind),
@@ -191,6 +196,7 @@ impl BlockFlag<'_> {
             BlockFlag::Reclassified(kind) => format!("reclassified from {kind}"),
             BlockFlag::CopyOf(label) => label.clone(),
             BlockFlag::SourceDisabled => "source disabled".to_owned(),
+            BlockFlag::Excluded(why) => why.clone(),
         }
     }
 }
@@ -204,8 +210,38 @@ pub(crate) fn copy_of_label(report: &Report, of: tessera_core::DocId) -> String 
     }
 }
 
-/// How a block was found, as the reports and the page say it next to the confidence.
-pub(crate) fn found_by_label(found_by: FoundBy) -> &'static str {
+/// What a block is called next to its confidence: its [`Label`](crate::Label) (what the
+/// comparison shows), or for a report stored before labels, how it was found.
+pub(crate) fn block_label(block: &Block) -> Option<&'static str> {
+    block.label.map(crate::Label::words).or_else(|| block.found_by.map(found_by_label))
+}
+
+/// The filters a report applies, as one line for its reader after "Filters:"
+/// ("quotations counted as citations, bibliography excluded, …"); `None` when all are off.
+pub(crate) fn filters_line(report: &Report) -> Option<String> {
+    let f = &report.filters;
+    if f.is_off() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if f.exclude_quotes {
+        parts.push("quotations counted as citations".to_owned());
+    }
+    if f.exclude_bibliography {
+        parts.push("bibliography excluded".to_owned());
+    }
+    if f.min_words > 0 {
+        parts.push(format!("matches under {} words excluded", f.min_words));
+    }
+    if f.min_percent > 0.0 {
+        parts.push(format!("sources under {}% excluded", f.min_percent));
+    }
+    let excluded = report.blocks.iter().filter(|b| b.excluded.is_some()).count();
+    Some(format!("{} ({excluded} of {} blocks affected)", parts.join(", "), report.blocks.len()))
+}
+
+/// How a block was found, as reports stored before labels say it.
+fn found_by_label(found_by: FoundBy) -> &'static str {
     match found_by {
         FoundBy::Copy => "copied",
         FoundBy::Rewording => "reworded",
@@ -268,6 +304,8 @@ pub(crate) enum Mark {
     Added,
     /// Words left out of the source (the source's side).
     LeftOut,
+    /// Words the suspect has in another place (both sides): the same words, moved.
+    Moved,
 }
 
 /// A piece of an excerpt: text with its mark, or a caret where the other side has words
@@ -285,8 +323,10 @@ pub(crate) fn block_excerpt_pieces(block: &Block, side: Side) -> Vec<Piece> {
         Side::Suspect => (block.suspect_excerpt.as_str(), block.suspect_span.chars.start),
         Side::Source => (block.source_excerpt.as_deref().unwrap_or(""), block.source_span.chars.start),
     };
-    let marks: Vec<(TextSpan, ChangeKind)> =
+    let mut marks: Vec<(TextSpan, ChangeKind)> =
         block.diff.iter().map(|c| (if side == Side::Suspect { c.suspect } else { c.source }, c.kind)).collect();
+    // Moved words break the text order on one side: each side is cut in its own order.
+    marks.sort_by_key(|(span, _)| (span.chars.start, span.chars.end));
     excerpt_pieces(excerpt, offset, &marks, side)
 }
 
@@ -314,6 +354,7 @@ pub(crate) fn excerpt_pieces(excerpt: &str, offset: usize, marks: &[(TextSpan, C
         at = end;
         let mark = match (kind, side) {
             (ChangeKind::Changed, _) => Some(Mark::Changed),
+            (ChangeKind::Moved, _) => Some(Mark::Moved),
             (ChangeKind::Inserted, Side::Suspect) => Some(Mark::Added),
             (ChangeKind::Deleted, Side::Source) => Some(Mark::LeftOut),
             _ => None,

@@ -53,6 +53,11 @@ impl TextRenderer {
         };
         writeln!(out, "Document:     {}", shorten(&doc, self.width().saturating_sub(14)))?;
         writeln!(out, "Length:       {} characters, {} bytes", s.char_len, s.byte_len)?;
+        if let Some(line) = super::filters_line(report) {
+            for (i, part) in wrap(&line, self.width().saturating_sub(14)).iter().enumerate() {
+                writeln!(out, "{:<13} {part}", if i == 0 { "Filters:" } else { "" })?;
+            }
+        }
         if s.partial {
             let missing = if s.missing_collections.is_empty() {
                 "some collections did not answer".to_owned()
@@ -171,8 +176,15 @@ impl TextRenderer {
             if !enabled {
                 notes.push_str(" (source disabled)");
             }
+            if let Some(excluded) = block.excluded {
+                notes.push_str(&format!(" (excluded: {})", excluded.describe(&report.filters)));
+            }
             let number = source.map_or_else(|| "?".to_owned(), |s| s.number.to_string());
-            let found_by = block.found_by.map_or_else(String::new, |f| format!(", {}", f.as_str()));
+            let found_by = block
+                .label
+                .map(crate::Label::as_str)
+                .or_else(|| block.found_by.map(crate::FoundBy::as_str))
+                .map_or_else(String::new, |l| format!(", {l}"));
             writeln!(
                 out,
                 "  #{:<4} {kind} chars {}-{}  from source {number}, chars {}-{}, {}% sure{found_by}{notes}",

@@ -29,6 +29,10 @@ pub(super) fn mark_style(mark: Mark) -> Style {
         Mark::LeftOut => {
             Style { fill: Some((0xff, 0xe3, 0xe3)), colour: Some((0xa6, 0x1e, 0x1e)), strike: true, ..Style::default() }
         }
+        // Blue, as the HTML report's moved words (with the legend's word "moved").
+        Mark::Moved => {
+            Style { fill: Some((0xe7, 0xf5, 0xff)), line: Some(((0x1c, 0x7e, 0xd6), false)), ..Style::default() }
+        }
     }
 }
 

@@ -275,6 +275,9 @@ impl<'f> Layout<'f> {
         meta.push(format!("{} characters", s.char_len));
         meta.push(format!("{} sources, {} blocks", report.sources.len(), report.blocks.len()));
         self.para(&meta.join(" · "), MARGIN_X, TEXT_W, 9.0, 13.0, false, MUTED);
+        if let Some(line) = crate::render::filters_line(report) {
+            self.para(&format!("Filters: {line}"), MARGIN_X, TEXT_W, 9.0, 13.0, false, MUTED);
+        }
         if s.partial {
             let missing = if s.missing_collections.is_empty() {
                 "some collections".to_owned()
@@ -466,6 +469,8 @@ impl<'f> Layout<'f> {
         legend.extend(styled("added in the document", Mark::Added));
         legend.extend(plain(", "));
         legend.extend(styled("left out of the source", Mark::LeftOut));
+        legend.extend(plain(", "));
+        legend.extend(styled("moved", Mark::Moved));
         legend.extend(plain("; "));
         legend.push(Atom::Caret);
         legend.extend(plain(" marks where words were added or left out on the other side."));
