@@ -53,7 +53,10 @@ impl Driver {
         }}}});
         let v: Value = agent.post(format!("{base}/session")).send_json(&caps).unwrap().body_mut().read_json().unwrap();
         let session = v["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {v}")).to_owned();
-        Driver { child, base, session, agent }
+        let d = Driver { child, base, session, agent };
+        // axe-core over the whole report takes seconds on a loaded machine (the default is 30 s).
+        d.call("POST", "/timeouts", json!({"script": 180_000}));
+        d
     }
 
     fn call(&self, method: &str, path: &str, body: Value) -> Value {
@@ -74,6 +77,21 @@ impl Driver {
 
     fn script(&self, js: &str) -> Value {
         self.call("POST", "/execute/sync", json!({"script": js, "args": []}))
+    }
+
+    /// A script that ends by calling its last argument with the answer.
+    fn script_async(&self, js: &str) -> Value {
+        self.call("POST", "/execute/async", json!({"script": js, "args": []}))
+    }
+
+    /// Presses keys as a person would, one after the other, on whatever has the focus
+    /// (WebDriver's key codes: `\u{E004}` Tab, `\u{E007}` Enter, `\u{E00C}` Escape).
+    fn keys(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|k| [json!({"type": "keyDown", "value": k}), json!({"type": "keyUp", "value": k})])
+            .collect();
+        self.call("POST", "/actions", json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}));
     }
 
     /// Polls a script until it returns something truthy (gives up after two minutes).
@@ -173,6 +191,7 @@ fn sentence_pairs_side_by_side(d: &Driver, shots: Option<&Path>) {
     d.call("POST", &format!("/element/{}/click", d.find("#compare-sentences-head")), json!({}));
     d.wait_for("return document.getElementById('compare-sentences').open;");
     d.screenshot(shots, "page-sentences.png");
+    accessible(d, "comparison dialog with its sentence pairs open");
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
     // A copy's comparison has no sentence list.
     let copy = d.script("return state.report.blocks.find(b => b.found_by === 'copy' && b.kind === 'borrowing').id;");
@@ -508,6 +527,120 @@ fn browser() -> Option<(PathBuf, PathBuf)> {
     Some((chromium, chromedriver))
 }
 
+/// axe-core (vendored in tests/support/axe, README there) run over the page as it stands:
+/// no violation of impact "serious" or "critical" under any of its rules (WCAG 2.0, 2.1
+/// and 2.2 A and AA, and its best practices). Every violation found is printed with its
+/// rule, the elements and the rule's help page; the lesser ones do not fail the test.
+fn accessible(d: &Driver, state: &str) {
+    const AXE: &str = include_str!("support/axe/axe.min.js");
+    // Injected by WebDriver, as the tester's own script: the page's Content-Security-Policy
+    // (own scripts only) rightly refuses it as a <script> element.
+    if d.script("return typeof window.axe === 'object';") != json!(true) {
+        d.script(&format!("{AXE}\nreturn typeof window.axe;"));
+    }
+    let found = d.script_async(
+        "const done = arguments[arguments.length - 1];
+         axe.run(document, { resultTypes: ['violations'] }).then(
+           (r) => done(r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, url: v.helpUrl,
+             nodes: v.nodes.length,
+             found: v.nodes.slice(0, 6).map((n) => n.target.join(' ') + ': ' + (n.failureSummary || '').replace(/\\s+/g, ' ')) }))),
+           (e) => done({ error: String(e) }));",
+    );
+    let violations = found.as_array().unwrap_or_else(|| panic!("axe did not run on the {state}: {found}"));
+    let mut failing = Vec::new();
+    for v in violations {
+        let impact = v["impact"].as_str().unwrap_or("unknown");
+        let line = format!(
+            "axe, {state}: {impact} `{}` on {} element(s): {} ({}){}",
+            v["id"].as_str().unwrap_or_default(),
+            v["nodes"],
+            v["help"].as_str().unwrap_or_default(),
+            v["url"].as_str().unwrap_or_default(),
+            v["found"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|n| format!("\n    {}", n.as_str().unwrap_or_default()))
+                .collect::<String>(),
+        );
+        eprintln!("{line}");
+        if matches!(impact, "serious" | "critical") {
+            failing.push(line);
+        }
+    }
+    eprintln!("axe, {state}: {} violation(s), {} serious or critical", violations.len(), failing.len());
+    assert!(failing.is_empty(), "axe found serious or critical violations on the {state}:\n{}", failing.join("\n"));
+}
+
+/// The report by keyboard alone: the skip link leads to the text, Tab reaches a passage,
+/// Enter opens its comparison with the focus in the dialog (which keeps it while Tab
+/// goes round), Escape closes it and the focus is back on the passage; a passage row of
+/// the list opens with Space and gets the focus back too.
+fn keyboard_walk(d: &Driver) {
+    const TAB: &str = "\u{E004}";
+    const ENTER: &str = "\u{E007}";
+    const ESCAPE: &str = "\u{E00C}";
+    // Where the focus is: [tag, id, block, inside the dialog, class, first words].
+    let now = "(() => { const a = document.activeElement;
+         return [a.tagName, a.id, a.dataset.block || null, !!a.closest('#compare'), a.className, a.textContent.slice(0, 40)]; })()";
+    let focused = &format!("return {now};");
+    // From the top: the skip link comes first and leads to the report's text.
+    d.script("window.scrollTo(0, 0); document.activeElement.blur();");
+    d.call("POST", "/url", json!({"url": d.script("return location.href;")}));
+    d.wait_for("return !document.getElementById('report-view').hidden && document.querySelectorAll('#document mark').length > 0;");
+    d.keys(TAB);
+    let at = d.script(focused);
+    assert_eq!(at[1], json!("skip-link"), "the first Tab reaches the skip link: {at}");
+    let label = d.script("return document.activeElement.textContent;");
+    assert_eq!(label, json!("Skip to the report"), "{label}");
+    d.keys(ENTER);
+    let at = d.script(focused);
+    assert_eq!(at[1], json!("document"), "the skip link leads to the text: {at}");
+    d.keys(TAB);
+    let at = d.script(focused);
+    assert_eq!(at[0], json!("MARK"), "Tab reaches the first passage: {at}");
+    let block = at[2].clone();
+    assert_eq!(
+        d.script("return document.activeElement === document.querySelector('#document mark[tabindex=\"0\"]');"),
+        json!(true),
+        "{at}"
+    );
+    // Every passage shown in the text is one Tab stop: the first piece of each block.
+    let stops = d.script(
+        "const stops = [...document.querySelectorAll('#document mark[tabindex=\"0\"]')].map(m => Number(m.dataset.block));
+         const shown = new Set([...document.querySelectorAll('#document mark')].map(m => Number(m.dataset.block)));
+         return [stops.length, new Set(stops).size, shown.size];",
+    );
+    assert_eq!(stops[0], stops[2], "one Tab stop per passage shown: {stops}");
+    assert_eq!(stops[1], stops[2], "one Tab stop per passage shown: {stops}");
+
+    d.keys(ENTER);
+    let at = d.wait_for(&format!("return !document.getElementById('compare').hidden && {now};"));
+    assert_eq!(at[3], json!(true), "the dialog takes the focus: {at}");
+    assert_eq!(at[1], json!("compare-title"), "on its heading: {at}");
+    for _ in 0..8 {
+        d.keys(TAB);
+        let at = d.script(focused);
+        assert_eq!(at[3], json!(true), "Tab stays in the dialog: {at}");
+    }
+    accessible(d, "comparison dialog, opened by keyboard");
+    d.keys(ESCAPE);
+    let at = d.wait_for(&format!("return document.getElementById('compare').hidden && {now};"));
+    assert_eq!(at[0], json!("MARK"), "the focus is back on the passage: {at}");
+    assert_eq!(at[2], block, "on the same passage: {at}");
+
+    // A row of the passage list: Space opens it, Escape brings the focus back to it.
+    d.script("document.querySelector('#passages .psg-row[data-block]').focus();");
+    let row = d.script("return document.activeElement.dataset.block;");
+    d.keys(" ");
+    d.wait_for("return !document.getElementById('compare').hidden && document.activeElement.id === 'compare-title';");
+    d.keys(ESCAPE);
+    let back = d.wait_for(
+        "return document.getElementById('compare').hidden && document.activeElement.closest('#passages') && document.activeElement.dataset.block;",
+    );
+    assert_eq!(back, row, "the focus is back on the row");
+}
+
 fn totals(d: &Driver) -> (f64, f64, f64) {
     let v = d.script(
         "return ['total-borrowings','total-citations','total-originality'].map(id => parseFloat(document.getElementById(id).textContent));",
@@ -530,6 +663,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     d.call("POST", "/url", json!({"url": format!("{}/", server.base)}));
     d.wait_for("return document.querySelectorAll('#collection-list li').length >= 2;");
     d.screenshot(shots.as_deref(), "page-upload.png");
+    accessible(&d, "upload page");
 
     let input = d.find("#file-input");
     d.call("POST", &format!("/element/{input}/value"), json!({"text": upload.to_str().unwrap()}));
@@ -538,6 +672,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     assert!(b0 > 0.0 && c0 > 0.0 && o0 > 0.0, "{b0} {c0} {o0}");
     assert!((b0 + c0 + o0 - 100.0).abs() < 0.5);
     d.screenshot(shots.as_deref(), "page-report.png");
+    accessible(&d, "report");
 
     numbered_sorted_and_isolated(&d);
     notice_at_its_place(&d, shots.as_deref());
@@ -546,6 +681,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     passages_listed_with_confidence(&d);
     print_layout(&d, shots.as_deref());
     past_checks(&d, &server.base);
+    keyboard_walk(&d);
 
     // Compare a borrowed passage with its source.
     let mark = d.find("#document mark.borrowing");
@@ -568,6 +704,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
         {"type": "pointerMove", "x": 5, "y": 5, "origin": "viewport"}]}]});
     d.call("POST", "/actions", away);
     d.screenshot(shots.as_deref(), "page-edited.png");
+    accessible(&d, "report with a source switched off");
 
     // The edit is stored: a reload shows the same totals.
     d.call("POST", "/refresh", json!({}));

@@ -81,6 +81,15 @@ function el(tag, attrs, ...children) {
 
 function show(view) {
   for (const v of ["upload-view", "progress-view", "report-view"]) $(v).hidden = v !== view;
+  $("skip-link").textContent = view === "report-view" ? "Skip to the report" : "Skip to the main content";
+}
+
+// A sentence for screen readers (a polite live region): what changed on the page.
+function announce(text) {
+  const box = $("announce");
+  box.textContent = "";
+  // A new node, a moment later: read even when the same words come twice.
+  setTimeout(() => { box.textContent = text; }, 50);
 }
 
 function showUpload(message) {
@@ -96,6 +105,7 @@ function showUpload(message) {
 
 function setProgress(fraction, text) {
   $("progress-bar").style.width = Math.max(2, Math.min(100, fraction * 100)) + "%";
+  $("progress-bar").setAttribute("aria-valuenow", String(Math.round(Math.max(0, Math.min(1, fraction)) * 100)));
   $("status").textContent = text;
 }
 
@@ -173,6 +183,8 @@ async function poll() {
     state.check = full;
     renderReport(full.report);
     show("report-view");
+    const t = full.report.totals;
+    announce("The report is ready: " + pct(t.borrowings) + " borrowings, " + pct(t.citations) + " citations, " + pct(t.originality) + " original.");
     // A partial report completes when the late collections answer.
     if (check.status === "partial") state.pollTimer = setTimeout(pollPartial, 1500);
     return;
@@ -265,6 +277,9 @@ function renderDocument(report) {
   const placed = new Set();
   const gapMark = (t) => el("span", { class: "trick gap", id: t.id, "data-notice": t.n, title: trickLabel(t.notice), "aria-label": "hidden text was left out here" });
   let last = null; // { source, end } of the last highlighted stretch
+  // One Tab stop per passage: the first stretch of each block shown opens its comparison
+  // (Enter or Space); the block's later stretches are reached with it.
+  const stops = new Set();
   for (const seg of segments(report)) {
     for (const t of all) {
       if (t.start === seg.start && t.end === t.start && !placed.has(t.id)) { placed.add(t.id); frag.append(gapMark(t)); }
@@ -283,7 +298,14 @@ function renderDocument(report) {
     last = { source: src.id, end: seg.end };
     const cls = (seg.decider ? b.kind : "off") + (first ? " first" : "");
     const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted") + " · " + confidenceOf(b) + "% sure" + foundBySuffix(b);
-    frag.append(el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content));
+    const mark = el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content);
+    if (!stops.has(b.id)) {
+      stops.add(b.id);
+      mark.tabIndex = 0;
+      mark.setAttribute("role", "button");
+      mark.setAttribute("aria-haspopup", "dialog");
+    }
+    frag.append(mark);
   }
   for (const t of all) if (!placed.has(t.id)) frag.append(gapMark(t));
   doc.append(frag);
@@ -315,11 +337,17 @@ function renderSources(report) {
     const title = s.title || s.origin || "Document " + s.id;
     const toggle = el("input", { type: "checkbox", class: "source-toggle", "data-source": s.id, "aria-label": "Count source " + s.number });
     toggle.checked = s.enabled;
-    toggle.addEventListener("change", () => editReport({ sources: [{ id: s.id, enabled: toggle.checked }] }));
+    toggle.addEventListener("change", async () => {
+      const r = await editReport({ sources: [{ id: s.id, enabled: toggle.checked }] });
+      // The list is rebuilt: the keyboard's place is the same source's new switch.
+      const again = document.querySelector('#sources .source-toggle[data-source="' + s.id + '"]');
+      if (again && document.activeElement === document.body) again.focus();
+      if (r) announce("Source " + s.number + (toggle.checked ? " counted" : " switched off") + ". Borrowings " + pct(r.totals.borrowings) + ", originality " + pct(r.totals.originality) + ".");
+    });
     const origin = !s.title || !s.origin ? null
       : isUrl ? el("a", { class: "src-origin", href: s.origin, target: "_blank", rel: "noopener noreferrer", text: s.origin })
       : el("div", { class: "src-origin", text: s.origin });
-    const badge = el("button", { type: "button", class: "num-badge", "data-n": s.number, title: "Show only the passages of source " + s.number, "aria-pressed": "false" }, String(s.number));
+    const badge = el("button", { type: "button", class: "num-badge", "data-n": s.number, title: "Show only the passages of source " + s.number, "aria-label": "Source " + s.number + ": show only its passages", "aria-pressed": "false" }, String(s.number));
     const li = el("li", { class: "src-row" + (s.enabled ? "" : " disabled"), "data-source": s.id, "data-n": s.number, style: sourceStyle(s.number) },
       badge,
       el("div", { class: "src-main" },
@@ -340,6 +368,8 @@ function renderSources(report) {
     li.querySelector(".src-title").addEventListener("click", () => isolate(s.id));
     li.addEventListener("mouseenter", () => highlight(s.id, true));
     li.addEventListener("mouseleave", () => highlight(s.id, false));
+    li.addEventListener("focusin", () => highlight(s.id, true));
+    li.addEventListener("focusout", () => highlight(s.id, false));
     list.append(li);
   }
   applyIsolation();
@@ -354,7 +384,7 @@ function copyLine(report, label, ids, cls, tail) {
   const line = el("div", { class: "src-meta src-copies " + cls }, label + (numbered.length === 1 ? " source " : " sources "));
   numbered.forEach((o, i) => {
     if (i) line.append(", ");
-    const go = el("button", { type: "button", class: "copy-link", "data-n": o.number, title: "Show only the passages of source " + o.number }, String(o.number));
+    const go = el("button", { type: "button", class: "copy-link", "data-n": o.number, title: "Show only the passages of source " + o.number, "aria-label": "Source " + o.number + ": show only its passages" }, String(o.number));
     go.addEventListener("click", (e) => { e.stopPropagation(); isolate(o.id); });
     line.append(go);
   });
@@ -413,11 +443,11 @@ function renderPassages(report) {
     const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), tabindex: "0", "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) },
       el("span", { class: "num-badge", text: String(number) }),
       el("div", {},
-        el("div", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
+        el("div", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + (src && src.enabled ? "" : " · not counted (source switched off)") + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
         el("div", { class: "psg-text", text: b.suspect_excerpt })),
       confidencePill(b));
     li.addEventListener("click", () => openCompare(b.id));
-    li.addEventListener("keydown", (e) => { if (e.key === "Enter") openCompare(b.id); });
+    li.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openCompare(b.id); } });
     list.append(li);
   }
 }
@@ -430,6 +460,8 @@ function highlight(sourceId, on) {
 function isolate(sourceId) {
   state.isolated = state.isolated === sourceId ? null : sourceId;
   applyIsolation();
+  const src = state.report && state.report.sources.find((s) => s.id === sourceId);
+  announce(state.isolated != null && src ? "Showing only the passages of source " + src.number + "." : "Showing every passage.");
   if (state.isolated != null) {
     const first = document.querySelector('#document mark[data-source="' + sourceId + '"]');
     if (first) first.scrollIntoView({ block: "center", behavior: "smooth" });
@@ -711,13 +743,60 @@ function openCompare(blockId) {
   btn.textContent = "Mark as " + other;
   btn.onclick = async () => {
     const r = await editReport({ blocks: [{ id: b.id, kind: other }] });
-    if (r) openCompare(b.id);
+    if (r) {
+      openCompare(b.id);
+      announce("Marked as " + other + ". Borrowings " + pct(r.totals.borrowings) + ", citations " + pct(r.totals.citations) + ".");
+    }
   };
+  const opening = dialog.hidden;
+  if (opening) {
+    // Where to give the focus back on closing: the passage (or row) that opened it.
+    const from = document.activeElement;
+    const inList = from && from.closest ? from.closest("#document, #passages") : null;
+    state.opener = { el: from, list: inList ? inList.id : null, block: from && from.dataset ? from.dataset.block : null };
+  }
   dialog.hidden = false;
+  modal(true);
+  // The focus goes to the dialog's heading when it opens, and again when the control
+  // that had it was rebuilt (another source's comparison opened from inside).
+  if (opening || !dialog.contains(document.activeElement)) $("compare-title").focus();
+}
+
+// Tab and Shift+Tab go round the comparison's controls: from the last to the first and
+// back, never out of the dialog (inert keeps the page out, not the browser's own stops).
+function trapFocus(e) {
+  const dialog = $("compare");
+  const stops = [...dialog.querySelectorAll("a[href], button, input, select, textarea, summary, [tabindex]")]
+    .filter((x) => x.tabIndex >= 0 && !x.disabled && x.getClientRects().length && !x.closest("[hidden]"));
+  if (!stops.length) return;
+  const first = stops[0], last = stops[stops.length - 1];
+  const at = document.activeElement;
+  const inside = dialog.contains(at);
+  if (e.shiftKey && (!inside || at === first || at === $("compare-title"))) { e.preventDefault(); last.focus(); }
+  else if (!e.shiftKey && (!inside || at === last)) { e.preventDefault(); first.focus(); }
+}
+
+// The comparison is modal: everything behind it is inert (no focus, no clicks, hidden
+// from screen readers) while it is open.
+function modal(on) {
+  for (const c of document.body.children) if (c.id !== "compare" && c.tagName !== "SCRIPT") c.inert = on;
 }
 
 function closeCompare() {
-  $("compare").hidden = true;
+  const dialog = $("compare");
+  if (dialog.hidden) return;
+  dialog.hidden = true;
+  modal(false);
+  // The focus returns to the passage that opened the comparison; after an edit, which
+  // re-renders the text and the list, to the same passage's new element.
+  const o = state.opener;
+  state.opener = null;
+  if (!o) return;
+  let back = o.el && o.el.isConnected ? o.el : null;
+  if (!back && o.list && o.block != null) {
+    back = document.querySelector("#" + o.list + ' [data-block="' + o.block + '"][tabindex]');
+  }
+  if (back && !back.closest("[hidden]")) back.focus();
 }
 
 // ---------- Past checks ----------
@@ -796,12 +875,26 @@ function init() {
     const mark = e.target.closest("mark");
     if (mark) openCompare(Number(mark.dataset.block));
   });
+  $("document").addEventListener("keydown", (e) => {
+    const mark = e.target.closest("mark[data-block]");
+    if (mark && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); openCompare(Number(mark.dataset.block)); }
+  });
+  $("skip-link").addEventListener("click", (e) => {
+    e.preventDefault();
+    const target = $("report-view").hidden ? $("main") : $("document");
+    target.focus();
+    target.scrollIntoView({ block: "start" });
+  });
   $("show-all").addEventListener("click", () => { state.isolated = null; applyIsolation(); });
   $("passage-sort").addEventListener("change", (e) => { state.passageSort = e.target.value; if (state.report) renderPassages(state.report); });
   $("print-report").addEventListener("click", () => { closeCompare(); window.print(); });
   $("compare-close").addEventListener("click", closeCompare);
   $("compare").addEventListener("click", (e) => { if (e.target === $("compare")) closeCompare(); });
-  document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeCompare(); });
+  document.addEventListener("keydown", (e) => {
+    if ($("compare").hidden) return;
+    if (e.key === "Escape") { e.preventDefault(); closeCompare(); }
+    if (e.key === "Tab") trapFocus(e);
+  });
   loadServerInfo();
   const id = new URLSearchParams(location.search).get("check");
   if (id) follow(id); else { show("upload-view"); loadChecks(0); }
