@@ -56,8 +56,9 @@ pub struct CollectionConfig {
     pub name: String,
     /// What its matches mean.
     pub kind: CollectionKind,
-    /// Keep each document's original text (off by default: the index keeps digital
-    /// snapshots, not texts).
+    /// Keep each document's original text, so reports show source passages (an add that
+    /// does not say keeps them in a new collection: the engine's `DEFAULT_KEEP_TEXTS`);
+    /// off, the collection keeps digital snapshots only.
     pub keep_texts: bool,
 }
 

@@ -16,9 +16,13 @@ pub struct AddDocuments {
     /// `source` (default) or `citation`; used when the collection is created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    /// Keep the texts (used when the collection is created).
-    #[serde(default)]
-    pub keep_texts: bool,
+    /// Keep the documents' texts, so reports show source passages. Left out: a new
+    /// collection keeps them (the engine's `DEFAULT_KEEP_TEXTS`), an existing one keeps
+    /// its choice; `true` switches them on for a collection of fingerprints only (from
+    /// this add on); `false` (fingerprints only, as the crawler adds) is refused by a
+    /// collection that keeps texts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_texts: Option<bool>,
     /// Add a document only if it is new: not when at least `if_new_threshold` of its
     /// distinct shingles are contained in one document of the collection; its origin is
     /// then attached to that document (reports list it under `seen_at`).
@@ -44,7 +48,7 @@ impl AddDocuments {
         Self {
             collection: collection.into(),
             kind: None,
-            keep_texts: false,
+            keep_texts: None,
             if_new: false,
             if_new_threshold: None,
             force: false,
@@ -149,7 +153,7 @@ mod tests {
         let json = serde_json::to_string(&add).unwrap();
         assert_eq!(
             json,
-            r#"{"collection":"web","keep_texts":false,"if_new":true,"if_new_threshold":0.8,"force":false,"documents":[{"text":"t","title":"","origin":"http://h/"}]}"#
+            r#"{"collection":"web","if_new":true,"if_new_threshold":0.8,"force":false,"documents":[{"text":"t","title":"","origin":"http://h/"}]}"#
         );
         assert_eq!(serde_json::from_str::<AddDocuments>(&json).unwrap(), add);
         assert!(serde_json::from_str::<AddDocuments>(r#"{"collection":"a","documents":[],"iff_new":true}"#).is_err());

@@ -179,6 +179,8 @@ impl ServerSink {
         let mut body = AddDocuments::new(self.collection.clone());
         body.if_new = true;
         body.if_new_threshold = Some(self.threshold);
+        // Pages keep their fingerprints only (web scale), as `tessera crawl` into an index.
+        body.keep_texts = Some(false);
         body.documents = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
         let origins: Vec<String> = body.documents.iter().map(|d| d.origin.clone()).collect();

@@ -514,16 +514,17 @@ struct Container {
     committed: bool,
 }
 
-/// An existing collection keeps its kind and its choice of keeping texts; an add that asks
-/// otherwise is refused before any work, naming the setting that would make it work.
-fn check_compatible(existing: &CollectionConfig, wanted: &CollectionConfig) -> Result<()> {
-    if existing.keep_texts != wanted.keep_texts {
-        let (has, fix) = if existing.keep_texts {
-            ("keeps its documents' texts", "add with --keep-texts (keep_texts: true)")
-        } else {
-            ("keeps digital snapshots only", "add without --keep-texts (keep_texts: false)")
-        };
-        return Err(Error::Settings(format!("collection {:?} {has}: {fix} to add to it", existing.name)));
+/// An existing collection keeps its kind, and once it keeps texts it keeps them; an add
+/// that asks otherwise is refused before any work, naming the setting that would make it
+/// work. An add asking for texts in a collection of fingerprints only switches them on
+/// (see `crate::texts`).
+pub(crate) fn check_compatible(existing: &CollectionConfig, wanted: &CollectionConfig) -> Result<()> {
+    if existing.keep_texts && !wanted.keep_texts {
+        return Err(Error::Settings(format!(
+            "collection {:?} keeps its documents' texts, which cannot be switched off: add without \
+             --snapshots-only (keep_texts: true or left out) to add to it",
+            existing.name
+        )));
     }
     if existing.kind != wanted.kind {
         let kind = existing.kind;
@@ -545,17 +546,25 @@ pub(crate) fn add_prepared(
     doc: &Prepared,
 ) -> Result<DocId> {
     let text = &doc.extracted.text;
-    let title = crate::title::document_title(doc.extracted.title.as_deref(), text, &doc.origin);
-    let meta = DocMeta {
-        title,
+    let meta = document_meta(doc);
+    let snapshot = crate::fingerprinter::snapshot(&doc.fingerprint);
+    let new = NewDocument { meta, snapshot: &snapshot, text: collection.keep_texts.then_some(text.as_str()) };
+    Ok(writer.add_with_terms(&collection.name, new, FullTerms { terms: &doc.fingerprint.terms, shingles })?)
+}
+
+/// The metadata of a document added now: its title by the engine's rule, origin, time,
+/// sizes and text hash ([`crate::text_hash`]).
+pub(crate) fn document_meta(doc: &Prepared) -> DocMeta {
+    let text = &doc.extracted.text;
+    DocMeta {
+        title: crate::title::document_title(doc.extracted.title.as_deref(), text, &doc.origin),
         origin: doc.origin.clone(),
         added_at: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         byte_len: text.len() as u64,
         char_len: text.chars().count() as u64,
-    };
-    let snapshot = crate::fingerprinter::snapshot(&doc.fingerprint);
-    let new = NewDocument { meta, snapshot: &snapshot, text: collection.keep_texts.then_some(text.as_str()) };
-    Ok(writer.add_with_terms(&collection.name, new, FullTerms { terms: &doc.fingerprint.terms, shingles })?)
+        text_hash: Some(crate::text_hash(text)),
+        check_id: None,
+    }
 }
 
 /// A title from a file name when the document has none.

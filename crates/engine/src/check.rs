@@ -6,6 +6,7 @@
 //! itself to schedule them (one search per collection, each with a timeout, a partial
 //! report while some are late), so both give the same report for the same document.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -64,6 +65,14 @@ pub struct IndexView {
 }
 
 impl IndexView {
+    pub(crate) fn new(reader: IndexReader) -> Self {
+        Self { reader: Arc::new(reader) }
+    }
+
+    pub(crate) fn reader(&self) -> &IndexReader {
+        &self.reader
+    }
+
     /// Collections with their sizes, sorted by name.
     pub fn collections(&self) -> Vec<CollectionInfo> {
         self.reader.collections()
@@ -370,8 +379,14 @@ impl Engine {
     ) -> Result<Report> {
         let mut revisions = revisions.to_vec();
         revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
-        let sources = source_infos(&view.reader, &revisions)?;
+        let (sources, notes) = self.source_infos(&view.reader, &revisions, &suspect.info.text)?;
         let mut report = Report::build(suspect.info.clone(), &revisions, &sources, &self.options().report);
+        for s in &mut report.sources {
+            if let Some(note) = notes.get(&s.id) {
+                s.text_missing = if s.text_kept { None } else { note.text_missing.clone() };
+                s.submission.clone_from(&note.submission);
+            }
+        }
         for c in missing {
             report.mark_missing(c.clone());
         }
@@ -404,29 +419,57 @@ impl Engine {
         path: &Path,
         observe: &(dyn Fn(CheckProgress<'_>) + Sync),
     ) -> Result<CheckedFile> {
+        Ok(self.check_path_submitting(path, None, observe)?.0)
+    }
+
+    /// [`Engine::check_path_observed`], then each document checked is kept as a
+    /// submission ([`Engine::submit`]): the file under `submission`, or each member of an
+    /// archive under a check id of its own (`submission`'s collection and time, the
+    /// member's title). Returns the submissions made, by document name.
+    pub fn check_path_submitting(
+        &self,
+        path: &Path,
+        submission: Option<&crate::Submission>,
+        observe: &(dyn Fn(CheckProgress<'_>) + Sync),
+    ) -> Result<(CheckedFile, Vec<(String, crate::Submitted)>)> {
         let name = path.display().to_string();
         observe(CheckProgress::Extracting { name: &name });
         let extractor = tessera_extract::Extractor::new(self.options().extract.clone());
         let mut documents = extractor.extract_path_documents(path);
-        let check_one = |name: &str, extracted: &Extracted| {
+        let submitted = std::sync::Mutex::new(Vec::new());
+        let check_one = |name: &str, extracted: &Extracted, submission: Option<crate::Submission>| {
             observe(CheckProgress::Fingerprinting { name, chars: extracted.text.chars().count() as u64 });
             let suspect = self.suspect_extracted(name, None, extracted);
-            self.check_observed(&suspect, observe)
+            let (report, done) = self.check_and_submit_observed(&suspect, submission.as_ref(), observe)?;
+            if let Some(done) = done {
+                submitted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((name.to_owned(), done));
+            }
+            Ok(report)
         };
         if documents.len() == 1 && documents[0].name == name {
             let doc = documents.pop().expect("one document");
             let extracted = doc.result?;
-            return Ok(CheckedFile::Document(Box::new(check_one(&name, &extracted)?)));
+            let report = check_one(&name, &extracted, submission.cloned())?;
+            return Ok((CheckedFile::Document(Box::new(report)), submitted.into_inner().unwrap_or_default()));
         }
-        Ok(CheckedFile::Archive(
+        let member = |s: &crate::Submission| crate::Submission {
+            title: None,
+            submitted_at: s.submitted_at,
+            ..crate::Submission::new(s.collection.clone(), None)
+        };
+        let checked = CheckedFile::Archive(
             documents
                 .into_iter()
                 .map(|doc| {
-                    let report = doc.result.map_err(Error::from).and_then(|extracted| check_one(&doc.name, &extracted));
+                    let report = doc
+                        .result
+                        .map_err(Error::from)
+                        .and_then(|extracted| check_one(&doc.name, &extracted, submission.map(member)));
                     (doc.name, report)
                 })
                 .collect(),
-        ))
+        );
+        Ok((checked, submitted.into_inner().unwrap_or_default()))
     }
 
     /// Checks a text against every collection (no extraction, no notices).
@@ -435,24 +478,52 @@ impl Engine {
     }
 }
 
-fn source_infos(reader: &IndexReader, revisions: &[Revision]) -> Result<Vec<SourceInfo>> {
-    let mut out = Vec::new();
-    // A document may come twice: a source of its own and a copy of another.
-    let mut seen = std::collections::BTreeSet::new();
-    for rev in revisions {
-        for s in rev.sources.iter().filter(|s| seen.insert(s.doc)) {
-            let meta = reader.meta(s.doc)?;
-            out.push(SourceInfo {
-                doc: s.doc,
-                collection: rev.collection.clone(),
-                kind: rev.kind,
-                title: meta.title,
-                origin: meta.origin,
-                // The first place is the origin itself.
-                seen_at: reader.seen_at(s.doc)?.into_iter().skip(1).collect(),
-                text: reader.text(s.doc)?,
-            });
+/// What the engine adds to a report's source: why its text is missing, and the
+/// submission it is.
+#[derive(Debug, Default)]
+struct SourceNote {
+    text_missing: Option<String>,
+    submission: Option<tessera_report::EarlierSubmission>,
+}
+
+impl Engine {
+    /// The sources of `revisions` as the report builds them (their texts: kept, or read
+    /// from their original files, `crate::texts`), and what the report says of each
+    /// beyond that.
+    fn source_infos(
+        &self,
+        reader: &IndexReader,
+        revisions: &[Revision],
+        suspect_text: &str,
+    ) -> Result<(Vec<SourceInfo>, BTreeMap<DocId, SourceNote>)> {
+        let mut out = Vec::new();
+        let mut notes = BTreeMap::new();
+        let suspect_hash = std::sync::LazyLock::new(|| crate::text_hash(suspect_text));
+        // A document may come twice: a source of its own and a copy of another.
+        let mut seen = std::collections::BTreeSet::new();
+        for rev in revisions {
+            let Some(config) = reader.collection(&rev.collection).map(|c| c.config().clone()) else { continue };
+            for s in rev.sources.iter().filter(|s| seen.insert(s.doc)) {
+                let meta = reader.meta(s.doc)?;
+                let text = self.source_text(reader, s.doc, &meta, &config)?;
+                let submission = meta.check_id.as_ref().map(|check_id| tessera_report::EarlierSubmission {
+                    check_id: check_id.clone(),
+                    submitted_at: crate::submissions::rfc3339(meta.added_at),
+                    identical: meta.text_hash == Some(*suspect_hash),
+                });
+                notes.insert(s.doc, SourceNote { text_missing: text.as_ref().err().cloned(), submission });
+                out.push(SourceInfo {
+                    doc: s.doc,
+                    collection: rev.collection.clone(),
+                    kind: rev.kind,
+                    title: meta.title,
+                    origin: meta.origin,
+                    // The first place is the origin itself.
+                    seen_at: reader.seen_at(s.doc)?.into_iter().skip(1).collect(),
+                    text: text.ok(),
+                });
+            }
         }
+        Ok((out, notes))
     }
-    Ok(out)
 }

@@ -221,6 +221,7 @@ impl Engine {
                 "distinct_keys": c.distinct_keys,
                 "postings_bytes": c.postings_bytes,
                 "snapshot_bytes": c.snapshot_bytes,
+                "text_bytes": c.text_bytes,
                 "total_bytes": c.total_bytes,
             })).collect::<Vec<_>>(),
         }))

@@ -18,10 +18,10 @@
 //! inside.
 //!
 //! ```no_run
-//! use tessera_engine::{AddMode, CheckedFile, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings};
+//! use tessera_engine::{AddMode, CheckedFile, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 //! # fn main() -> tessera_engine::Result<()> {
 //! let engine = Engine::open_or_create("lib".as_ref(), &FingerprintSettings::default(), EngineOptions::default())?;
-//! let coll = CollectionConfig { name: "main".into(), kind: CollectionKind::Source, keep_texts: false };
+//! let coll = engine.collection_config("main", CollectionKind::Source, None)?; // texts kept: DEFAULT_KEEP_TEXTS
 //! engine.add_paths(&coll, &["corpus".into()], AddMode::All, &|_| {})?;
 //! if let CheckedFile::Document(report) = engine.check_path("thesis.txt".as_ref())? {
 //!     println!("{} % original", report.totals.originality * 100.0);
@@ -45,6 +45,8 @@ mod notices;
 mod pair;
 pub mod records;
 mod settings;
+mod submissions;
+mod texts;
 mod title;
 mod translated;
 mod writer;
@@ -61,6 +63,8 @@ pub use fingerprinter::{Fingerprint, Fingerprinter, Fingerprinters, SketchInput}
 pub use near::{NearAnswer, NearHit, SKETCH_FILE, SKETCH_LSH_THRESHOLD, SKETCH_SIMHASH_DISTANCE};
 pub use pair::PairAligner;
 pub use settings::{FINGERPRINT_VERSION, FingerprintSettings};
+pub use submissions::{Submission, Submitted};
+pub use texts::{DEFAULT_KEEP_TEXTS, text_hash};
 pub use title::{MAX_TITLE_CHARS, document_title};
 pub use translated::CrossLanguageStep;
 pub use writer::{BackgroundMerges, WriterMode};
@@ -77,7 +81,8 @@ pub use tessera_extract::{
 };
 pub use tessera_index::{CollectionInfo, DocMeta, MergePolicy, MergeStats, VerifyReport};
 pub use tessera_report::{
-    BlockId, BlockKind, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report, ReportOptions, TextRenderer,
+    BlockId, BlockKind, EarlierSubmission, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report,
+    ReportOptions, Source, TextRenderer,
 };
 pub use tessera_search::{
     AlignConfig, Block, CrossLanguage, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan,

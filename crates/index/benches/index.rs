@@ -38,6 +38,8 @@ fn build(dir: &std::path::Path, docs: u64, len: u64) -> Index {
             added_at: 0,
             byte_len: len * 6,
             char_len: len * 6,
+            text_hash: None,
+            check_id: None,
         };
         w.add("bench", NewDocument { meta, snapshot: &s, text: None }).expect("add");
     }

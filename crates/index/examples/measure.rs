@@ -50,6 +50,8 @@ fn main() -> tessera_index::Result<()> {
             added_at: 1_700_000_000,
             byte_len: len * 6,
             char_len: len * 6,
+            text_hash: None,
+            check_id: None,
         };
         w.add("m", NewDocument { meta, snapshot: &s, text: None })?;
     }

@@ -8,6 +8,10 @@
 //! varint added_at    (seconds since the Unix epoch)
 //! varint byte_len
 //! varint char_len
+//! --- segment format 6 (absent before):
+//! u8     flags: bit 0 text hash present, bit 1 check id present, other bits 0
+//! -- if bit 0: 16 bytes text hash (u128, little-endian)
+//! -- if bit 1: varint check_len, check id bytes (UTF-8)
 //! ```
 //!
 //! Text record (one per document, in the text store of a collection with `keep_texts`):
@@ -30,10 +34,26 @@ pub(crate) fn encode_meta(m: &DocMeta, out: &mut Vec<u8>) {
     put_varint(out, m.added_at);
     put_varint(out, m.byte_len);
     put_varint(out, m.char_len);
+    let flags = u8::from(m.text_hash.is_some()) | (u8::from(m.check_id.is_some()) << 1);
+    out.push(flags);
+    if let Some(hash) = m.text_hash {
+        out.extend_from_slice(&hash.to_le_bytes());
+    }
+    if let Some(check) = &m.check_id {
+        put_varint(out, check.len() as u64);
+        out.extend_from_slice(check.as_bytes());
+    }
 }
 
-/// Decodes a metadata record; `Err` holds the reason.
-pub(crate) fn decode_meta(bytes: &[u8]) -> Result<DocMeta, String> {
+/// Metadata record flag: a text hash follows.
+const META_TEXT_HASH: u8 = 1;
+/// Metadata record flag: a check id follows.
+const META_CHECK_ID: u8 = 2;
+/// The segment format whose metadata records end with the flags byte.
+const META_TRAILER_SINCE: u32 = 6;
+
+/// Decodes a metadata record of a segment of format `version`; `Err` holds the reason.
+pub(crate) fn decode_meta(bytes: &[u8], version: u32) -> Result<DocMeta, String> {
     let mut r = ByteReader::new(bytes);
     let eof = || "metadata record truncated".to_string();
     let mut string = |what: &str| -> Result<String, String> {
@@ -47,10 +67,27 @@ pub(crate) fn decode_meta(bytes: &[u8]) -> Result<DocMeta, String> {
     let added_at = r.varint().ok_or_else(eof)?;
     let byte_len = r.varint().ok_or_else(eof)?;
     let char_len = r.varint().ok_or_else(eof)?;
+    let (mut text_hash, mut check_id) = (None, None);
+    if version >= META_TRAILER_SINCE {
+        let flags = r.bytes(1).ok_or_else(eof)?[0];
+        if flags & !(META_TEXT_HASH | META_CHECK_ID) != 0 {
+            return Err(format!("metadata record has unknown flags {flags:#04x}"));
+        }
+        if flags & META_TEXT_HASH != 0 {
+            let b = r.bytes(16).ok_or_else(eof)?;
+            text_hash = Some(u128::from_le_bytes(b.try_into().expect("16 bytes")));
+        }
+        if flags & META_CHECK_ID != 0 {
+            let len = r.varint().ok_or_else(eof)?;
+            let len = usize::try_from(len).map_err(|_| eof())?;
+            let b = r.bytes(len).ok_or_else(eof)?;
+            check_id = Some(String::from_utf8(b.to_vec()).map_err(|_| "metadata check id is not UTF-8".to_string())?);
+        }
+    }
     if r.remaining() != 0 {
         return Err("metadata record has trailing bytes".into());
     }
-    Ok(DocMeta { title, origin, added_at, byte_len, char_len })
+    Ok(DocMeta { title, origin, added_at, byte_len, char_len, text_hash, check_id })
 }
 
 /// Appends the text record of `text` (nothing for `None`).
@@ -93,13 +130,40 @@ mod tests {
             added_at: 1_700_000_000,
             byte_len: u64::MAX,
             char_len: 0,
+            text_hash: None,
+            check_id: None,
+        };
+        let with_all = DocMeta { text_hash: Some(u128::MAX - 7), check_id: Some("0f3a".into()), ..m.clone() };
+        let with_hash = DocMeta { text_hash: Some(1), ..m.clone() };
+        for m in [m, with_all, with_hash] {
+            let mut buf = Vec::new();
+            encode_meta(&m, &mut buf);
+            assert_eq!(decode_meta(&buf, 6).unwrap(), m);
+            for cut in 0..buf.len() {
+                assert!(decode_meta(&buf[..cut], 6).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn meta_before_format_6_has_no_trailer() {
+        let m = DocMeta {
+            title: "t".into(),
+            origin: "o".into(),
+            added_at: 1,
+            byte_len: 2,
+            char_len: 2,
+            text_hash: None,
+            check_id: None,
         };
         let mut buf = Vec::new();
         encode_meta(&m, &mut buf);
-        assert_eq!(decode_meta(&buf).unwrap(), m);
-        for cut in 0..buf.len() {
-            assert!(decode_meta(&buf[..cut]).is_err());
-        }
+        // Format 5 records end where the flags byte starts.
+        assert_eq!(decode_meta(&buf[..buf.len() - 1], 5).unwrap(), m);
+        assert!(decode_meta(&buf, 5).is_err(), "a flags byte is trailing garbage before format 6");
+        let last = buf.len() - 1;
+        buf[last] = 0x80;
+        assert!(decode_meta(&buf, 6).unwrap_err().contains("unknown flags"));
     }
 
     #[test]

@@ -53,6 +53,8 @@
 //!     added_at: 1_700_000_000,
 //!     byte_len: 13,
 //!     char_len: 13,
+//!     text_hash: None,
+//!     check_id: None,
 //! };
 //! let id = writer.add("web", NewDocument { meta, snapshot: &snapshot, text: Some(text) })?;
 //! writer.commit()?;
@@ -136,6 +138,16 @@ pub struct DocMeta {
     pub byte_len: u64,
     /// Length of the original text in Unicode scalar values.
     pub char_len: u64,
+    /// A hash of the text as it was added (the engine's, opaque here: xxh3-128 of the
+    /// UTF-8 bytes), by which a reader tells whether a file still holds the text a
+    /// snapshot was made of, or two documents hold the same text. `None` for documents
+    /// of segments of format 5 and earlier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_hash: Option<u128>,
+    /// The check that added the document (a submission to a submissions collection),
+    /// opaque here. `None` for other documents and in segments of format 5 and earlier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_id: Option<String>,
 }
 
 /// The full 64-bit term hashes of a document's tokens and the shingle settings its

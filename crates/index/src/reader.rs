@@ -10,7 +10,8 @@ use crate::{CollectionConfig, DocId, DocMeta, Error, Result, Snapshot};
 
 /// A view of the index as of the commit that was current when it was opened. Later
 /// commits do not change it (segments are immutable); open a new reader to see them.
-#[derive(Debug)]
+/// Cloning is cheap (the segments are shared).
+#[derive(Debug, Clone)]
 pub struct IndexReader {
     fingerprint_settings: serde_json::Value,
     collections: Vec<CollectionState>,
@@ -22,14 +23,14 @@ pub struct IndexReader {
     seen_at: BTreeMap<u64, Vec<String>>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct CollectionState {
     config: CollectionConfig,
     segments: Vec<OpenSegment>,
     doc_count: u64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct OpenSegment {
     reader: Arc<SegmentReader>,
     ranges: Vec<DocRange>,
@@ -176,6 +177,17 @@ impl IndexReader {
     /// Deleted document ids, ascending.
     pub fn deleted(&self) -> &[u64] {
         &self.deleted
+    }
+
+    /// This view with `docs` taken as deleted too: look-ups never report them (a check
+    /// that must not find its own earlier submission). The index is not changed.
+    #[must_use]
+    pub fn without(&self, docs: &[DocId]) -> IndexReader {
+        let mut out = self.clone();
+        out.deleted.extend(docs.iter().map(|d| d.0));
+        out.deleted.sort_unstable();
+        out.deleted.dedup();
+        out
     }
 
     /// Every place `doc` was seen at: its metadata's origin, then the places attached
@@ -343,6 +355,20 @@ impl CollectionReader<'_> {
     /// Statistics of the collection.
     pub fn info(&self) -> CollectionInfo {
         self.state.info(self.deleted)
+    }
+
+    /// The collection's live documents (not deleted), ascending.
+    pub fn live_docs(&self) -> Vec<DocId> {
+        let mut out: Vec<DocId> = self
+            .state
+            .segments
+            .iter()
+            .flat_map(|s| &s.ranges)
+            .flat_map(|r| (r.base..r.base + r.count).map(DocId))
+            .filter(|d| self.deleted.binary_search(&d.0).is_err())
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// For each hash of `hashes` (sorted ascending and distinct for speed; any order is

@@ -123,9 +123,12 @@ impl IndexWriter {
         if self.poisoned { Err(Error::WriterPoisoned { path: self.dir.clone() }) } else { Ok(()) }
     }
 
-    /// Creates the collection if absent (visible at the next commit). Fails with
-    /// [`Error::CollectionMismatch`] if it exists with another kind or `keep_texts`, and
-    /// with [`Error::InvalidName`] for a name outside `[A-Za-z0-9_.-]{1,64}`.
+    /// Creates the collection if absent (visible at the next commit). An existing
+    /// collection that keeps no texts starts keeping them when `config` asks for texts
+    /// (documents added from then on keep theirs; the earlier ones have none; visible at
+    /// the next commit). Fails with [`Error::CollectionMismatch`] if it exists with
+    /// another kind or keeps texts and `config` does not, and with
+    /// [`Error::InvalidName`] for a name outside `[A-Za-z0-9_.-]{1,64}`.
     pub fn ensure_collection(&mut self, config: CollectionConfig) -> Result<()> {
         self.check_usable()?;
         if !valid_name(&config.name) {
@@ -135,6 +138,16 @@ impl IndexWriter {
         match cols.binary_search_by(|c| c.config.name.as_str().cmp(&config.name)) {
             Ok(i) => {
                 let existing = &cols[i].config;
+                if existing.kind == config.kind && !existing.keep_texts && config.keep_texts {
+                    cols[i].config.keep_texts = true;
+                    self.dirty = true;
+                    // Documents buffered so far were taken without their texts: they go
+                    // to a segment of their own, the next buffer keeps texts.
+                    if self.buffers.contains_key(&config.name) {
+                        self.flush(&config.name)?;
+                    }
+                    return Ok(());
+                }
                 if existing.kind != config.kind || existing.keep_texts != config.keep_texts {
                     return Err(Error::CollectionMismatch {
                         name: config.name,

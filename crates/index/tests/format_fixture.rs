@@ -10,7 +10,9 @@
 //! so their hashes are derived, the odd ones store theirs). `index-v4`: segment format 4
 //! (sentence edges in the records: ASCII ones on the even documents, wider ones on the
 //! odd). `index-v5`: segment format 5 (the postings hold every document's term keys
-//! too, for cross-language stage 1).
+//! too, for cross-language stage 1). `index-v6`: segment format 6 (metadata records end
+//! with a text hash and a check id: documents 0, 3 and 6 carry a text hash, 1, 3 and 5 a
+//! check id, see `expected_meta`).
 
 #![allow(clippy::unwrap_used)] // unwrap is fine in tests
 
@@ -43,6 +45,17 @@ fn expected_snapshot(n: u64, version: u32) -> tessera_index::Snapshot {
     s
 }
 
+/// What the fixture of segment format `version` holds as document `n`'s metadata: from
+/// format 6 some documents carry a text hash and a check id.
+fn expected_meta(n: u64, version: u32) -> tessera_index::DocMeta {
+    let mut m = doc_meta(n);
+    if version >= 6 {
+        m.text_hash = n.is_multiple_of(3).then(|| u128::from(n + 1) * 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        m.check_id = matches!(n, 1 | 3 | 5).then(|| format!("{:032x}", n * 0x1111));
+    }
+    m
+}
+
 /// (collection, document number) of the fixture's documents, in add order. The
 /// collections interleave so that one segment holds two id ranges.
 const DOCS: [(&str, u64); 9] =
@@ -57,11 +70,11 @@ fn build(dir: &Path) {
         let text = doc_text(n);
         if n.is_multiple_of(2) {
             let (s, full) = derived_snapshot(n, 12 + n as usize * 3);
-            let doc = NewDocument { meta: doc_meta(n), snapshot: &s, text: Some(&text) };
+            let doc = NewDocument { meta: expected_meta(n, 6), snapshot: &s, text: Some(&text) };
             w.add_with_terms(name, doc, FullTerms { terms: &full, shingles: DERIVED_SHINGLES }).unwrap();
         } else {
             let s = doc_snapshot(n, 12 + n as usize * 3);
-            w.add(name, NewDocument { meta: doc_meta(n), snapshot: &s, text: Some(&text) }).unwrap();
+            w.add(name, NewDocument { meta: expected_meta(n, 6), snapshot: &s, text: Some(&text) }).unwrap();
         }
         if i == 5 {
             w.commit().unwrap();
@@ -104,13 +117,18 @@ fn index_v4_fixture_still_opens() {
 }
 
 #[test]
-fn index_v5_fixture() {
-    let fixture = fixture_dir(5);
+fn index_v5_fixture_still_opens() {
+    check_content(&fixture_dir(5), 5);
+}
+
+#[test]
+fn index_v6_fixture() {
+    let fixture = fixture_dir(6);
     if std::env::var_os("TESSERA_BLESS").is_some_and(|v| v == "1") {
         let _ = std::fs::remove_dir_all(&fixture);
         build(&fixture);
     }
-    check_content(&fixture, 5);
+    check_content(&fixture, 6);
 
     // Today's writer produces the same bytes.
     let tmp = tempfile::tempdir().unwrap();
@@ -142,7 +160,7 @@ fn check_content(fixture: &Path, version: u32) {
         let id = DocId(n);
         let s = expected_snapshot(n, version);
         assert_eq!(reader.collection_of(id), Some(name));
-        assert_eq!(reader.meta(id).unwrap(), doc_meta(n));
+        assert_eq!(reader.meta(id).unwrap(), expected_meta(n, version));
         assert_eq!(reader.snapshot(id).unwrap(), s);
         assert_eq!(reader.text(id).unwrap(), (name == "laws").then(|| doc_text(n)));
         let mut q = s.hashes.clone();
@@ -178,7 +196,7 @@ fn check_content(fixture: &Path, version: u32) {
 /// An index made by an older build grows with segments of today's format: both are
 /// read, each with what its format holds.
 #[test]
-fn version_1_index_takes_version_5_segments() {
+fn version_1_index_takes_version_6_segments() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     std::fs::create_dir_all(dir.join("segments")).unwrap();

@@ -193,10 +193,13 @@ fn ensure_collection_rules() {
     let r = index.reader().unwrap();
     assert_eq!(r.collections().len(), 1);
     assert_eq!(r.collections()[0].docs, 0);
-    // Reopened, the collection must keep its settings.
+    // Reopened, the collection keeps its kind; it may start keeping texts, never stop.
     drop(w);
     let mut w = index.writer(WriterOptions::default()).unwrap();
-    assert!(w.ensure_collection(collection("a", CollectionKind::Source, true)).is_err());
+    assert!(w.ensure_collection(collection("a", CollectionKind::Citation, false)).is_err());
+    assert!(w.ensure_collection(collection("a", CollectionKind::Citation, true)).is_err());
+    w.ensure_collection(collection("a", CollectionKind::Source, true)).unwrap();
+    assert!(w.ensure_collection(collection("a", CollectionKind::Source, false)).is_err());
 }
 
 #[test]

@@ -19,12 +19,13 @@
 //!                               (`crate::term_key`: every document's distinct
 //!                               terms, for cross-language stage 1)
 //! 208  u32 crc32 of bytes 0..208 of the footer
-//! 212  u32 segment format version (5; versions 1 to 4 are read too: version 1
+//! 212  u32 segment format version (6; versions 1 to 5 are read too: version 1
 //!          snapshot records have no terms or sentences, version 2 records store
 //!          hashes and 32-bit terms; version 3 adds a term dictionary after the
 //!          snapshot offset table and compact records, version 4 the records'
 //!          sentence edges, see `snapshot.rs`; version 5 the term keys in the
-//!          postings, flag bit 2, which a version 5 segment always sets)
+//!          postings, flag bit 2, which a version 5 segment always sets; version
+//!          6 the metadata records' text hash and check id, see `docmeta.rs`)
 //! 216  8 bytes magic "TSRSEGM1"
 //! ```
 //!
@@ -42,7 +43,7 @@ use crate::{Error, Result};
 /// Last 8 bytes of every segment file.
 pub(crate) const SEGMENT_MAGIC: &[u8; 8] = b"TSRSEGM1";
 /// The segment format this build writes.
-pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 5;
+pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 6;
 /// The oldest segment format this build reads (the same footer; snapshot records without
 /// terms and sentences).
 pub(crate) const SEGMENT_FORMAT_OLDEST: u32 = 1;

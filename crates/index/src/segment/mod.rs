@@ -64,7 +64,15 @@ mod tests {
                 sentence_starts: (0..n).step_by(4).collect(),
                 sentence_edges: Vec::new(),
             };
-            let meta = DocMeta { title: format!("t{d}"), origin: "o".into(), added_at: d, byte_len: 1, char_len: 1 };
+            let meta = DocMeta {
+                title: format!("t{d}"),
+                origin: "o".into(),
+                added_at: d,
+                byte_len: 1,
+                char_len: 1,
+                text_hash: (d % 2 == 0).then_some(u128::from(d) << 64 | 7),
+                check_id: (d % 3 == 1).then(|| format!("check-{d}")),
+            };
             b.add(&meta, &s, (d % 3 != 0).then_some("some text some text"), None);
         }
         let path = dir.path().join("x.seg");

@@ -168,7 +168,8 @@ impl<'a> SegmentView<'a> {
     /// Metadata of document `local`.
     pub(crate) fn meta(&self, local: u32) -> Result<DocMeta> {
         self.check_local(local)?;
-        decode_meta(self.metas.get(local)?).map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
+        decode_meta(self.metas.get(local)?, self.footer.version)
+            .map_err(|r| Error::corrupt(self.file, format!("doc {local}: {r}")))
     }
 
     /// Snapshot of document `local`.

@@ -56,6 +56,8 @@ pub fn doc_meta(n: u64) -> DocMeta {
         added_at: 1_700_000_000 + n,
         byte_len: 100 + n,
         char_len: 90 + n,
+        text_hash: None,
+        check_id: None,
     }
 }
 
@@ -120,7 +122,17 @@ pub fn doc_strategy(
     (0usize..3, title, origin, any::<u64>(), proptest::collection::vec(hash, 0..max_hashes), proptest::option::of(text))
         .prop_map(|(collection, title, origin, added_at, hashes, text)| Doc {
             collection,
-            meta: DocMeta { title, origin, added_at, byte_len: added_at / 3, char_len: added_at / 5 },
+            meta: DocMeta {
+                title,
+                origin,
+                added_at,
+                byte_len: added_at / 3,
+                char_len: added_at / 5,
+                text_hash: added_at
+                    .is_multiple_of(2)
+                    .then_some(u128::from(added_at).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+                check_id: (added_at % 3 == 1).then(|| format!("{added_at:032x}")),
+            },
             snapshot: snapshot_from(hashes),
             text,
         })

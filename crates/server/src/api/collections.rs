@@ -23,6 +23,8 @@ pub struct CollectionView {
     pub documents: u64,
     /// Bytes on disk.
     pub bytes: u64,
+    /// Bytes of kept texts on disk (compressed), part of `bytes`.
+    pub text_bytes: u64,
 }
 
 /// Collections with their kinds and sizes.
@@ -38,6 +40,7 @@ pub(super) async fn collections(State(state): State<Arc<AppState>>) -> Result<Js
                 keep_texts: c.config.keep_texts,
                 documents: c.docs,
                 bytes: c.total_bytes,
+                text_bytes: c.text_bytes,
             })
             .collect(),
     ))

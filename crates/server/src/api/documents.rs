@@ -8,7 +8,7 @@ use axum::extract::{FromRequest, Multipart, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::Serialize;
 use tessera_engine::wire::{AddDocuments, AddedDocument, AddedDocuments, NewText, SkippedDocument, SkippedMember};
-use tessera_engine::{AddMode, AddOutcome, CollectionConfig, CollectionKind, DocId};
+use tessera_engine::{AddMode, AddOutcome, CollectionKind, DocId};
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody, engine_error};
@@ -60,7 +60,7 @@ async fn read_add_request(state: &AppState, request: Request) -> Result<(AddDocu
         match field_name.as_str() {
             "collection" => add.collection = value,
             "kind" => add.kind = Some(value),
-            "keep_texts" => add.keep_texts = value == "true",
+            "keep_texts" => add.keep_texts = Some(value == "true"),
             "if_new" => add.if_new = value == "true",
             "force" => add.force = value == "true",
             "if_new_threshold" => {
@@ -96,10 +96,12 @@ pub(super) async fn add_documents(
             format!("document {:?} has no text", doc.origin),
         ));
     }
-    let config = CollectionConfig { name: add.collection.clone(), kind, keep_texts: add.keep_texts };
     let _writer = state.writer.lock().await;
     let engine = Arc::clone(&state.engine);
     let out = blocking(move || {
+        // Texts kept unless the request says otherwise (a new collection), or as the
+        // collection chose (an existing one): the engine's one rule.
+        let config = engine.collection_config(&add.collection, kind, add.keep_texts).map_err(engine_error)?;
         // One session, one commit: the engine's add path, as `tessera index` takes it.
         let mut session = engine.add_session(&config, mode).map_err(engine_error)?;
         let mut out = AddedDocuments { added: Vec::new(), skipped: Vec::new(), failed };
@@ -138,7 +140,8 @@ pub struct Deleted {
     pub deleted: u64,
 }
 
-/// Delete a document from the index: later checks no longer find it.
+/// Delete a document from the index (a source, or a submission a check added): later
+/// checks no longer find it, and the next merge of its collection purges its bytes.
 #[utoipa::path(delete, path = "/api/documents/{id}", params(("id" = u64, Path, description = "Document id")),
     responses((status = 200, body = Deleted), (status = 404, body = ErrorBody), (status = 401, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(super) async fn delete_document(
