@@ -630,7 +630,7 @@ fn keyboard_walk(d: &Driver) {
     assert_eq!(at[2], block, "on the same passage: {at}");
 
     // A row of the passage list: Space opens it, Escape brings the focus back to it.
-    d.script("document.querySelector('#passages .psg-row[data-block]').focus();");
+    d.script("document.querySelector('#passages .psg-row[data-block] button').focus();");
     let row = d.script("return document.activeElement.dataset.block;");
     d.keys(" ");
     d.wait_for("return !document.getElementById('compare').hidden && document.activeElement.id === 'compare-title';");

@@ -368,7 +368,8 @@ function renderSources(report) {
     li.querySelector(".src-title").addEventListener("click", () => isolate(s.id));
     li.addEventListener("mouseenter", () => highlight(s.id, true));
     li.addEventListener("mouseleave", () => highlight(s.id, false));
-    li.addEventListener("focusin", () => highlight(s.id, true));
+    // Focus by keyboard outlines the passages as hovering does (not after a click).
+    li.addEventListener("focusin", (e) => { if (e.target.matches(":focus-visible")) highlight(s.id, true); });
     li.addEventListener("focusout", () => highlight(s.id, false));
     list.append(li);
   }
@@ -436,18 +437,20 @@ function renderPassages(report) {
   if (state.passageSort === "confidence") {
     blocks.sort((a, b) => confidenceOf(a) - confidenceOf(b) || a.suspect_span.chars.start - b.suspect_span.chars.start);
   }
-  if (!blocks.length) list.append(el("li", { class: "psg-row" }, el("span"), el("span", { class: "muted", text: "No passages." })));
+  if (!blocks.length) list.append(el("li", { class: "psg-row psg-none muted", text: "No passages." }));
   for (const b of blocks) {
     const src = sources.get(b.source);
     const number = src ? src.number : "?";
-    const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), tabindex: "0", "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) },
+    // The row's content is one button (Enter, Space, a click), so a screen reader says
+    // it can be pressed; the list item around it keeps the list a list.
+    const open = el("button", { type: "button", class: "psg-open", "data-block": b.id, "aria-haspopup": "dialog" },
       el("span", { class: "num-badge", text: String(number) }),
-      el("div", {},
-        el("div", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + (src && src.enabled ? "" : " · not counted (source switched off)") + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
-        el("div", { class: "psg-text", text: b.suspect_excerpt })),
+      el("span", { class: "psg-body" },
+        el("span", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + (src && src.enabled ? "" : " · not counted (source switched off)") + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
+        el("span", { class: "psg-text", text: b.suspect_excerpt })),
       confidencePill(b));
-    li.addEventListener("click", () => openCompare(b.id));
-    li.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openCompare(b.id); } });
+    open.addEventListener("click", () => openCompare(b.id));
+    const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) }, open);
     list.append(li);
   }
 }
@@ -753,7 +756,8 @@ function openCompare(blockId) {
     // Where to give the focus back on closing: the passage (or row) that opened it.
     const from = document.activeElement;
     const inList = from && from.closest ? from.closest("#document, #passages") : null;
-    state.opener = { el: from, list: inList ? inList.id : null, block: from && from.dataset ? from.dataset.block : null };
+    const holder = from && from.closest ? from.closest("[data-block]") : null;
+    state.opener = { el: from, list: inList ? inList.id : null, block: holder ? holder.dataset.block : null };
   }
   dialog.hidden = false;
   modal(true);
@@ -794,7 +798,8 @@ function closeCompare() {
   if (!o) return;
   let back = o.el && o.el.isConnected ? o.el : null;
   if (!back && o.list && o.block != null) {
-    back = document.querySelector("#" + o.list + ' [data-block="' + o.block + '"][tabindex]');
+    const sel = "#" + o.list + ' [data-block="' + o.block + '"]';
+    back = document.querySelector(sel + "[tabindex], " + sel + " button");
   }
   if (back && !back.closest("[hidden]")) back.focus();
 }
