@@ -40,7 +40,7 @@ impl Names {
     }
 }
 
-/// A key as stored: a type tag and its bytes (see the module's docs); with `prepickle`,
+/// A key as stored: a type tag and its bytes (see the parent module's docs); with `prepickle`,
 /// `p` and the key's pickle (protocol 4: the same bytes from every Python 3.8+).
 pub(crate) fn encode_key(key: &Bound<'_, PyAny>, prepickle: bool) -> PyResult<Vec<u8>> {
     if prepickle {
