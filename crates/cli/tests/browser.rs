@@ -391,6 +391,7 @@ fn past_checks(d: &Driver, base: &str) {
              return !document.getElementById('checks-card').hidden && row && row.textContent;",
         );
         assert!(first.as_str().unwrap().contains("thesis"), "{first}");
+        accessible(d, "upload page with past checks");
         let row = d.find("#checks-list .check-link");
         d.call("POST", &format!("/element/{row}/click"), json!({}));
     } else {
@@ -664,6 +665,18 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     d.wait_for("return document.querySelectorAll('#collection-list li').length >= 2;");
     d.screenshot(shots.as_deref(), "page-upload.png");
     accessible(&d, "upload page");
+    // The progress view passes by in a moment: shown here as a check in progress shows it.
+    d.script(
+        "show('progress-view'); $('progress-name').textContent = 'thesis.txt';
+         setProgress(0.6, 'Searching collections: 1 of 2');",
+    );
+    accessible(&d, "progress of a check");
+    let bar = d.script(
+        "const b = document.querySelector('[role=progressbar]');
+         return [b.getAttribute('aria-valuenow'), b.getAttribute('aria-label')];",
+    );
+    assert_eq!(bar, json!(["60", "Progress of the check"]), "{bar}");
+    d.script("show('upload-view');");
 
     let input = d.find("#file-input");
     d.call("POST", &format!("/element/{input}/value"), json!({"text": upload.to_str().unwrap()}));
