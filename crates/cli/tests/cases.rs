@@ -2,7 +2,8 @@
 //! `tessera` binary: every source added with `tessera index` (`--if-new` where the case
 //! says so), the suspect checked with `tessera check --format json`, JSONL collections
 //! clustered with `tessera dedup`; and the server's report (`tessera serve`, the same
-//! index) compared with the CLI's for every suspect.
+//! index) compared with the CLI's for every suspect. A case's `[filters]` go to
+//! `tessera check` as flags and to the server as form fields.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "support/suite.rs"]
@@ -66,7 +67,11 @@ impl Built {
         let suspect = case.suspect();
         let name = suspect.file_name();
         std::fs::write(self.dir.path().join(&name), suspect.bytes()).unwrap();
-        let out = tessera(self.dir.path(), &["check", "-i", "index", "--format", "json", &name]);
+        let flags = case.filters.map(|f| f.flags()).unwrap_or_default();
+        let mut args = vec!["check", "-i", "index", "--format", "json"];
+        args.extend(flags.iter().map(String::as_str));
+        args.push(&name);
+        let out = tessera(self.dir.path(), &args);
         if !out.success() {
             return Err(format!("tessera check: {}", out.stderr));
         }
@@ -138,14 +143,22 @@ fn every_case_through_the_cli() {
     });
 }
 
-/// A multipart/form-data body with one file part.
-fn multipart(file_name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
+/// A multipart/form-data body with one file part and the text `fields`.
+fn multipart(file_name: &str, bytes: &[u8], fields: &[(&str, String)]) -> (String, Vec<u8>) {
     let boundary = "tessera-cases-boundary-5b2e";
-    let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
-         Content-Type: application/octet-stream\r\n\r\n"
-    )
-    .into_bytes();
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes(),
+        );
+    }
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
+             Content-Type: application/octet-stream\r\n\r\n"
+        )
+        .as_bytes(),
+    );
     body.extend_from_slice(bytes);
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
     (format!("multipart/form-data; boundary={boundary}"), body)
@@ -157,7 +170,9 @@ fn server_reports(built: &Built, case: &Case) -> Vec<(String, Value)> {
     let server = support::ServeProcess::start(&built.index_dir(), &[]);
     let agent = support::agent();
     let suspect = case.suspect();
-    let (content_type, body) = multipart(&suspect.file_name(), &suspect.bytes());
+    // The case's filters as form fields, as the page sends them.
+    let fields = case.filters.map(|f| f.fields()).unwrap_or_default();
+    let (content_type, body) = multipart(&suspect.file_name(), &suspect.bytes(), &fields);
     let accepted: Value = agent
         .post(format!("{}/api/checks", server.base))
         .header("content-type", content_type)

@@ -85,7 +85,7 @@ pub struct Progress {
 /// A reviewer's edit, as stored with the check and replayed when the report is rebuilt
 /// (a late collection answering). Blocks are named by source and suspect span, which
 /// survive a rebuild, not by their index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "target", rename_all = "lowercase")]
 pub enum Edit {
     /// A source switched on or off.
@@ -107,10 +107,22 @@ pub enum Edit {
         #[schema(value_type = String, example = "citation")]
         kind: BlockKind,
     },
+    /// The report's filters set (crates/report/SCHEMA.md, "Filters"), all four at once.
+    Filters {
+        /// A borrowing in quotation marks counts as a citation.
+        exclude_quotes: bool,
+        /// Blocks in the bibliography count for nothing.
+        exclude_bibliography: bool,
+        /// Blocks of fewer words count for nothing (0: off).
+        min_words: u32,
+        /// Sources covering less than this percent count for nothing (0: off).
+        min_percent: f64,
+    },
 }
 
 impl Edit {
-    /// Applies the edit; `false` when the report has no such source or block.
+    /// Applies the edit; `false` when the report has no such source or block, or the
+    /// filters are out of range.
     pub fn apply(&self, report: &mut Report) -> bool {
         match *self {
             Edit::Source { source, enabled } => report.set_source_enabled(DocId(source), enabled),
@@ -125,6 +137,14 @@ impl Edit {
                     None => false,
                 }
             }
+            Edit::Filters { exclude_quotes, exclude_bibliography, min_words, min_percent } => {
+                let mut filters = report.filters;
+                filters.exclude_quotes = exclude_quotes;
+                filters.exclude_bibliography = exclude_bibliography;
+                filters.min_words = min_words;
+                filters.min_percent = min_percent;
+                report.set_filters(filters).is_ok()
+            }
         }
     }
 
@@ -135,13 +155,14 @@ impl Edit {
             (Edit::Block { source: a, start: s1, end: e1, .. }, Edit::Block { source: b, start: s2, end: e2, .. }) => {
                 (a, s1, e1) == (b, s2, e2)
             }
+            (Edit::Filters { .. }, Edit::Filters { .. }) => true,
             _ => false,
         }
     }
 }
 
 /// Everything the server knows about a check, as kept in `check.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckRecord {
     /// [`RECORD_VERSION`].
     pub version: u32,

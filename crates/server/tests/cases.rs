@@ -2,8 +2,9 @@
 //! API of a real server on loopback: every source added with `POST /api/documents` (a
 //! file part, `if_new` where the case says so), the suspect uploaded as a file to
 //! `POST /api/checks` (and, when it is a text, sent as JSON text too), each report
-//! checked against the case. The checks are the CLI runner's (one shared file), so the
-//! two surfaces are held to the same expectations. Dedup cases are the CLI's only.
+//! checked against the case, with the case's `[filters]` as form fields and as JSON
+//! `filters`. The checks are the CLI runner's (one shared file), so the two surfaces are
+//! held to the same expectations. Dedup cases are the CLI's only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -108,6 +109,18 @@ fn check_accepted(s: &TestServer, case: &Case, accepted: &Value, name: &str, err
     }
 }
 
+/// Uploads the suspect as a file, with the case's filters as form fields.
+fn upload(s: &TestServer, case: &Case, name: &str, bytes: &[u8]) -> (u16, Value) {
+    let Some(filters) = case.filters else { return s.upload(name, bytes, None) };
+    let fields = filters.fields();
+    let mut parts: Vec<(&str, Option<&str>, &[u8])> = fields.iter().map(|(n, v)| (*n, None, v.as_bytes())).collect();
+    parts.push(("file", Some(name), bytes));
+    let (content_type, form) = common::multipart(&parts);
+    let mut r =
+        s.agent.post(format!("{}/api/checks", s.base)).header("content-type", content_type).send(&form[..]).unwrap();
+    (r.status().as_u16(), r.body_mut().read_json().unwrap_or(Value::Null))
+}
+
 #[test]
 fn every_case_through_the_http_api() {
     suite::run_all(&suite::load_all(), |case| {
@@ -115,7 +128,7 @@ fn every_case_through_the_http_api() {
         let s = empty_server();
         let (_, mut errors) = add_sources(&s, case);
         let name = suspect.file_name();
-        let (status, accepted) = s.upload(&name, &suspect.bytes(), None);
+        let (status, accepted) = upload(&s, case, &name, &suspect.bytes());
         if status == 202 {
             check_accepted(&s, case, &accepted, &name, &mut errors);
         } else {
@@ -123,7 +136,11 @@ fn every_case_through_the_http_api() {
         }
         // A text is also sent as text, not as a file: the same expectations hold.
         if let Some(text) = &suspect.text {
-            let (status, accepted) = s.send_json("POST", "/api/checks", &json!({ "text": text, "name": name }), None);
+            let mut body = json!({ "text": text, "name": name });
+            if let Some(f) = case.filters {
+                body["filters"] = f.json();
+            }
+            let (status, accepted) = s.send_json("POST", "/api/checks", &body, None);
             if status == 202 {
                 let mut found = Vec::new();
                 check_accepted(&s, case, &accepted, &name, &mut found);

@@ -23,8 +23,50 @@ pub struct CheckArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     search: super::SearchArgs,
+    #[command(flatten)]
+    filters: FilterArgs,
     /// The document to check.
     suspect: PathBuf,
+}
+
+/// A reviewer's filters of the report (as Turnitin's), applied by the report's own rules
+/// (totals, shares and every format follow; excluded blocks stay in the report, marked).
+#[derive(Debug, Args)]
+struct FilterArgs {
+    /// Count a borrowing in quotation marks as a citation, even without a reference next
+    /// to it.
+    #[arg(long)]
+    exclude_quotes: bool,
+    /// Count nothing in the document's bibliography section.
+    #[arg(long)]
+    exclude_bibliography: bool,
+    /// Count no match of fewer words than this (0: every match).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    min_words: u32,
+    /// Count no source whose matches cover less than this percent of the text (0 to 100).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = percent)]
+    min_percent: f64,
+}
+
+/// A percentage from 0 to 100, refused before the check runs.
+fn percent(s: &str) -> std::result::Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if (0.0..=100.0).contains(&p) { Ok(p) } else { Err(format!("{p} is not between 0 and 100")) }
+}
+
+impl FilterArgs {
+    /// Sets the filters on `report` (the report's own type, reached through it).
+    fn apply(&self, report: &mut Report) -> Result<()> {
+        let mut filters = report.filters;
+        filters.exclude_quotes = self.exclude_quotes;
+        filters.exclude_bibliography = self.exclude_bibliography;
+        filters.min_words = self.min_words;
+        filters.min_percent = self.min_percent;
+        if filters != report.filters {
+            report.set_filters(filters).map_err(|e| anyhow::anyhow!("--min-percent: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
@@ -35,13 +77,17 @@ pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
     bar.finish_and_clear();
     let checked = checked.with_context(|| format!("checking {}", args.suspect.display()))?;
     // An archive: every member is checked and reported on its own.
-    let results = match checked {
-        CheckedFile::Document(report) => {
+    let mut results = match checked {
+        CheckedFile::Document(mut report) => {
+            args.filters.apply(&mut report)?;
             write_report(&report, args.format, args.output.as_deref())?;
             return Ok(ExitCode::SUCCESS);
         }
         CheckedFile::Archive(results) => results,
     };
+    for report in results.iter_mut().filter_map(|(_, r)| r.as_mut().ok()) {
+        args.filters.apply(report)?;
+    }
     let failed = results.iter().filter(|(_, r)| r.is_err()).count();
     match args.format {
         Format::Json => {

@@ -38,6 +38,62 @@ pub struct Case {
     pub expect: Vec<Expect>,
     /// A near-duplicate clustering instead of a check.
     pub dedup: Option<Dedup>,
+    /// The report's filters the check asks for (every surface passes them its way).
+    pub filters: Option<Filters>,
+}
+
+/// A check's report filters (crates/report/SCHEMA.md, "Filters"); absent fields are off.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Filters {
+    /// Borrowings in quotation marks count as citations.
+    pub exclude_quotes: bool,
+    /// Blocks in the bibliography count for nothing.
+    pub exclude_bibliography: bool,
+    /// Blocks of fewer words count for nothing.
+    pub min_words: u32,
+    /// Sources covering less than this percent count for nothing.
+    pub min_percent: f64,
+}
+
+impl Filters {
+    /// The `tessera check` flags.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        if self.exclude_quotes {
+            flags.push("--exclude-quotes".to_owned());
+        }
+        if self.exclude_bibliography {
+            flags.push("--exclude-bibliography".to_owned());
+        }
+        if self.min_words > 0 {
+            flags.extend(["--min-words".to_owned(), self.min_words.to_string()]);
+        }
+        if self.min_percent > 0.0 {
+            flags.extend(["--min-percent".to_owned(), self.min_percent.to_string()]);
+        }
+        flags
+    }
+
+    /// `(name, value)` of each field, as a multipart form and the JSON `filters` name them.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("exclude_quotes", self.exclude_quotes.to_string()),
+            ("exclude_bibliography", self.exclude_bibliography.to_string()),
+            ("min_words", self.min_words.to_string()),
+            ("min_percent", self.min_percent.to_string()),
+        ]
+    }
+
+    /// The JSON `filters` object (`POST /api/checks`, the report's `filters`).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "exclude_quotes": self.exclude_quotes,
+            "exclude_bibliography": self.exclude_bibliography,
+            "min_words": self.min_words,
+            "min_percent": self.min_percent,
+        })
+    }
 }
 
 /// Tolerances of a case.
@@ -187,6 +243,9 @@ pub struct ExpectedBlock {
     pub kind: String,
     /// The block's reason, when given (`null` for borrowings).
     pub reason: Option<String>,
+    /// Why a filter takes the block out (`quote`, `bibliography`, `min_words`,
+    /// `min_percent`); absent: no filter does.
+    pub excluded: Option<String>,
     /// Suspect characters `[start, end)`.
     pub suspect: [usize; 2],
     /// Source characters `[start, end)`.
@@ -387,18 +446,20 @@ pub fn check_report(case: &Case, expect: &Expect, report: &Value, notices: Notic
                 && names.get(&b["source"].as_u64().unwrap()) == Some(&want.source)
                 && b["kind"] == want.kind.as_str()
                 && want.reason.as_ref().is_none_or(|r| b["reason"] == r.as_str())
+                && b.get("excluded").and_then(Value::as_str) == want.excluded.as_deref()
                 && near(&b["suspect_span"]["chars"], want.suspect, t)
                 && near(&b["source_span"]["chars"], want.in_source, t)
         });
         match found {
             Some((i, _)) => used[i] = true,
             None => errors.push(format!(
-                "no block {} from {} at suspect {:?}, source {:?} (± {t}){}",
+                "no block {} from {} at suspect {:?}, source {:?} (± {t}){}{}",
                 want.kind,
                 want.source,
                 want.suspect,
                 want.in_source,
-                want.reason.as_ref().map(|r| format!(", reason {r:?}")).unwrap_or_default()
+                want.reason.as_ref().map(|r| format!(", reason {r:?}")).unwrap_or_default(),
+                want.excluded.as_ref().map(|e| format!(", excluded {e:?}")).unwrap_or_default()
             )),
         }
     }
@@ -449,6 +510,11 @@ pub fn check_report(case: &Case, expect: &Expect, report: &Value, notices: Notic
     if notices == Notices::InReport {
         errors.extend(check_notices(expect, &report["suspect"]["warnings"]));
     }
+    // The report says which filters it applies (absent: none).
+    let want = case.filters.filter(|f| !f.flags().is_empty()).map(|f| f.json());
+    if report.get("filters") != want.as_ref() {
+        errors.push(format!("filters {:?}, expected {want:?}", report.get("filters")));
+    }
     errors
 }
 
@@ -460,12 +526,13 @@ fn near(span: &Value, want: [usize; 2], tolerance: usize) -> bool {
 fn describe_block(b: &Value, names: &BTreeMap<u64, String>) -> String {
     let span = |v: &Value| format!("[{}, {}]", v["chars"]["start"], v["chars"]["end"]);
     format!(
-        "{} from {} at suspect {}, source {}, reason {}",
+        "{} from {} at suspect {}, source {}, reason {}{}",
         b["kind"].as_str().unwrap_or("?"),
         names.get(&b["source"].as_u64().unwrap_or(0)).map_or("?", String::as_str),
         span(&b["suspect_span"]),
         span(&b["source_span"]),
-        b["reason"]
+        b["reason"],
+        b.get("excluded").map(|e| format!(", excluded {e}")).unwrap_or_default()
     )
 }
 

@@ -29,6 +29,10 @@ pub struct TextCheck {
     /// A title for the report.
     #[serde(default)]
     pub title: Option<String>,
+    /// The report's filters (exclude quotes, the bibliography, small matches), remembered
+    /// with the check as a reviewer's edit: `PATCH /api/checks/{id}/report` changes them.
+    #[serde(default)]
+    pub filters: Option<super::FiltersEdit>,
 }
 
 /// A check was accepted and stored; it will complete even across a restart.
@@ -67,6 +71,8 @@ struct Upload {
     is_file: bool,
     /// Set for an archive: its member documents, extracted.
     members: Option<Vec<Document>>,
+    /// The request's filters, as the edit stored with the check.
+    filters: Option<Edit>,
 }
 
 /// What a check is made of: bytes in memory (a JSON text, an archive member's text), or
@@ -111,6 +117,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             Multipart::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
         let mut upload: Option<Upload> = None;
         let mut title = None;
+        let mut filters = super::FiltersEdit::default();
         let mut head = Vec::new();
         while let Some(mut field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
             if field.file_name().is_some() || field.name() == Some("file") {
@@ -128,13 +135,17 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
                 }
                 head = first;
                 let body = Body::Staged { id, staged, len };
-                upload = Some(Upload { name, title: None, body, is_file: true, members: None });
+                upload = Some(Upload { name, title: None, body, is_file: true, members: None, filters: None });
             } else if field.name() == Some("title") {
                 title = Some(field.text().await.map_err(|e| multipart_error(&e))?);
+            } else if let Some(name) = field.name().filter(|n| FILTER_FIELDS.contains(n)).map(str::to_owned) {
+                let value = field.text().await.map_err(|e| multipart_error(&e))?;
+                filter_field(&mut filters, &name, value.trim())?;
             }
         }
         let mut upload = upload.ok_or_else(|| ApiError::bad_request("the form has no file field"))?;
         upload.title = title.filter(|t| !t.trim().is_empty());
+        upload.filters = if filters.is_empty() { None } else { Some(filters.over(None)?) };
         // Refuse what no extractor reads now, not after the queue.
         match state.engine.sniff(&upload.name, &head).map_err(engine_error)? {
             Sniffed::Document => {}
@@ -172,7 +183,15 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
         }
         let name = clean_name(body.name.as_deref().unwrap_or("text"));
         state.engine.check_text_len(&name, body.text.len()).map_err(engine_error)?;
-        Ok(Upload { name, title: body.title, body: Body::Bytes(body.text.into_bytes()), is_file: false, members: None })
+        let filters = body.filters.filter(|f| !f.is_empty()).map(|f| f.over(None)).transpose()?;
+        Ok(Upload {
+            name,
+            title: body.title,
+            body: Body::Bytes(body.text.into_bytes()),
+            is_file: false,
+            members: None,
+            filters,
+        })
     } else {
         Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -202,8 +221,10 @@ fn too_large(state: &AppState) -> ApiError {
     )
 }
 
-/// Upload a document (multipart field `file`, optional `title`) or send a text
-/// (`{"text": ...}`) to check against every collection.
+/// Upload a document (multipart field `file`, optional `title` and filter fields
+/// `exclude_quotes`, `exclude_bibliography`, `min_words`, `min_percent`) or send a text
+/// (`{"text": ...}`, optional `filters`) to check against every collection. Filters are
+/// stored with the check as a reviewer's edit.
 #[utoipa::path(post, path = "/api/checks", request_body(content = TextCheck, description = "JSON text, or multipart/form-data with a `file` field"),
     responses((status = 202, body = Accepted), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub(super) async fn create_check(
@@ -213,6 +234,7 @@ pub(super) async fn create_check(
 ) -> Result<Response, ApiError> {
     authorize(&state, &headers)?;
     let mut upload = read_check_request(&state, request).await?;
+    let filters = upload.filters.take();
     let mut accepted = Vec::new();
     let mut skipped = Vec::new();
     // (name, title, bytes, is_file) of every check to accept.
@@ -253,12 +275,14 @@ pub(super) async fn create_check(
         let id = match body {
             Body::Bytes(bytes) => {
                 let id = new_id()?;
-                let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
+                let mut record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
+                record.edits.extend(filters.clone());
                 blocking(move || Ok(st.store.accept(&record, &bytes)?)).await?;
                 id
             }
             Body::Staged { id, staged, len } => {
-                let record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, len);
+                let mut record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, len);
+                record.edits.extend(filters.clone());
                 blocking(move || Ok(st.store.accept_staged(&record, staged)?)).await?;
                 id
             }
@@ -274,6 +298,27 @@ pub(super) async fn create_check(
         response.headers_mut().insert(header::LOCATION, v);
     }
     Ok(response)
+}
+
+/// The multipart fields of a check's filters (as in JSON's `filters`).
+const FILTER_FIELDS: [&str; 4] = ["exclude_quotes", "exclude_bibliography", "min_words", "min_percent"];
+
+/// Reads one multipart filter field into `filters`: `true`/`false` (`on`, `1`, `off`,
+/// `0`, empty) for the switches, a number for the others; `400` otherwise.
+fn filter_field(filters: &mut super::FiltersEdit, name: &str, value: &str) -> Result<(), ApiError> {
+    let bad = || ApiError::bad_request(format!("{name} {value:?} is not a valid value"));
+    let switch = || match value.to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Ok(true),
+        "false" | "off" | "0" | "no" | "" => Ok(false),
+        _ => Err(bad()),
+    };
+    match name {
+        "exclude_quotes" => filters.exclude_quotes = Some(switch()?),
+        "exclude_bibliography" => filters.exclude_bibliography = Some(switch()?),
+        "min_words" => filters.min_words = Some(value.parse().map_err(|_| bad())?),
+        _ => filters.min_percent = Some(value.parse().map_err(|_| bad())?),
+    }
+    Ok(())
 }
 
 /// A check as the API shows it.

@@ -29,7 +29,7 @@ pub use checks::{Accepted, AcceptedMember, CheckList, CheckSummary, CheckView, S
 pub use collections::CollectionView;
 pub use documents::Deleted;
 pub use health::Health;
-pub use reports::{BlockEdit, EditRequest, SourceEdit};
+pub use reports::{BlockEdit, EditRequest, FiltersEdit, SourceEdit};
 pub use tessera_engine::wire::{AddDocuments, AddedDocument, AddedDocuments, NewText, SkippedDocument};
 
 /// The OpenAPI description served at `/openapi.json`.
@@ -70,6 +70,7 @@ pub use tessera_engine::wire::{AddDocuments, AddedDocument, AddedDocuments, NewT
         EditRequest,
         SourceEdit,
         BlockEdit,
+        FiltersEdit,
         AddDocuments,
         NewText,
         AddedDocuments,

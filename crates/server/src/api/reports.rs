@@ -1,4 +1,4 @@
-//! A check's report: `PATCH /api/checks/{id}/report` (reviewer's edits) and the downloads
+//! A check's report: `PATCH /api/checks/{id}/report` (reviewer's edits and filters) and the downloads
 //! `report.json`, `report.html` and `report.pdf`.
 
 use std::sync::Arc;
@@ -27,6 +27,61 @@ pub struct EditRequest {
     /// Blocks to reclassify.
     #[serde(default)]
     pub blocks: Vec<BlockEdit>,
+    /// The report's filters: the fields given change, the others keep their values.
+    #[serde(default)]
+    pub filters: Option<FiltersEdit>,
+}
+
+/// A reviewer's filters (crates/report/SCHEMA.md, "Filters"): what no longer counts as
+/// borrowed. Excluded blocks stay in the report with `excluded` saying why.
+#[derive(Debug, Default, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FiltersEdit {
+    /// A borrowing in quotation marks counts as a citation, even without a reference.
+    #[serde(default)]
+    pub exclude_quotes: Option<bool>,
+    /// Blocks in the bibliography section count for nothing.
+    #[serde(default)]
+    pub exclude_bibliography: Option<bool>,
+    /// Matches of fewer words count for nothing (0: off).
+    #[serde(default)]
+    pub min_words: Option<u32>,
+    /// Sources covering less than this percent of the text count for nothing (0 to 100;
+    /// 0: off).
+    #[serde(default)]
+    pub min_percent: Option<f64>,
+}
+
+impl FiltersEdit {
+    /// Whether no field is given.
+    pub(super) fn is_empty(&self) -> bool {
+        self.exclude_quotes.is_none()
+            && self.exclude_bibliography.is_none()
+            && self.min_words.is_none()
+            && self.min_percent.is_none()
+    }
+
+    /// The stored edit these fields make over `current` (a report's filters; `None`: a new
+    /// check, filters off). `422 invalid_filters` for a percent out of range (the report's
+    /// rule, `ReportFilters::validated`, checked here too so a new check is refused before
+    /// it is queued).
+    pub(super) fn over(&self, current: Option<&Report>) -> Result<Edit, ApiError> {
+        let f = current.map(|r| r.filters);
+        let min_percent = self.min_percent.or(f.map(|f| f.min_percent)).unwrap_or(0.0);
+        if !(0.0..=100.0).contains(&min_percent) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_filters",
+                format!("min_percent must be a number from 0 to 100, not {min_percent}"),
+            ));
+        }
+        Ok(Edit::Filters {
+            exclude_quotes: self.exclude_quotes.or(f.map(|f| f.exclude_quotes)).unwrap_or(false),
+            exclude_bibliography: self.exclude_bibliography.or(f.map(|f| f.exclude_bibliography)).unwrap_or(false),
+            min_words: self.min_words.or(f.map(|f| f.min_words)).unwrap_or(0),
+            min_percent,
+        })
+    }
 }
 
 /// Switch a source on or off.
@@ -48,8 +103,9 @@ pub struct BlockEdit {
     pub kind: BlockKind,
 }
 
-/// Disable or enable sources, reclassify blocks; answers the recomputed report. Edits
-/// are stored with the check and survive a restart.
+/// Disable or enable sources, reclassify blocks, set the filters (exclude quotes, the
+/// bibliography, small matches); answers the recomputed report. Edits are stored with the
+/// check, survive a restart and are applied again when a late collection completes it.
 #[utoipa::path(patch, path = "/api/checks/{id}/report", request_body = EditRequest, params(("id" = String, Path, description = "Check id")),
     responses((status = 200, description = "The recomputed report (crates/report/SCHEMA.md)", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub(super) async fn edit_report(
@@ -82,6 +138,11 @@ pub(super) async fn edit_report(
                     end: block.suspect_span.chars.end as u64,
                     kind: e.kind,
                 };
+                edit.apply(&mut report);
+                record.push_edit(edit);
+            }
+            if let Some(filters) = edits.filters.as_ref().filter(|f| !f.is_empty()) {
+                let edit = filters.over(Some(&report))?;
                 edit.apply(&mut report);
                 record.push_edit(edit);
             }
