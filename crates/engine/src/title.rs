@@ -1,9 +1,12 @@
 //! What a document is called in reports, lists and search answers.
 //!
 //! The rule: the title the format gives (document metadata, an HTML `<title>`, a
-//! Markdown heading), else the document's first line that reads as words, else the file
+//! Markdown heading), else the document's first line that reads as words unless it is a
+//! heading any document could have ("CHAPTER III", "Глава 1", "Contents"), else the file
 //! name without its extension. A reviewer looking at a list of sources recognises "On the
-//! Origin of Species" where "000150" says nothing; the path is shown beside it.
+//! Origin of Species" where "000150" says nothing, and "chapter-3" where a list of
+//! sources all called "CHAPTER III" tells them apart by nothing; the path is shown beside
+//! it.
 
 use std::path::Path;
 
@@ -19,16 +22,137 @@ const TITLE_MIN_LETTERS: usize = 3;
 
 /// The title of a document: `given` when it has words (metadata, HTML title, a caller's
 /// title), else the first line of `text` with at least three letters (whitespace
-/// collapsed, cut to [`MAX_TITLE_CHARS`]), else the file stem of `origin` (for
-/// `archive.zip!/dir/member.txt`, `member`).
+/// collapsed, cut to [`MAX_TITLE_CHARS`]) unless that line is a generic heading
+/// ([`is_generic_heading`]: a chapter or part number, "Contents", "Introduction"), else
+/// the file stem of `origin` (for `archive.zip!/dir/member.txt`, `member`).
 pub fn document_title(given: Option<&str>, text: &str, origin: &str) -> String {
     if let Some(title) = given.map(collapse).filter(|t| !t.is_empty()) {
         return title;
     }
-    if let Some(line) = text.lines().take(TITLE_LINES).map(collapse).find(|l| reads_as_words(l)) {
+    if let Some(line) = text.lines().take(TITLE_LINES).map(collapse).find(|l| reads_as_words(l))
+        && !is_generic_heading(&line)
+    {
         return shorten(&line);
     }
     file_title(origin)
+}
+
+/// Words that start a numbered heading of a part of a work (`Chapter III`, `Глава 1`).
+const PART_WORDS: &[&str] = &[
+    "chapter",
+    "part",
+    "book",
+    "section",
+    "volume",
+    "vol",
+    "act",
+    "scene",
+    "canto",
+    "letter",
+    "lecture",
+    "appendix",
+    "chapitre",
+    "kapitel",
+    "teil",
+    "глава",
+    "часть",
+    "раздел",
+    "том",
+    "книга",
+    "параграф",
+    "приложение",
+    "лекция",
+    "розділ",
+    "частина",
+];
+
+/// Headings any document may start with, lower case.
+const GENERIC_HEADINGS: &[&str] = &[
+    "contents",
+    "table of contents",
+    "introduction",
+    "preface",
+    "foreword",
+    "prologue",
+    "epilogue",
+    "abstract",
+    "summary",
+    "conclusion",
+    "оглавление",
+    "содержание",
+    "введение",
+    "предисловие",
+    "пролог",
+    "эпилог",
+    "аннотация",
+    "реферат",
+    "заключение",
+    "вступление",
+];
+
+/// Number words of a part's heading (`Part Two`, `Часть первая`).
+const NUMBER_WORDS: &[&str] = &[
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "last",
+    "первая",
+    "вторая",
+    "третья",
+    "четвертая",
+    "четвёртая",
+    "пятая",
+    "шестая",
+    "седьмая",
+    "восьмая",
+    "девятая",
+    "десятая",
+    "первый",
+    "второй",
+    "третий",
+    "последняя",
+];
+
+/// Whether `line` is a heading any document could start with, which names no document:
+/// a part word with a number (`CHAPTER III`, `Chapter 3.`, `Part Two`, `Глава 1`), a
+/// number alone (`III`, `12`), or `Contents`, `Introduction`, `Введение` and the like.
+/// A heading with a name after its number (`CHAPTER I. Loomings`) names something.
+fn is_generic_heading(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || matches!(c, '.' | ':' | ',' | '-' | '—' | '–'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_number = |w: &str| {
+        w.chars().all(|c| c.is_ascii_digit())
+            || w.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l' | 'c' | 'd' | 'm'))
+            || NUMBER_WORDS.contains(&w)
+    };
+    match words.as_slice() {
+        [] => false,
+        [first, rest @ ..] if PART_WORDS.contains(first) => rest.len() <= 2 && rest.iter().all(|w| is_number(w)),
+        all if all.iter().all(|w| is_number(w)) => true,
+        all => GENERIC_HEADINGS.contains(&all.join(" ").as_str()),
+    }
 }
 
 /// The file name of `origin` without its extension (the last member of an archive path).
@@ -69,7 +193,7 @@ mod tests {
     #[test]
     fn the_given_title_wins_when_it_has_words() {
         assert_eq!(document_title(Some("  Война  и мир "), "Глава 1", "a/b.txt"), "Война и мир");
-        assert_eq!(document_title(Some("   "), "Глава первая\nтекст", "a/b.txt"), "Глава первая");
+        assert_eq!(document_title(Some("   "), "Анна Каренина\nтекст", "a/b.txt"), "Анна Каренина");
     }
 
     #[test]
@@ -92,6 +216,23 @@ mod tests {
         );
         let one_word = "a".repeat(300);
         assert_eq!(document_title(None, &one_word, "x.txt").chars().count(), MAX_TITLE_CHARS);
+    }
+
+    /// A source titled "CHAPTER III" from its first line was one of many so titled.
+    #[test]
+    fn a_generic_first_heading_gives_way_to_the_file_name() {
+        let text = "CHAPTER III\n\nMr. Bennet was among the earliest of those who waited on Mr. Bingley.";
+        assert_eq!(document_title(None, text, "novels/pride/chapter-3.docx"), "chapter-3");
+        for heading in ["Chapter 3.", "PART TWO", "Глава 1", "Часть первая", "III", "Contents", "ВВЕДЕНИЕ", "Book I: "]
+        {
+            assert_eq!(document_title(None, &format!("{heading}\nText of it."), "a/b.txt"), "b", "{heading}");
+        }
+        // A heading that names something, and a title of a document, stay.
+        assert_eq!(document_title(None, "Chapter 3. The Ball\nText.", "a/b.txt"), "Chapter 3. The Ball");
+        assert_eq!(document_title(None, "Introduction to Algorithms\nText.", "a/b.txt"), "Introduction to Algorithms");
+        assert_eq!(document_title(None, "Part of the Problem\nText.", "a/b.txt"), "Part of the Problem");
+        // The document's own title wins over everything.
+        assert_eq!(document_title(Some("Pride and Prejudice"), "CHAPTER III", "chapter-3.docx"), "Pride and Prejudice");
     }
 
     #[test]
