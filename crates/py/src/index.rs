@@ -23,6 +23,30 @@ fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
     serde_json::to_string(value).map_err(errors::store)
 }
 
+/// `Index.check`'s filter arguments (crates/report/SCHEMA.md, "Filters").
+#[derive(Clone, Copy)]
+struct Filters {
+    exclude_quotes: bool,
+    exclude_bibliography: bool,
+    min_words: u32,
+    min_percent: f64,
+}
+
+impl Filters {
+    /// Sets them on `report` by the report's own rules (its type reached through it).
+    fn apply(self, report: &mut Report) -> PyResult<()> {
+        let mut filters = report.filters;
+        filters.exclude_quotes = self.exclude_quotes;
+        filters.exclude_bibliography = self.exclude_bibliography;
+        filters.min_words = self.min_words;
+        filters.min_percent = self.min_percent;
+        if filters != report.filters {
+            report.set_filters(filters).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
 /// A report as `tessera check --format json` prints it.
 fn report_json(report: &Report) -> PyResult<String> {
     JsonRenderer::compact().render_to_string(report).map_err(errors::store)
@@ -263,21 +287,41 @@ impl Index {
     ///     document: the text to check, or the path of a file.
     ///     name: the name a text is reported under.
     ///     title: the title of a text.
-    #[pyo3(signature = (document, name = "text", title = None))]
+    ///     exclude_quotes: count a borrowing in quotation marks as a citation, even
+    ///         without a reference (a filter: crates/report/SCHEMA.md, "Filters").
+    ///     exclude_bibliography: count nothing in the bibliography section.
+    ///     min_words: count no match of fewer words (0: every match).
+    ///     min_percent: count no source covering less than this percent of the text
+    ///         (0 to 100; else ValueError).
+    #[pyo3(signature = (document, name = "text", title = None, exclude_quotes = false, exclude_bibliography = false, min_words = 0, min_percent = 0.0))]
+    #[allow(clippy::too_many_arguments)]
     fn check<'py>(
         &self,
         py: Python<'py>,
         document: &Bound<'py, PyAny>,
         name: &str,
         title: Option<String>,
+        exclude_quotes: bool,
+        exclude_bibliography: bool,
+        min_words: u32,
+        min_percent: f64,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let filters = Filters { exclude_quotes, exclude_bibliography, min_words, min_percent };
+        // Refused before the check runs (the report's own rule, on an empty setting).
+        if !(0.0..=100.0).contains(&min_percent) {
+            return Err(PyValueError::new_err(format!(
+                "min_percent must be a number from 0 to 100, not {min_percent}"
+            )));
+        }
         if let Ok(text) = document.cast::<PyString>() {
             let text = text.to_cow()?;
             self.engine.check_text_len(name, text.len()).map_err(errors::engine)?;
             let text = text.into_owned();
             let json = py.detach(|| -> PyResult<String> {
                 let suspect = self.engine.suspect_text(name, title, text);
-                report_json(&self.engine.check(&suspect).map_err(errors::engine)?)
+                let mut report = self.engine.check(&suspect).map_err(errors::engine)?;
+                filters.apply(&mut report)?;
+                report_json(&report)
             })?;
             return loads(py, &json);
         }
@@ -286,8 +330,14 @@ impl Index {
         })?;
         let json = py.detach(|| -> PyResult<String> {
             match self.engine.check_path(&path).map_err(errors::engine)? {
-                CheckedFile::Document(report) => report_json(&report),
-                CheckedFile::Archive(results) => {
+                CheckedFile::Document(mut report) => {
+                    filters.apply(&mut report)?;
+                    report_json(&report)
+                }
+                CheckedFile::Archive(mut results) => {
+                    for report in results.iter_mut().filter_map(|(_, r)| r.as_mut().ok()) {
+                        filters.apply(report)?;
+                    }
                     let items = results
                         .iter()
                         .map(|(name, result)| match result {

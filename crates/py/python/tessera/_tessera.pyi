@@ -926,12 +926,22 @@ class Index:
         per member) to a collection. Arguments and result as `add`; files that cannot be
         read are listed in "failed" with the reason, the others are added."""
     def check(
-        self, document: Union[str, os.PathLike[str]], name: str = "text", title: Optional[str] = None
+        self,
+        document: Union[str, os.PathLike[str]],
+        name: str = "text",
+        title: Optional[str] = None,
+        exclude_quotes: bool = False,
+        exclude_bibliography: bool = False,
+        min_words: int = 0,
+        min_percent: float = 0.0,
     ) -> Any:
         """Checks a text (a str) or a file (a `pathlib.Path` or other path-like) against
         every collection: the JSON report of `tessera check --format json`
         (crates/report/SCHEMA.md) as a dict. An archive gives a list of {"name", "report"}
-        or {"name", "error"}, one per member, as the CLI prints it."""
+        or {"name", "error"}, one per member, as the CLI prints it. The filters
+        (`exclude_quotes`: quotations count as citations, `exclude_bibliography`,
+        `min_words`, `min_percent` from 0 to 100, else ValueError) are the report's
+        (SCHEMA.md, "Filters"), as `tessera check --exclude-quotes ...` applies them."""
     def near(self, text: str, top: int = 10, exhaustive: bool = False) -> list[dict[str, Any]]:
         """The indexed documents nearest a text, most similar first: a list of dicts as
         `tessera near --format json` prints them."""
