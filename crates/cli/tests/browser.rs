@@ -314,17 +314,19 @@ fn word_differences(d: &Driver, shots: Option<&Path>) {
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
 }
 
-/// The passages list shows every block with its confidence and how it was found; sorted
+/// The passages list shows every block with its confidence and its label (what the
+/// comparison shows); sorted
 /// least sure first it puts the lowest confidence on top; a row opens the comparison.
 fn passages_listed_with_confidence(d: &Driver) {
     let listed = d.script(
         "const rows = [...document.querySelectorAll('#passages .psg-row[data-block]')];
-         const words = { copy: ' · copied · ', rewording: ' · reworded · ', summary: ' · summary of a longer passage · ' };
+         const words = { copied: ' · copied · ', edited: ' · copied with edits · ', reworded: ' · reworded · ',
+           summary: ' · summary of a longer passage · ', translated: ' · translated from another language · ' };
          return [rows.length, state.report.blocks.length,
            rows.every(r => r.querySelector('.conf').textContent ===
              state.report.blocks[Number(r.dataset.block)].confidence + '% sure'),
            rows.every(r => r.querySelector('.psg-where').textContent.includes(
-             words[state.report.blocks[Number(r.dataset.block)].found_by]))];",
+             words[state.report.blocks[Number(r.dataset.block)].label]))];",
     );
     assert!(listed[0].as_u64().unwrap() > 0 && listed[0] == listed[1], "{listed}");
     assert_eq!(listed[2], json!(true), "{listed}");
@@ -642,6 +644,53 @@ fn keyboard_walk(d: &Driver) {
     assert_eq!(back, row, "the focus is back on the row");
 }
 
+/// The filters bar (issue 48, part 3): each filter is a labelled control that PATCHes the
+/// report; the totals follow, excluded passages say why, and switched back the report is
+/// as before.
+fn filters_switch_and_totals_change(d: &Driver) {
+    let (b0, c0, o0) = totals(d);
+    let labelled = d.script(
+        "return ['filter-quotes','filter-bibliography','filter-min-words','filter-min-percent']
+           .every(id => document.getElementById(id).closest('label') !== null);",
+    );
+    assert_eq!(labelled, json!(true), "every filter is a labelled control");
+    let set = |id: &str, value: &str| {
+        d.script(&format!(
+            "const i = document.getElementById('{id}'); i.value = '{value}'; i.dispatchEvent(new Event('change'));"
+        ));
+    };
+    // Matches under 100,000 words: nothing is borrowed or cited any more.
+    set("filter-min-words", "100000");
+    d.wait_for("return state.report.filters && state.report.filters.min_words === 100000;");
+    assert_eq!(totals(d), (0.0, 0.0, 100.0));
+    let why = d.wait_for("return document.querySelector('#passages .psg-row.excluded .psg-where').textContent;");
+    assert!(why.as_str().unwrap().contains("excluded: fewer than 100000 words"), "{why}");
+    assert!(
+        d.script("return document.getElementById('filters-status').textContent;")
+            .as_str()
+            .unwrap()
+            .contains("excluded")
+    );
+    set("filter-min-words", "0");
+    d.wait_for("return !state.report.filters;");
+    assert_eq!(totals(d), (b0, c0, o0));
+    // Sources under 100 %: every source is out.
+    set("filter-min-percent", "100");
+    d.wait_for("return state.report.filters && state.report.filters.min_percent === 100;");
+    assert_eq!(totals(d).0, 0.0);
+    set("filter-min-percent", "0");
+    d.wait_for("return !state.report.filters;");
+    // The two switches: each one stored in the report, and off again.
+    for id in ["filter-quotes", "filter-bibliography"] {
+        let field = if id == "filter-quotes" { "exclude_quotes" } else { "exclude_bibliography" };
+        d.call("POST", &format!("/element/{}/click", d.find(&format!("#{id}"))), json!({}));
+        d.wait_for(&format!("return state.report.filters && state.report.filters.{field} === true;"));
+        d.call("POST", &format!("/element/{}/click", d.find(&format!("#{id}"))), json!({}));
+        d.wait_for("return !state.report.filters;");
+    }
+    assert_eq!(totals(d), (b0, c0, o0));
+}
+
 fn totals(d: &Driver) -> (f64, f64, f64) {
     let v = d.script(
         "return ['total-borrowings','total-citations','total-originality'].map(id => parseFloat(document.getElementById(id).textContent));",
@@ -695,6 +744,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     print_layout(&d, shots.as_deref());
     past_checks(&d, &server.base);
     keyboard_walk(&d);
+    filters_switch_and_totals_change(&d);
 
     // Compare a borrowed passage with its source.
     let mark = d.find("#document mark.borrowing");

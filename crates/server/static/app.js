@@ -246,7 +246,7 @@ function segments(report) {
     while (k < owned.length && owned[k].span.chars.end <= start) k++;
     const seg = owned[k] && owned[k].span.chars.start <= start && end <= owned[k].span.chars.end ? owned[k] : null;
     const covering = blocks.filter((b) => b.suspect_span.chars.start <= start && end <= b.suspect_span.chars.end);
-    out.push({ start, end, decider: seg ? blocks[seg.block] : undefined, covering });
+    out.push({ start, end, decider: seg ? blocks[seg.block] : undefined, kind: seg ? seg.kind : null, covering });
   }
   return out;
 }
@@ -296,8 +296,8 @@ function renderDocument(report) {
     const src = sources.get(b.source);
     const first = !last || last.source !== src.id || last.end !== seg.start;
     last = { source: src.id, end: seg.end };
-    const cls = (seg.decider ? b.kind : "off") + (first ? " first" : "");
-    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? b.kind : "not counted") + " · " + confidenceOf(b) + "% sure" + foundBySuffix(b);
+    const cls = (seg.decider ? seg.kind || b.kind : "off") + (first ? " first" : "") + (b.excluded ? " excluded" : "");
+    const label = "Source " + src.number + ": " + (src.title || src.origin || "document " + src.id) + " — " + (seg.decider ? seg.kind || b.kind : "not counted") + " · " + confidenceOf(b) + "% sure" + foundBySuffix(b) + excludedSuffix(b);
     const mark = el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content);
     if (!stops.has(b.id)) {
       stops.add(b.id);
@@ -399,8 +399,17 @@ function confidenceOf(b) {
   return Number.isInteger(b.confidence) ? b.confidence : 100;
 }
 
-// How a block was found (the report's found_by), as the static HTML report words it;
-// empty for reports made before the field existed.
+// What a block is called next to its confidence, as the static HTML report words it
+// (crates/report: Label::words): its label, what the comparison of its two sides shows
+// ("copied" only when the words are the same); for reports made before labels, how it
+// was found; empty for reports made before either.
+const LABELS = {
+  copied: "copied",
+  edited: "copied with edits",
+  reworded: "reworded",
+  summary: "summary of a longer passage",
+  translated: "translated from another language",
+};
 const FOUND_BY = {
   copy: "copied",
   rewording: "reworded",
@@ -408,7 +417,58 @@ const FOUND_BY = {
   translation: "translated from another language",
 };
 function foundBySuffix(b) {
-  return FOUND_BY[b.found_by] ? " · " + FOUND_BY[b.found_by] : "";
+  const words = LABELS[b.label] || FOUND_BY[b.found_by];
+  return words ? " · " + words : "";
+}
+
+// ---------- Filters ----------
+
+// Why a filter takes a block out (the report's blocks[].excluded), as the report crate
+// words it (Exclusion::describe).
+function excludedReason(b, filters) {
+  const f = filters || {};
+  switch (b.excluded) {
+    case "quote": return "in quotation marks: counted as a citation (filter)";
+    case "bibliography": return "in the bibliography: not counted (filter)";
+    case "min_words": return "fewer than " + f.min_words + " words: not counted (filter)";
+    case "min_percent": return "source under " + f.min_percent + "% of the text: not counted (filter)";
+    default: return b.excluded ? "excluded (" + b.excluded + ")" : "";
+  }
+}
+
+function excludedSuffix(b) {
+  return b.excluded ? " · excluded: " + excludedReason(b, state.report && state.report.filters) : "";
+}
+
+// The filters bar shows the report's filters (absent: all off) and what they take out.
+function renderFilters(report) {
+  const f = report.filters || {};
+  $("filter-quotes").checked = !!f.exclude_quotes;
+  $("filter-bibliography").checked = !!f.exclude_bibliography;
+  $("filter-min-words").value = f.min_words || 0;
+  $("filter-min-percent").value = f.min_percent || 0;
+  const out = report.blocks.filter((b) => b.excluded).length;
+  $("filters-status").textContent = out ? out + (out === 1 ? " passage" : " passages") + " excluded by the filters" : "";
+}
+
+// Each control sends all four filters (PATCH .../report {"filters": ...}); the server
+// stores them with the check and answers the recomputed report.
+async function applyFilters() {
+  const words = Math.max(0, Math.floor(Number($("filter-min-words").value) || 0));
+  const percent = Math.min(100, Math.max(0, Number($("filter-min-percent").value) || 0));
+  await editReport({ filters: {
+    exclude_quotes: $("filter-quotes").checked,
+    exclude_bibliography: $("filter-bibliography").checked,
+    min_words: words,
+    min_percent: percent,
+  } });
+}
+
+function initFilters() {
+  for (const id of ["filter-quotes", "filter-bibliography", "filter-min-words", "filter-min-percent"]) {
+    $(id).addEventListener("change", () => { if (state.report) applyFilters(); });
+  }
+  $("filters").addEventListener("submit", (e) => { e.preventDefault(); if (state.report) applyFilters(); });
 }
 
 // A copy block (copy_of set) as the static HTML report words it: it counts only once
@@ -446,11 +506,11 @@ function renderPassages(report) {
     const open = el("button", { type: "button", class: "psg-open", "data-block": b.id, "aria-haspopup": "dialog" },
       el("span", { class: "num-badge", text: String(number) }),
       el("span", { class: "psg-body" },
-        el("span", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + (src && src.enabled ? "" : " · not counted (source switched off)") + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
+        el("span", { class: "psg-where", text: b.kind + foundBySuffix(b) + copySuffix(b, sources) + (src && src.enabled ? "" : " · not counted (source switched off)") + excludedSuffix(b) + " · characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end }),
         el("span", { class: "psg-text", text: b.suspect_excerpt })),
       confidencePill(b));
     open.addEventListener("click", () => openCompare(b.id));
-    const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off"), "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) }, open);
+    const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off") + (b.excluded ? " excluded" : ""), "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) }, open);
     list.append(li);
   }
 }
@@ -598,6 +658,7 @@ function renderReport(report) {
   renderPassages(report);
   renderWarnings(report, state.check);
   renderMembers();
+  renderFilters(report);
   renderDocument(report);
 }
 
@@ -621,7 +682,9 @@ function markedExcerpt(excerpt, offset, diff, side) {
   const chars = Array.from(excerpt);
   const frag = document.createDocumentFragment();
   let at = 0;
-  for (const c of diff) {
+  // Moved words break the text order on one side: each side is cut in its own order.
+  const marks = diff.slice().sort((x, y) => x[side].chars.start - y[side].chars.start || x[side].chars.end - y[side].chars.end);
+  for (const c of marks) {
     const span = c[side].chars;
     const start = Math.max(at, span.start - offset), end = Math.min(chars.length, span.end - offset);
     if (start > at) frag.append(chars.slice(at, start).join(""));
@@ -632,8 +695,9 @@ function markedExcerpt(excerpt, offset, diff, side) {
     }
     const text = chars.slice(start, end).join("");
     const tag = c.kind === "changed" ? "span" : (c.kind === "inserted" && side === "suspect") ? "ins" : (c.kind === "deleted" && side === "source") ? "del" : "span";
-    const cls = c.kind === "changed" ? "chg" : "diff-" + c.kind;
-    frag.append(el(tag, { class: cls, title: c.kind === "changed" ? "changed word" : c.kind === "inserted" ? "added in the document" : "left out of the source" }, text));
+    const cls = c.kind === "changed" ? "chg" : c.kind === "moved" ? "moved" : "diff-" + c.kind;
+    const title = c.kind === "changed" ? "changed word" : c.kind === "moved" ? "moved: the same words in another place" : c.kind === "inserted" ? "added in the document" : "left out of the source";
+    frag.append(el(tag, { class: cls, title }, text));
     at = end;
   }
   if (at < chars.length) frag.append(chars.slice(at).join(""));
@@ -724,11 +788,13 @@ function openCompare(blockId) {
     source.className = "";
     source.append(markedExcerpt(b.source_excerpt, b.source_span.chars.start, diff, "source"));
     $("compare-source-head").textContent = "Source";
-    const words = diff.length;
+    const moved = diff.filter((c) => c.kind === "moved").length;
+    const words = diff.length - moved;
+    const movedText = moved ? (moved === 1 ? "1 passage" : moved + " passages") + " moved to another place. " : "";
     $("compare-diff").textContent = words
-      ? words + (words === 1 ? " difference" : " differences") + " in wording are marked: "
-      : "The wording is the same (up to case, punctuation and look-alike letters).";
-    $("compare-legend").hidden = !words;
+      ? movedText + words + (words === 1 ? " difference" : " differences") + " in wording are marked: "
+      : "The wording is the same (up to case, punctuation and look-alike letters). " + movedText;
+    $("compare-legend").hidden = !diff.length;
   } else {
     source.className = "location";
     $("compare-source-head").textContent = "Location in the source";
@@ -740,7 +806,8 @@ function openCompare(blockId) {
   }
   renderCompareAlso(report, b);
   renderSentencePairs(b);
-  $("compare-reason").textContent = b.reason ? "Detected as citation: " + b.reason : (b.kind !== b.detected_kind ? "Reclassified by a reviewer" : "");
+  $("compare-reason").textContent = [b.reason ? "Detected as citation: " + b.reason : (b.kind !== b.detected_kind ? "Reclassified by a reviewer" : ""),
+    b.excluded ? "Excluded: " + excludedReason(b, report.filters) : ""].filter(Boolean).join(" · ");
   const other = b.kind === "borrowing" ? "citation" : "borrowing";
   const btn = $("compare-reclassify");
   btn.textContent = "Mark as " + other;
@@ -900,6 +967,7 @@ function init() {
     if (e.key === "Escape") { e.preventDefault(); closeCompare(); }
     if (e.key === "Tab") trapFocus(e);
   });
+  initFilters();
   loadServerInfo();
   const id = new URLSearchParams(location.search).get("check");
   if (id) follow(id); else { show("upload-view"); loadChecks(0); }
