@@ -57,6 +57,9 @@ pub struct ServerConfig {
     /// Longest time to receive a whole request body (default 10 min: 100 MB at 170 KB/s);
     /// past it the request is answered `408 slow_upload`.
     pub upload_timeout: Duration,
+    /// The collection of submissions a check's document is kept in once checked, when
+    /// the request does not say (`submit_to`); `None`: checks keep nothing unless asked.
+    pub submissions: Option<String>,
 }
 
 impl ServerConfig {
@@ -79,6 +82,7 @@ impl ServerConfig {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             upload_timeout: DEFAULT_UPLOAD_TIMEOUT,
+            submissions: None,
         }
     }
 

@@ -198,6 +198,13 @@ pub struct CheckRecord {
     pub attempts: u32,
     /// The reviewer's edits, in order.
     pub edits: Vec<Edit>,
+    /// The collection of submissions the document is added to once checked (absent in
+    /// records written before submissions existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_to: Option<String>,
+    /// The submission's document id, once added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submitted: Option<u64>,
 }
 
 impl CheckRecord {
@@ -223,6 +230,8 @@ impl CheckRecord {
             late_collections: Vec::new(),
             attempts: 0,
             edits: Vec::new(),
+            submit_to: None,
+            submitted: None,
         }
     }
 

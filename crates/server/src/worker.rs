@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use tessera_engine::memory::Work;
-use tessera_engine::{IndexView, Report, Revision, Suspect};
+use tessera_engine::{IndexView, Report, Revision, Submission, Submitted, Suspect};
 
 use crate::error::ApiError;
 use crate::state::{AppState, blocking};
@@ -43,6 +43,8 @@ pub(crate) fn start(state: &Arc<AppState>, n: usize) {
 struct Prepared {
     suspect: Suspect,
     view: IndexView,
+    /// Where the document is kept once checked, if anywhere.
+    submission: Option<Submission>,
 }
 
 /// A collection's answer: its revision, or why it has none.
@@ -195,6 +197,8 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
     let prepared = Arc::new(prepared);
     if answers.missing.is_empty() {
         let late = answers.late.iter().cloned().collect();
+        // Kept before the check is done: a client that sees it done sees its submission.
+        submit(state, id, &prepared).await?;
         return finish(state, id, &prepared, &answers, Status::Done, late).await;
     }
     // Some collections missed their timeout: the reader gets a partial report now, the
@@ -220,6 +224,9 @@ async fn run(state: &Arc<AppState>, id: &str) -> Result<(), ApiError> {
             }
         }
         let late: Vec<String> = answers.late.iter().cloned().collect();
+        if let Err(e) = submit(&state, &id, &prepared).await {
+            tracing::error!(check = %id, "keeping the submission failed: {}", e.message);
+        }
         if let Err(e) = finish(&state, &id, &prepared, &answers, Status::Done, late).await {
             tracing::error!(check = %id, "storing the completed report failed: {}", e.message);
         }
@@ -251,11 +258,46 @@ fn prepare(state: &AppState, record: &CheckRecord) -> Result<Prepared, String> {
         engine.check_text_len(&record.name, text.len()).map_err(|e| e.to_string())?;
         engine.suspect_text(&record.name, record.title.clone(), text)
     };
-    let view = engine.view().map_err(|e| e.to_string())?;
-    if view.collection_names().is_empty() {
+    let submission = record.submit_to.as_ref().map(|collection| Submission {
+        collection: collection.clone(),
+        check_id: record.id.clone(),
+        title: record.title.clone(),
+        submitted_at: record.created_ms / 1000,
+    });
+    // Without this check's own submission, should it run again (a restart).
+    let view = engine.check_view(submission.as_ref()).map_err(|e| e.to_string())?;
+    // The first check of a submissions repository may meet an empty index.
+    if view.collection_names().is_empty() && submission.is_none() {
         return Err("the index holds no collections yet; add documents first".to_owned());
     }
-    Ok(Prepared { suspect, view })
+    Ok(Prepared { suspect, view, submission })
+}
+
+/// Once every collection answered (or the late ones gave up), before the check is
+/// marked done: keeps the document in its collection of submissions (the
+/// index's one writer at a time), and records its id. A failure is a warning of the
+/// check, not its failure: the report stands.
+async fn submit(state: &Arc<AppState>, id: &str, prepared: &Arc<Prepared>) -> Result<(), ApiError> {
+    let Some(submission) = prepared.submission.clone() else { return Ok(()) };
+    let submitted = {
+        let _writer = state.writer.lock().await;
+        let engine = Arc::clone(&state.engine);
+        let prepared = Arc::clone(prepared);
+        blocking(move || Ok(engine.submit(&prepared.suspect, &submission).map_err(|e| e.to_string()))).await?
+    };
+    if let Ok(Submitted::Added { doc }) = &submitted {
+        tracing::info!(check = %id, doc = doc.0, "kept as a submission");
+    }
+    state
+        .update(id, move |_, r| {
+            match submitted {
+                Ok(done) => r.submitted = Some(done.doc().0),
+                Err(e) => r.warnings.push(format!("the document could not be kept as a submission: {e}")),
+            }
+            Ok(())
+        })
+        .await
+        .map(|_| ())
 }
 
 /// Builds the report from the answers, replays the reviewer's edits and stores both.

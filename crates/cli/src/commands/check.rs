@@ -23,6 +23,13 @@ pub struct CheckArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     search: super::SearchArgs,
+    /// Once checked, keep the document in this collection of submissions (made on first
+    /// use; texts kept), so later checks find it: the same work handed in twice.
+    #[arg(long, value_name = "COLLECTION")]
+    submit_to: Option<String>,
+    /// With --submit-to: the submission's title (default: the document's).
+    #[arg(long, value_name = "TITLE", requires = "submit_to")]
+    submission_title: Option<String>,
     #[command(flatten)]
     filters: FilterArgs,
     /// The document to check.
@@ -73,9 +80,15 @@ pub fn run(args: &CheckArgs, quiet: bool) -> Result<ExitCode> {
     let engine = super::open_engine(&args.dir, args.search.options())?;
     let bar = super::progress::check_bar(quiet);
     let observe = |progress: CheckProgress<'_>| bar.set_message(describe_progress(progress));
-    let checked = engine.check_path_observed(&args.suspect, &observe);
+    let submission =
+        args.submit_to.as_ref().map(|c| tessera_engine::Submission::new(c.clone(), args.submission_title.clone()));
+    let checked = engine.check_path_submitting(&args.suspect, submission.as_ref(), &observe);
     bar.finish_and_clear();
-    let checked = checked.with_context(|| format!("checking {}", args.suspect.display()))?;
+    let (checked, submitted) = checked.with_context(|| format!("checking {}", args.suspect.display()))?;
+    for (name, done) in &submitted {
+        let collection = args.submit_to.as_deref().unwrap_or_default();
+        eprintln!("{name}: kept as document {} of collection {collection:?}", done.doc().0);
+    }
     // An archive: every member is checked and reported on its own.
     let mut results = match checked {
         CheckedFile::Document(mut report) => {

@@ -5,9 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::{
-    AddMode, CheckedFile, CollectionConfig, CollectionKind, Engine, EngineOptions, FingerprintSettings,
-};
+use tessera_engine::{AddMode, CheckedFile, CollectionKind, Engine, EngineOptions, FingerprintSettings};
 
 use super::Format;
 
@@ -43,7 +41,7 @@ pub fn run(args: &DemoArgs, _quiet: bool) -> Result<ExitCode> {
         fs_err::write(&path, text)?;
     }
     for (name, kind) in [("library", CollectionKind::Source), ("citations", CollectionKind::Citation)] {
-        let config = CollectionConfig { name: name.to_owned(), kind, keep_texts: true };
+        let config = engine.collection_config(name, kind, None)?;
         let summary = engine.add_paths(&config, &[out.join("sample").join(name)], AddMode::All, &|_| {})?;
         eprintln!("indexed {} documents into collection {name:?} ({kind:?})", summary.added);
     }

@@ -68,8 +68,9 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
         bar.set_length(p.total);
         bar.set_position(p.done);
     };
+    let config = args.collection.config(&engine)?;
     let summary = engine
-        .add_paths(&args.collection.config(), &args.paths, mode, &progress)
+        .add_paths(&config, &args.paths, mode, &progress)
         .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
     bar.finish_and_clear();
     match args.format {

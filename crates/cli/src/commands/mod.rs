@@ -269,10 +269,17 @@ pub struct CollectionArgs {
     /// What the collection's matches mean (used when it is created).
     #[arg(long, default_value_t = CollectionKind::Source, value_parser = collection_kind_parser())]
     pub kind: CollectionKind,
-    /// Keep the documents' texts so reports can show source passages (used when the
-    /// collection is created; off by default: the index keeps digital snapshots only).
-    #[arg(long)]
+    /// Keep the documents' texts so reports show source passages: what a new collection
+    /// does by default; for an existing collection of fingerprints only, texts are kept
+    /// from this add on (documents indexed before show their original file's text while
+    /// it is unchanged).
+    #[arg(long, conflicts_with = "snapshots_only")]
     pub keep_texts: bool,
+    /// Keep fingerprints only, not texts (web-scale collections: reports then show where
+    /// a passage is, not its words). Only for a new collection: one that keeps texts
+    /// keeps them.
+    #[arg(long)]
+    pub snapshots_only: bool,
 }
 
 /// `--kind`: the collection kinds' own names (`CollectionKind`'s `FromStr`), with help.
@@ -287,8 +294,15 @@ fn collection_kind_parser() -> impl clap::builder::TypedValueParser<Value = Coll
 }
 
 impl CollectionArgs {
-    fn config(&self) -> CollectionConfig {
-        CollectionConfig { name: self.collection.clone(), kind: self.kind, keep_texts: self.keep_texts }
+    /// The collection to add to: texts kept as the flags say, else as the collection
+    /// chose, else by default (the engine's one rule).
+    fn config(&self, engine: &tessera_engine::Engine) -> tessera_engine::Result<CollectionConfig> {
+        let keep_texts = match (self.keep_texts, self.snapshots_only) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        engine.collection_config(&self.collection, self.kind, keep_texts)
     }
 }
 

@@ -64,6 +64,11 @@ pub struct ServeArgs {
     /// A collection's own timeout in seconds, as NAME=SECONDS (repeatable).
     #[arg(long = "timeout-for", value_name = "NAME=SECONDS", value_parser = parse_timeout)]
     timeouts: Vec<(String, Duration)>,
+    /// Keep every checked document in this collection of submissions (made on first
+    /// use; texts kept), so later checks find it; a check's `submit_to` overrides it
+    /// (`""`: not kept).
+    #[arg(long, value_name = "COLLECTION")]
+    submissions: Option<String>,
     #[command(flatten)]
     search: SearchArgs,
 }
@@ -111,8 +116,17 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     config.upload_timeout = positive_seconds("--upload-timeout", args.upload_timeout)?;
     config.collection_timeout = seconds(&args.collection_timeout.to_string()).map_err(anyhow::Error::msg)?;
     config.collection_timeouts = args.timeouts.iter().cloned().collect();
+    if let Some(name) = &args.submissions {
+        if !tessera_engine::valid_collection_name(name) {
+            bail!("--submissions {name:?} is not a collection name (1 to 64 of A-Z a-z 0-9 _ . -)");
+        }
+        config.submissions = Some(name.clone());
+    }
+    // Info shows one line per request (method, path, status, duration) and the
+    // workers' events; TESSERA_LOG=debug shows more, TESSERA_LOG=warn less.
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("TESSERA_LOG")
                 .unwrap_or_else(|_| "info,tower_http=warn".into()),

@@ -46,7 +46,11 @@ pub fn run(args: &StatsArgs) -> Result<ExitCode> {
             c.postings,
             per_posting,
             c.total_bytes as f64 / 1e6,
-            if c.config.keep_texts { ", texts kept" } else { "" }
+            if c.config.keep_texts {
+                format!(", texts kept ({:.1} KB compressed)", c.text_bytes as f64 / 1e3)
+            } else {
+                ", fingerprints only".to_owned()
+            }
         );
     }
     if collections.is_empty() {

@@ -29,6 +29,11 @@ pub struct TextCheck {
     /// A title for the report.
     #[serde(default)]
     pub title: Option<String>,
+    /// Keep the document in this collection of submissions once it is checked, so later
+    /// checks find it (made on first use; texts kept). Left out: the server's default
+    /// (`tessera serve --submissions`); `""`: not kept.
+    #[serde(default)]
+    pub submit_to: Option<String>,
     /// The report's filters (exclude quotes, the bibliography, small matches), remembered
     /// with the check as a reviewer's edit: `PATCH /api/checks/{id}/report` changes them.
     #[serde(default)]
@@ -71,6 +76,8 @@ struct Upload {
     is_file: bool,
     /// Set for an archive: its member documents, extracted.
     members: Option<Vec<Document>>,
+    /// The request's `submit_to`, as sent.
+    submit_to: Option<String>,
     /// The request's filters, as the edit stored with the check.
     filters: Option<Edit>,
 }
@@ -117,6 +124,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             Multipart::from_request(request, &()).await.map_err(|e| ApiError::bad_request(e.body_text()))?;
         let mut upload: Option<Upload> = None;
         let mut title = None;
+        let mut submit_to = None;
         let mut filters = super::FiltersEdit::default();
         let mut head = Vec::new();
         while let Some(mut field) = multipart.next_field().await.map_err(|e| multipart_error(&e))? {
@@ -135,9 +143,19 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
                 }
                 head = first;
                 let body = Body::Staged { id, staged, len };
-                upload = Some(Upload { name, title: None, body, is_file: true, members: None, filters: None });
+                upload = Some(Upload {
+                    name,
+                    title: None,
+                    body,
+                    is_file: true,
+                    members: None,
+                    submit_to: None,
+                    filters: None,
+                });
             } else if field.name() == Some("title") {
                 title = Some(field.text().await.map_err(|e| multipart_error(&e))?);
+            } else if field.name() == Some("submit_to") {
+                submit_to = Some(field.text().await.map_err(|e| multipart_error(&e))?);
             } else if let Some(name) = field.name().filter(|n| FILTER_FIELDS.contains(n)).map(str::to_owned) {
                 let value = field.text().await.map_err(|e| multipart_error(&e))?;
                 filter_field(&mut filters, &name, value.trim())?;
@@ -145,6 +163,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
         }
         let mut upload = upload.ok_or_else(|| ApiError::bad_request("the form has no file field"))?;
         upload.title = title.filter(|t| !t.trim().is_empty());
+        upload.submit_to = submit_to;
         upload.filters = if filters.is_empty() { None } else { Some(filters.over(None)?) };
         // Refuse what no extractor reads now, not after the queue.
         match state.engine.sniff(&upload.name, &head).map_err(engine_error)? {
@@ -190,6 +209,7 @@ async fn read_check_request(state: &AppState, request: Request) -> Result<Upload
             body: Body::Bytes(body.text.into_bytes()),
             is_file: false,
             members: None,
+            submit_to: body.submit_to,
             filters,
         })
     } else {
@@ -221,10 +241,10 @@ fn too_large(state: &AppState) -> ApiError {
     )
 }
 
-/// Upload a document (multipart field `file`, optional `title` and filter fields
-/// `exclude_quotes`, `exclude_bibliography`, `min_words`, `min_percent`) or send a text
-/// (`{"text": ...}`, optional `filters`) to check against every collection. Filters are
-/// stored with the check as a reviewer's edit.
+/// Upload a document (multipart field `file`, optional `title`, `submit_to` and filter
+/// fields `exclude_quotes`, `exclude_bibliography`, `min_words`, `min_percent`) or send a
+/// text (`{"text": ...}`, optional `filters`) to check against every collection. Filters
+/// are stored with the check as a reviewer's edit.
 #[utoipa::path(post, path = "/api/checks", request_body(content = TextCheck, description = "JSON text, or multipart/form-data with a `file` field"),
     responses((status = 202, body = Accepted), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 pub(super) async fn create_check(
@@ -234,6 +254,7 @@ pub(super) async fn create_check(
 ) -> Result<Response, ApiError> {
     authorize(&state, &headers)?;
     let mut upload = read_check_request(&state, request).await?;
+    let submit_to = submission_collection(&state, upload.submit_to.take())?;
     let filters = upload.filters.take();
     let mut accepted = Vec::new();
     let mut skipped = Vec::new();
@@ -276,12 +297,14 @@ pub(super) async fn create_check(
             Body::Bytes(bytes) => {
                 let id = new_id()?;
                 let mut record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, bytes.len() as u64);
+                record.submit_to.clone_from(&submit_to);
                 record.edits.extend(filters.clone());
                 blocking(move || Ok(st.store.accept(&record, &bytes)?)).await?;
                 id
             }
             Body::Staged { id, staged, len } => {
                 let mut record = CheckRecord::new(id.clone(), seq, name.clone(), title, is_file, len);
+                record.submit_to.clone_from(&submit_to);
                 record.edits.extend(filters.clone());
                 blocking(move || Ok(st.store.accept_staged(&record, staged)?)).await?;
                 id
@@ -321,6 +344,19 @@ fn filter_field(filters: &mut super::FiltersEdit, name: &str, value: &str) -> Re
     Ok(())
 }
 
+/// The submissions collection of a check: the one the request names (`""`: none), else
+/// the server's default.
+fn submission_collection(state: &AppState, asked: Option<String>) -> Result<Option<String>, ApiError> {
+    match asked {
+        None => Ok(state.config.submissions.clone()),
+        Some(name) if name.trim().is_empty() => Ok(None),
+        Some(name) if tessera_engine::valid_collection_name(&name) => Ok(Some(name)),
+        Some(name) => Err(ApiError::bad_request(format!(
+            "submit_to {name:?} is not a collection name (1 to 64 of A-Z a-z 0-9 _ . -)"
+        ))),
+    }
+}
+
 /// A check as the API shows it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct CheckView {
@@ -354,6 +390,11 @@ pub struct CheckView {
     pub attempts: u32,
     /// The reviewer's edits.
     pub edits: Vec<Edit>,
+    /// The collection of submissions the document is kept in once checked.
+    pub submit_to: Option<String>,
+    /// The document id of the submission, once kept (`DELETE /api/documents/{id}`
+    /// removes it).
+    pub submitted: Option<u64>,
     /// The report (schema: crates/report/SCHEMA.md), once there is one, unless
     /// `?report=false`.
     #[schema(value_type = Option<Object>)]
@@ -415,6 +456,8 @@ pub(super) async fn get_check(
         late_collections: record.late_collections,
         attempts: record.attempts,
         edits: record.edits,
+        submit_to: record.submit_to,
+        submitted: record.submitted,
         report,
     }))
 }
