@@ -66,9 +66,11 @@ fn add_mode(if_new: Option<&Bound<'_, PyAny>>, force: bool) -> PyResult<AddMode>
     AddMode::from_flags(on, min_containment, force).map_err(errors::setting)
 }
 
-fn collection(name: String, kind: &str, keep_texts: bool) -> PyResult<CollectionConfig> {
+/// The collection an add asks for: `keep_texts` as given, else as the collection chose,
+/// else the engine's default (texts kept).
+fn collection(engine: &Engine, name: &str, kind: &str, keep_texts: Option<bool>) -> PyResult<CollectionConfig> {
     let kind = kind.parse::<CollectionKind>().map_err(errors::setting)?;
-    Ok(CollectionConfig { name, kind, keep_texts })
+    engine.collection_config(name, kind, keep_texts).map_err(errors::engine)
 }
 
 /// What an add did, as a dict.
@@ -195,7 +197,11 @@ impl Index {
     ///     origins: where each text comes from (default `text:<xxh3-64 of the text>`, so
     ///         the same text offered again is "already indexed").
     ///     kind: "source", or "citation" (matches count as citations).
-    ///     keep_texts: keep the texts themselves (reports then show source passages).
+    ///     keep_texts: keep the texts themselves, so reports show source passages. None
+    ///         (the default): a new collection keeps them, an existing one keeps its
+    ///         choice; True switches them on for a collection of fingerprints only (from
+    ///         this add on); False keeps fingerprints only (refused by a collection that
+    ///         keeps texts).
     ///     force: add even a repeat (a text the collection already holds from the same
     ///         origin with the same shingles), which is otherwise listed in "seen" with
     ///         "same_origin" true and not added again, as `tessera index` does.
@@ -204,7 +210,7 @@ impl Index {
     ///     dict: "added" (list of {"id", "origin"} in order), "seen" (list of {"origin",
     ///     "into", "into_origin", "containment", "same_origin"}), "failed", "bytes",
     ///     "seconds".
-    #[pyo3(signature = (texts, titles = None, collection = "main", if_new = None, origins = None, kind = "source", keep_texts = false, force = false))]
+    #[pyo3(signature = (texts, titles = None, collection = "main", if_new = None, origins = None, kind = "source", keep_texts = None, force = false))]
     #[allow(clippy::too_many_arguments)]
     fn add<'py>(
         &self,
@@ -215,11 +221,11 @@ impl Index {
         if_new: Option<&Bound<'py, PyAny>>,
         origins: Option<&Bound<'py, PyAny>>,
         kind: &str,
-        keep_texts: bool,
+        keep_texts: Option<bool>,
         force: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mode = add_mode(if_new, force)?;
-        let config = self::collection(collection.to_owned(), kind, keep_texts)?;
+        let config = self::collection(&self.engine, collection, kind, keep_texts)?;
         let mut titles = titles.map(|t| t.try_iter()).transpose()?;
         let mut origins = origins.map(|o| o.try_iter()).transpose()?;
         let mut docs: Vec<(String, String, String)> = Vec::new();
@@ -260,7 +266,7 @@ impl Index {
     /// Adds files and folders (recursively, in sorted order; archives give one document
     /// per member) to a collection. Arguments and result as `add`; files that cannot be
     /// read are listed in "failed" with the reason, the others are added.
-    #[pyo3(signature = (paths, collection = "main", if_new = None, kind = "source", keep_texts = false, force = false))]
+    #[pyo3(signature = (paths, collection = "main", if_new = None, kind = "source", keep_texts = None, force = false))]
     #[allow(clippy::too_many_arguments)]
     fn add_paths<'py>(
         &self,
@@ -269,11 +275,11 @@ impl Index {
         collection: &str,
         if_new: Option<&Bound<'py, PyAny>>,
         kind: &str,
-        keep_texts: bool,
+        keep_texts: Option<bool>,
         force: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mode = add_mode(if_new, force)?;
-        let config = self::collection(collection.to_owned(), kind, keep_texts)?;
+        let config = self::collection(&self.engine, collection, kind, keep_texts)?;
         let summary = py.detach(|| self.engine.add_paths(&config, &paths, mode, &|_| {})).map_err(errors::engine)?;
         self::summary(py, &summary)
     }
@@ -293,7 +299,10 @@ impl Index {
     ///     min_words: count no match of fewer words (0: every match).
     ///     min_percent: count no source covering less than this percent of the text
     ///         (0 to 100; else ValueError).
-    #[pyo3(signature = (document, name = "text", title = None, exclude_quotes = false, exclude_bibliography = false, min_words = 0, min_percent = 0.0))]
+    ///     submit_to: once checked, keep the document in this collection of submissions
+    ///         (made on first use; texts kept), so later checks find it, with its title,
+    ///         the check's time and a check id (`tessera check --submit-to`).
+    #[pyo3(signature = (document, name = "text", title = None, exclude_quotes = false, exclude_bibliography = false, min_words = 0, min_percent = 0.0, submit_to = None))]
     #[allow(clippy::too_many_arguments)]
     fn check<'py>(
         &self,
@@ -305,6 +314,7 @@ impl Index {
         exclude_bibliography: bool,
         min_words: u32,
         min_percent: f64,
+        submit_to: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let filters = Filters { exclude_quotes, exclude_bibliography, min_words, min_percent };
         // Refused before the check runs (the report's own rule, on an empty setting).
@@ -313,13 +323,15 @@ impl Index {
                 "min_percent must be a number from 0 to 100, not {min_percent}"
             )));
         }
+        let submission = submit_to.map(|c| tessera_engine::Submission::new(c, title.clone()));
         if let Ok(text) = document.cast::<PyString>() {
             let text = text.to_cow()?;
             self.engine.check_text_len(name, text.len()).map_err(errors::engine)?;
             let text = text.into_owned();
             let json = py.detach(|| -> PyResult<String> {
                 let suspect = self.engine.suspect_text(name, title, text);
-                let mut report = self.engine.check(&suspect).map_err(errors::engine)?;
+                let (mut report, _) =
+                    self.engine.check_and_submit(&suspect, submission.as_ref()).map_err(errors::engine)?;
                 filters.apply(&mut report)?;
                 report_json(&report)
             })?;
@@ -329,7 +341,7 @@ impl Index {
             PyTypeError::new_err("check takes a text (str) or a file's path (pathlib.Path or another path-like)")
         })?;
         let json = py.detach(|| -> PyResult<String> {
-            match self.engine.check_path(&path).map_err(errors::engine)? {
+            match self.engine.check_path_submitting(&path, submission.as_ref(), &|_| {}).map_err(errors::engine)?.0 {
                 CheckedFile::Document(mut report) => {
                     filters.apply(&mut report)?;
                     report_json(&report)

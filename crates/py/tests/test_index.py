@@ -103,8 +103,8 @@ def test_errors_are_python_exceptions(tmp_path, library):
         library.add(["text"], collection="bad name/with slash")
     with pytest.raises(ValueError, match="kind"):
         library.add(["text"], kind="other")
-    with pytest.raises(ValueError, match="keeps"):
-        library.add(["text"], keep_texts=True)
+    with pytest.raises(ValueError, match="keeps its documents' texts"):
+        library.add(["text"], keep_texts=False)
     empty = tessera.Index.create(tmp_path / "empty")
     with pytest.raises(tessera.TesseraError, match="no documents"):
         empty.check("some text")
@@ -151,3 +151,25 @@ def test_a_text_over_the_cap_is_refused_before_it_costs_memory(tmp_path):
         tessera.sketch(["fine", long])
     with pytest.raises(ValueError, match="over the limit of 16777216 bytes for one document"):
         tessera.dedup(["fine", long])
+
+
+def test_texts_are_kept_by_default_and_a_submission_is_found_by_the_next_check(tmp_path, library):
+    texts = demo_texts()
+    report = library.check(texts["thesis"])
+    assert report["sources"] and all(s["text_kept"] for s in report["sources"])
+    assert library.stats()["collections"][0]["text_bytes"] > 0
+    snapshots = tessera.Index.create(tmp_path / "snapshots")
+    snapshots.add([texts["honey-bees"]], keep_texts=False)
+    assert snapshots.stats()["collections"][0]["keep_texts"] is False
+
+    first = library.check(texts["thesis"], name="anna.txt", title="Anna's thesis", submit_to="theses")
+    assert all(s["collection"] != "theses" for s in first["sources"])
+    second = library.check(texts["thesis"], name="boris.txt", submit_to="theses")
+    earlier = [s for s in second["sources"] if s["collection"] == "theses"]
+    assert len(earlier) == 1 and earlier[0]["title"] == "Anna's thesis"
+    assert earlier[0]["submission"]["identical"] is True
+    assert library.delete([earlier[0]["id"]]) == 1
+    third = library.check(texts["thesis"], name="clara.txt")
+    # Boris's submission is left, under the text's own title.
+    left = [s for s in third["sources"] if s["collection"] == "theses"]
+    assert [s["title"] for s in left] == ["The Circulation of Knowledge: A Short Essay"]

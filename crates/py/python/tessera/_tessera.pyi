@@ -886,7 +886,7 @@ class Index:
         if_new: Optional[Union[bool, float]] = None,
         origins: Optional[Iterable[str]] = None,
         kind: str = "source",
-        keep_texts: bool = False,
+        keep_texts: Optional[bool] = None,
         force: bool = False,
     ) -> dict[str, Any]:
         """Adds texts to a collection (created at the first add).
@@ -903,7 +903,11 @@ class Index:
             origins: where each text comes from (default `text:<xxh3-64 of the text>`, so
                 the same text offered again is "already indexed").
             kind: "source", or "citation" (matches count as citations).
-            keep_texts: keep the texts themselves (reports then show source passages).
+            keep_texts: keep the texts themselves, so reports show source passages. None
+                (the default): a new collection keeps them, an existing one keeps its
+                choice; True switches them on for a collection of fingerprints only (from
+                this add on); False keeps fingerprints only (refused by a collection that
+                keeps texts).
             force: add even a repeat (a text the collection already holds from the same
                 origin with the same shingles), which is otherwise listed in "seen" with
                 "same_origin" true and not added again, as `tessera index` does.
@@ -919,7 +923,7 @@ class Index:
         collection: str = "main",
         if_new: Optional[Union[bool, float]] = None,
         kind: str = "source",
-        keep_texts: bool = False,
+        keep_texts: Optional[bool] = None,
         force: bool = False,
     ) -> dict[str, Any]:
         """Adds files and folders (recursively, in sorted order; archives give one document
@@ -934,6 +938,7 @@ class Index:
         exclude_bibliography: bool = False,
         min_words: int = 0,
         min_percent: float = 0.0,
+        submit_to: Optional[str] = None,
     ) -> Any:
         """Checks a text (a str) or a file (a `pathlib.Path` or other path-like) against
         every collection: the JSON report of `tessera check --format json`
@@ -941,7 +946,10 @@ class Index:
         or {"name", "error"}, one per member, as the CLI prints it. The filters
         (`exclude_quotes`: quotations count as citations, `exclude_bibliography`,
         `min_words`, `min_percent` from 0 to 100, else ValueError) are the report's
-        (SCHEMA.md, "Filters"), as `tessera check --exclude-quotes ...` applies them."""
+        (SCHEMA.md, "Filters"), as `tessera check --exclude-quotes ...` applies them.
+        `submit_to`: once checked, keep the document in this collection of submissions
+        (made on first use; texts kept), so later checks find it, with its title, the
+        check's time and a check id (`tessera check --submit-to`)."""
     def near(self, text: str, top: int = 10, exhaustive: bool = False) -> list[dict[str, Any]]:
         """The indexed documents nearest a text, most similar first: a list of dicts as
         `tessera near --format json` prints them."""
