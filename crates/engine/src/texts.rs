@@ -67,8 +67,9 @@ impl Engine {
         if !config.keep_texts {
             return Ok(Err(format!(
                 "The collection \u{201c}{name}\u{201d} keeps fingerprints only, not texts (it was made with \
-                 --snapshots-only, by the crawler, or before texts were kept by default): `tessera index \
-                 --keep-texts -c {name}` keeps them from then on."
+                 --snapshots-only, by the crawler, or before texts were kept by default). Adding documents with \
+                 `tessera index --index INDEX -c {name} --keep-texts PATHS` keeps texts from then on, and \
+                 shows the documents indexed before from their original files while those are unchanged."
             )));
         }
         Ok(self.original_text(meta).map_err(|why| {
