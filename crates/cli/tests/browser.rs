@@ -671,6 +671,7 @@ fn filters_switch_and_totals_change(d: &Driver) {
             .unwrap()
             .contains("excluded")
     );
+    accessible(d, "report with every passage excluded by a filter");
     set("filter-min-words", "0");
     d.wait_for("return !state.report.filters;");
     assert_eq!(totals(d), (b0, c0, o0));
