@@ -602,20 +602,44 @@ fn keyboard_walk(d: &Driver) {
     d.keys(TAB);
     let at = d.script(focused);
     assert_eq!(at[0], json!("MARK"), "Tab reaches the first passage: {at}");
-    let block = at[2].clone();
+    let first = at[2].clone();
     assert_eq!(
-        d.script("return document.activeElement === document.querySelector('#document mark[tabindex=\"0\"]');"),
+        d.script("return document.activeElement === document.querySelector('#document mark[role=button]');"),
         json!(true),
         "{at}"
     );
-    // Every passage shown in the text is one Tab stop: the first piece of each block.
+    // Every passage shown in the text is a button (the first piece of its block), and
+    // the text is one Tab stop: a roving tabindex.
     let stops = d.script(
-        "const stops = [...document.querySelectorAll('#document mark[tabindex=\"0\"]')].map(m => Number(m.dataset.block));
+        "const buttons = [...document.querySelectorAll('#document mark[role=button]')].map(m => Number(m.dataset.block));
          const shown = new Set([...document.querySelectorAll('#document mark')].map(m => Number(m.dataset.block)));
-         return [stops.length, new Set(stops).size, shown.size];",
+         return [buttons.length, new Set(buttons).size, shown.size,
+           document.querySelectorAll('#document [tabindex=\"0\"]').length];",
     );
-    assert_eq!(stops[0], stops[2], "one Tab stop per passage shown: {stops}");
-    assert_eq!(stops[1], stops[2], "one Tab stop per passage shown: {stops}");
+    assert_eq!(stops[0], stops[2], "a button per passage shown: {stops}");
+    assert_eq!(stops[1], stops[2], "a button per passage shown: {stops}");
+    assert_eq!(stops[3], json!(1), "one Tab stop in the text: {stops}");
+    // The arrow keys go from passage to passage; End to the last, Home to the first.
+    d.keys("\u{E015}"); // ArrowDown
+    let at = d.script(focused);
+    assert_eq!(at[0], json!("MARK"), "{at}");
+    assert_ne!(at[2], first, "ArrowDown goes to the next passage: {at}");
+    let block = at[2].clone();
+    d.keys("\u{E010}"); // End
+    let last = d.script(
+        "return [document.activeElement === [...document.querySelectorAll('#document mark[role=button]')].pop()];",
+    );
+    assert_eq!(last, json!([true]), "End goes to the last passage");
+    d.keys("\u{E011}\u{E015}"); // Home, ArrowDown
+    assert_eq!(d.script(focused)[2], block, "Home goes to the first passage");
+    // Tab leaves the text at once, and Shift+Tab comes back to the passage it left.
+    d.keys(TAB);
+    assert_eq!(d.script("return !!document.activeElement.closest('#document');"), json!(false));
+    let back = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+        {"type": "keyDown", "value": "\u{E008}"}, {"type": "keyDown", "value": TAB},
+        {"type": "keyUp", "value": TAB}, {"type": "keyUp", "value": "\u{E008}"}]}]});
+    d.call("POST", "/actions", back);
+    assert_eq!(d.script(focused)[2], block, "Shift+Tab comes back to the same passage");
 
     d.keys(ENTER);
     let at = d.wait_for(&format!("return !document.getElementById('compare').hidden && {now};"));

@@ -277,8 +277,9 @@ function renderDocument(report) {
   const placed = new Set();
   const gapMark = (t) => el("span", { class: "trick gap", id: t.id, "data-notice": t.n, title: trickLabel(t.notice), "aria-label": "hidden text was left out here" });
   let last = null; // { source, end } of the last highlighted stretch
-  // One Tab stop per passage: the first stretch of each block shown opens its comparison
-  // (Enter or Space); the block's later stretches are reached with it.
+  // The first stretch of each block shown is its button (Enter or Space opens the
+  // comparison); the text is one Tab stop, the arrow keys go from passage to passage
+  // (a roving tabindex: see rove()).
   const stops = new Set();
   for (const seg of segments(report)) {
     for (const t of all) {
@@ -301,7 +302,7 @@ function renderDocument(report) {
     const mark = el("mark", { class: cls, "data-block": b.id, "data-source": b.source, "data-n": src.number, title: label, style: sourceStyle(src.number) }, content);
     if (!stops.has(b.id)) {
       stops.add(b.id);
-      mark.tabIndex = 0;
+      mark.tabIndex = -1;
       mark.setAttribute("role", "button");
       mark.setAttribute("aria-haspopup", "dialog");
     }
@@ -309,6 +310,9 @@ function renderDocument(report) {
   }
   for (const t of all) if (!placed.has(t.id)) frag.append(gapMark(t));
   doc.append(frag);
+  // The Tab stop stays on the passage the reviewer was at, across re-renders.
+  const at = doc.querySelector('mark[role="button"][data-block="' + state.roving + '"]') || doc.querySelector('mark[role="button"]');
+  if (at) at.tabIndex = 0;
   applyIsolation();
 }
 
@@ -513,6 +517,13 @@ function renderPassages(report) {
     const li = el("li", { class: "psg-row" + (src && src.enabled ? "" : " off") + (b.excluded ? " excluded" : ""), "data-block": b.id, "data-confidence": confidenceOf(b), style: sourceStyle(number) }, open);
     list.append(li);
   }
+}
+
+// The roving tabindex of the text's passages: only `mark` is a Tab stop.
+function rove(mark) {
+  for (const m of $("document").querySelectorAll('mark[role="button"][tabindex="0"]')) if (m !== mark) m.tabIndex = -1;
+  mark.tabIndex = 0;
+  state.roving = mark.dataset.block;
 }
 
 function highlight(sourceId, on) {
@@ -949,7 +960,22 @@ function init() {
   });
   $("document").addEventListener("keydown", (e) => {
     const mark = e.target.closest("mark[data-block]");
-    if (mark && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); openCompare(Number(mark.dataset.block)); }
+    if (!mark) return;
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openCompare(Number(mark.dataset.block)); return; }
+    const passages = [...$("document").querySelectorAll('mark[role="button"]')];
+    const i = passages.indexOf(mark);
+    const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i - 1, Home: 0, End: passages.length - 1 }[e.key];
+    if (to === undefined || i < 0) return;
+    e.preventDefault();
+    const next = passages[Math.max(0, Math.min(passages.length - 1, to))];
+    next.focus();
+    next.scrollIntoView({ block: "nearest" });
+  });
+  // Whichever passage gets the focus (arrow, click, the dialog giving it back) becomes
+  // the text's one Tab stop.
+  $("document").addEventListener("focusin", (e) => {
+    const mark = e.target.closest && e.target.closest('mark[role="button"]');
+    if (mark) rove(mark);
   });
   $("skip-link").addEventListener("click", (e) => {
     e.preventDefault();
