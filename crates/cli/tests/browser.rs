@@ -575,6 +575,30 @@ fn accessible(d: &Driver, state: &str) {
     assert!(failing.is_empty(), "axe found serious or critical violations on the {state}:\n{}", failing.join("\n"));
 }
 
+/// At 360 pixels wide (a phone, or a wide window zoomed to 400%: WCAG 1.4.10) the report
+/// and the comparison fit the width: nothing scrolls sideways and the dialog's close
+/// button is inside it.
+fn reflows(d: &Driver) {
+    let was = d.call("GET", "/window/rect", Value::Null);
+    let viewport = d.script("return [innerWidth, innerHeight];");
+    d.call("POST", "/window/rect", json!({"width": 360, "height": 800}));
+    let fits = d.wait_for(
+        "if (innerWidth > 400) return false;
+         const page = document.documentElement.scrollWidth <= innerWidth;
+         openCompare(0);
+         const dialog = document.querySelector('#compare .dialog').getBoundingClientRect();
+         const close = document.getElementById('compare-close').getBoundingClientRect();
+         const inside = close.right <= dialog.right && close.left >= dialog.left;
+         const sideways = document.querySelector('#compare .dialog').scrollWidth > document.querySelector('#compare .dialog').clientWidth;
+         closeCompare();
+         return [page, inside, !sideways];",
+    );
+    d.call("POST", "/window/rect", json!({"width": was["width"], "height": was["height"]}));
+    // The screenshots after this are taken at the same size as before.
+    d.wait_for(&format!("return JSON.stringify([innerWidth, innerHeight]) === '{viewport}';"));
+    assert_eq!(fits, json!([true, true, true]), "page fits, close button inside, dialog fits: {fits}");
+}
+
 /// The report by keyboard alone: the skip link leads to the text, Tab reaches a passage,
 /// Enter opens its comparison with the focus in the dialog (which keeps it while Tab
 /// goes round), Escape closes it and the focus is back on the passage; a passage row of
@@ -760,6 +784,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     assert!((b0 + c0 + o0 - 100.0).abs() < 0.5);
     d.screenshot(shots.as_deref(), "page-report.png");
     accessible(&d, "report");
+    reflows(&d);
 
     numbered_sorted_and_isolated(&d);
     notice_at_its_place(&d, shots.as_deref());
