@@ -575,6 +575,27 @@ fn accessible(d: &Driver, state: &str) {
     assert!(failing.is_empty(), "axe found serious or critical violations on the {state}:\n{}", failing.join("\n"));
 }
 
+/// Where hidden text was left out, the text has a red bar (no characters of its own): a
+/// named image to a screen reader. The demo has none, so the report is shown once with a
+/// made-up notice of one, then as it was.
+fn hidden_text_gap(d: &Driver) {
+    d.script(
+        "window.savedReport = state.report;
+         const r = JSON.parse(JSON.stringify(state.report));
+         r.suspect.warnings = (r.suspect.warnings || []).concat([{ kind: 'hidden_text', bypass: true, count: 12,
+           message: 'hidden text: 12 characters left out',
+           locations: [{ span: { bytes: { start: 5, end: 5 }, chars: { start: 5, end: 5 } } }] }]);
+         renderReport(r);",
+    );
+    let gap = d.script(
+        "const g = document.querySelector('#document .trick.gap');
+         return g && [g.getAttribute('role'), g.getAttribute('aria-label')];",
+    );
+    assert_eq!(gap, json!(["img", "hidden text was left out here"]), "{gap}");
+    accessible(d, "report with a place where hidden text was left out");
+    d.script("renderReport(window.savedReport);");
+}
+
 /// At 360 pixels wide (a phone, or a wide window zoomed to 400%: WCAG 1.4.10) the report
 /// and the comparison fit the width: nothing scrolls sideways and the dialog's close
 /// button is inside it.
@@ -785,6 +806,7 @@ fn upload_on_the_page_read_totals_switch_a_source_off() {
     d.screenshot(shots.as_deref(), "page-report.png");
     accessible(&d, "report");
     reflows(&d);
+    hidden_text_gap(&d);
 
     numbered_sorted_and_isolated(&d);
     notice_at_its_place(&d, shots.as_deref());

@@ -275,7 +275,7 @@ function renderDocument(report) {
   const sources = new Map(report.sources.map((s) => [s.id, s]));
   const all = tricks(report);
   const placed = new Set();
-  const gapMark = (t) => el("span", { class: "trick gap", id: t.id, "data-notice": t.n, title: trickLabel(t.notice), "aria-label": "hidden text was left out here" });
+  const gapMark = (t) => el("span", { class: "trick gap", id: t.id, "data-notice": t.n, title: trickLabel(t.notice), role: "img", "aria-label": "hidden text was left out here" });
   let last = null; // { source, end } of the last highlighted stretch
   // The first stretch of each block shown is its button (Enter or Space opens the
   // comparison); the text is one Tab stop, the arrow keys go from passage to passage
