@@ -9,9 +9,17 @@ use std::path::Path;
 
 use rayon::prelude::*;
 use tessera_extract::ExtractConfig;
-use tessera_near::{Clustering, Idf, LshParams, MinHashConfig, MinHasher, Signature};
+use tessera_near::{Clustering, Idf, Signature};
 
 use crate::{Error, FingerprintSettings, Fingerprinter, Fingerprinters, Result, SketchInput};
+
+mod hashed;
+mod plan;
+
+pub use hashed::{exact_key, line_keys, lines_outcome, remove_lines};
+pub use plan::MinHashPlan;
+
+use hashed::{cluster_exact_keys, line_chars, lines_verdict};
 
 /// How documents are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -61,87 +69,6 @@ impl std::str::FromStr for DedupMethod {
             Error::Settings(format!("method must be one of {}, got {s:?}", names.join(", ")))
         })
     }
-}
-
-/// The key under which [`DedupMethod::Exact`] compares a text: the xxh3-128 hash of the
-/// text with every run of whitespace made one space and the ends trimmed (so copies that
-/// differ only in line endings, indentation or a final newline are one text; case,
-/// punctuation and every other character count). 128 bits: at a billion documents the
-/// chance that two different texts share a key is about 10^-21.
-pub fn exact_key(text: &str) -> u128 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for (i, word) in text.split_whitespace().enumerate() {
-        if i > 0 {
-            h.update(b" ");
-        }
-        h.update(word.as_bytes());
-    }
-    h.digest128()
-}
-
-/// The key of each line of a text for [`DedupMethod::Lines`], one per line as
-/// [`remove_lines`] counts them (the text split at `\n`): the xxh3-64 hash of the line
-/// with runs of whitespace made one space and the ends trimmed, or `None` for a blank line
-/// (blank lines are never removed). 64 bits: a line is wrongly taken for an earlier one
-/// with odds of about one in 18 billion for a billion distinct lines seen before.
-pub fn line_keys(text: &str) -> Vec<Option<u64>> {
-    text.split('\n')
-        .map(|line| {
-            let mut words = line.split_whitespace().peekable();
-            words.peek()?;
-            let mut h = xxhash_rust::xxh3::Xxh3::new();
-            for (i, word) in words.enumerate() {
-                if i > 0 {
-                    h.update(b" ");
-                }
-                h.update(word.as_bytes());
-            }
-            Some(h.digest())
-        })
-        .collect()
-}
-
-/// What [`DedupMethod::Lines`] says of a document whose lines `removed` (0-based,
-/// ascending) were seen earlier: whether it is kept (some non-blank line is left, or it
-/// had none) and the share of its characters in removed lines (rounded as similarities
-/// are). A distributed job that found `removed` itself asks this of each text.
-pub fn lines_outcome(text: &str, removed: &[u32]) -> (bool, f64) {
-    lines_verdict(&line_keys(text), &line_chars(text), removed)
-}
-
-fn lines_verdict(keys: &[Option<u64>], chars: &[u32], removed: &[u32]) -> (bool, f64) {
-    let non_blank = keys.iter().filter(|k| k.is_some()).count();
-    let total: u64 = chars.iter().map(|&c| u64::from(c)).sum();
-    let gone: u64 = removed.iter().map(|&l| u64::from(chars.get(l as usize).copied().unwrap_or(0))).sum();
-    let kept = non_blank == 0 || removed.len() < non_blank;
-    (kept, if total == 0 { 0.0 } else { round_similarity(gone as f64 / total as f64) })
-}
-
-/// The characters of each line as [`line_keys`] counts lines (with its line break).
-fn line_chars(text: &str) -> Vec<u32> {
-    text.split_inclusive('\n')
-        .map(|l| u32::try_from(l.chars().count()).unwrap_or(u32::MAX))
-        .chain(text.ends_with('\n').then_some(0))
-        .chain(text.is_empty().then_some(0))
-        .collect()
-}
-
-/// `text` without the lines numbered in `removed` (0-based, ascending, as
-/// [`line_keys`] counts them), each with its line break; the other lines as they were.
-pub fn remove_lines(text: &str, removed: &[u32]) -> String {
-    if removed.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut next = removed.iter().copied().peekable();
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        if next.peek() == Some(&(i as u32)) {
-            next.next();
-            continue;
-        }
-        out.push_str(line);
-    }
-    out
 }
 
 /// Settings of a dedup run (plain data; checked by [`Deduplicator::new`]); the default
@@ -282,7 +209,7 @@ pub struct DedupResult {
 
 /// What is kept of a document between sketching and clustering.
 #[derive(Debug, Clone)]
-enum Sketch {
+pub(crate) enum Sketch {
     MinHash {
         signature: Signature,
         set: Vec<u64>,
@@ -300,135 +227,7 @@ enum Sketch {
     },
 }
 
-/// The MinHash side of a dedup run, piece by piece: signatures of texts, band keys,
-/// the pairs a bucket of band-sharing documents gives, and the no-chaining clustering of
-/// a set of documents in order. [`Deduplicator`] runs them on one machine; a job that
-/// spreads the work over a cluster (the Spark job of the Python package) runs the same
-/// pieces where its data is, so both give the same answer:
-///
-/// 1. [`MinHashPlan::signatures`] per document;
-/// 2. [`MinHashPlan::band_keys`]: documents sharing a key of one band are a bucket;
-/// 3. [`MinHashPlan::bucket_pairs`]: the candidate pairs of a bucket, members in
-///    document order;
-/// 4. [`MinHashPlan::cluster`] on each connected component of the candidate pairs (the
-///    rule only follows candidate pairs, so components are independent), members in
-///    document order.
-#[derive(Debug, Clone)]
-pub struct MinHashPlan {
-    config: DedupConfig,
-    hasher: MinHasher,
-    params: LshParams,
-    fingerprinters: Fingerprinters,
-}
-
-impl MinHashPlan {
-    /// Checks the MinHash settings of `config` (its method is not looked at) and chooses
-    /// the LSH bands for its threshold.
-    pub fn new(config: &DedupConfig) -> Result<Self> {
-        let near = |e: tessera_near::Error| Error::Settings(e.to_string());
-        check_threshold(config.threshold)?;
-        let hasher = MinHasher::new(MinHashConfig { num_perm: config.num_perm, seed: config.seed }).map_err(near)?;
-        let params =
-            LshParams::for_recall(config.threshold, config.num_perm, RECALL_MARGIN, CANDIDATE_RECALL).map_err(near)?;
-        let fingerprinters = Fingerprinters::new(Fingerprinter::new(&config.fingerprint)?);
-        Ok(Self { config: config.clone(), hasher, params, fingerprinters })
-    }
-
-    /// The settings.
-    pub fn config(&self) -> &DedupConfig {
-        &self.config
-    }
-
-    /// LSH bands.
-    pub fn bands(&self) -> usize {
-        self.params.bands
-    }
-
-    /// Values per band.
-    pub fn rows(&self) -> usize {
-        self.params.rows
-    }
-
-    fn sketch_input(&self, fp: &mut Fingerprinter, text: &str) -> SketchInput {
-        fp.sketch_input(text, self.config.short_words)
-    }
-
-    /// The signature of one text: Tessera's normalizer, word shingles of the configured
-    /// size (cyclic ones for short texts), MinHash. A text without terms has the empty
-    /// signature (every value `u32::MAX`), which is never a candidate.
-    pub fn signature(&self, text: &str) -> Signature {
-        self.fingerprinters.with(|fp| self.hasher.sign(&self.sketch_input(fp, text).shingles))
-    }
-
-    /// The signatures of texts, in parallel, in order.
-    pub fn signatures(&self, texts: &[&str]) -> Vec<Signature> {
-        texts.par_iter().map(|t| self.signature(t)).collect()
-    }
-
-    /// The set whose Jaccard similarity the threshold is about: the text's distinct
-    /// shingle hashes (sorted), as [`MinHashPlan::signature`] sees them.
-    pub fn shingle_set(&self, text: &str) -> Vec<u64> {
-        self.fingerprinters.with(|fp| tessera_near::shingle_set(&self.sketch_input(fp, text).shingles))
-    }
-
-    /// The key of each band of a signature; `None` for an empty signature or one of
-    /// another length (it takes part in no band).
-    pub fn band_keys(&self, signature: &Signature) -> Option<Vec<u64>> {
-        (signature.0.len() == self.config.num_perm && self.params.fits(signature))
-            .then(|| self.params.band_keys(signature))
-    }
-
-    /// The candidate pairs `(earlier, later)` of positions in a bucket of `len`
-    /// documents that share one band key, listed in document order (each document is
-    /// paired with its nearest predecessors, at most
-    /// [`tessera_near::MAX_BUCKET_PREDECESSORS`]).
-    pub fn bucket_pairs(len: usize) -> Vec<(u32, u32)> {
-        tessera_near::bucket_positions(len).map(|(a, b)| (a as u32, b as u32)).collect()
-    }
-
-    /// Clusters documents (`signatures` in document order) from their candidate pairs
-    /// `(earlier, later)` (positions; others are ignored): for each document, the
-    /// position of its cluster's kept document and its similarity to it, rounded as
-    /// `tessera dedup` prints it. Every member is compared with its kept document itself
-    /// (estimated Jaccard at least the threshold), so clusters do not chain.
-    pub fn cluster(&self, signatures: &[Signature], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
-        let clustering = self.cluster_signatures(signatures, pairs);
-        clustering.kept.iter().zip(&clustering.similarity).map(|(&k, &s)| (k, round_similarity(s))).collect()
-    }
-
-    /// [`MinHashPlan::cluster`] with the exact similarity: `sets` are the documents'
-    /// [`MinHashPlan::shingle_set`]s, in document order.
-    pub fn cluster_sets(&self, sets: &[Vec<u64>], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
-        let clustering = self.cluster_exact(sets, pairs);
-        clustering.kept.iter().zip(&clustering.similarity).map(|(&k, &s)| (k, round_similarity(s))).collect()
-    }
-
-    /// [`MinHashPlan::cluster_sets`] from the documents' texts (in document order): the
-    /// exact verification a distributed job runs on a component, whose texts it joined
-    /// back, so that its answer equals `tessera dedup`'s default (exact) one.
-    pub fn cluster_texts(&self, texts: &[&str], pairs: &[(u32, u32)]) -> Vec<(u32, f64)> {
-        let sets: Vec<Vec<u64>> = texts.par_iter().map(|t| self.shingle_set(t)).collect();
-        self.cluster_sets(&sets, pairs)
-    }
-
-    fn cluster_exact<S: AsRef<[u64]> + Sync>(&self, sets: &[S], pairs: &[(u32, u32)]) -> Clustering {
-        let t = self.config.threshold;
-        tessera_near::cluster(sets.len(), pairs, |a, b| {
-            let s = tessera_near::jaccard(sets[a as usize].as_ref(), sets[b as usize].as_ref());
-            (s >= t).then_some(s)
-        })
-    }
-
-    fn cluster_signatures(&self, signatures: &[Signature], pairs: &[(u32, u32)]) -> Clustering {
-        let t = self.config.threshold;
-        tessera_near::cluster(signatures.len(), pairs, |a, b| {
-            let s = signatures[a as usize].jaccard(&signatures[b as usize]);
-            (s >= t).then_some(s)
-        })
-    }
-}
-
-fn check_threshold(threshold: f64) -> Result<()> {
+pub(crate) fn check_threshold(threshold: f64) -> Result<()> {
     if threshold > 0.0 && threshold < 1.0 {
         Ok(())
     } else {
@@ -437,7 +236,7 @@ fn check_threshold(threshold: f64) -> Result<()> {
 }
 
 /// Similarities are given to 4 decimals, so that outputs compare equal across machines.
-fn round_similarity(s: f64) -> f64 {
+pub(crate) fn round_similarity(s: f64) -> f64 {
     (s * 1e4).round() / 1e4
 }
 
@@ -752,21 +551,6 @@ fn cluster_minhash(plan: &MinHashPlan, sketches: &mut [Sketch], keep_sets: bool)
     plan.cluster_exact(&sets, &pairs)
 }
 
-/// [`DedupMethod::Exact`]: each document joins the first one with its key (similarity 1).
-fn cluster_exact_keys(sketches: &[Sketch]) -> Clustering {
-    let mut first: std::collections::HashMap<u128, u32> = std::collections::HashMap::with_capacity(sketches.len());
-    let kept = sketches
-        .iter()
-        .enumerate()
-        .map(|(i, s)| match s {
-            Sketch::Exact { key } => *first.entry(*key).or_insert(i as u32),
-            _ => i as u32,
-        })
-        .collect::<Vec<u32>>();
-    let similarity = vec![1.0; kept.len()];
-    Clustering { kept, similarity }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -795,146 +579,6 @@ mod tests {
                 assert!(result.lines[2].similarity > 0.7 || method == DedupMethod::Simhash);
             }
         }
-    }
-
-    /// The pieces of [`MinHashPlan`] run as a distributed job runs them (buckets by band
-    /// key, pairs per bucket, clustering per connected component) give exactly the
-    /// one-machine answer.
-    #[test]
-    fn the_plan_run_by_components_equals_the_deduplicator() {
-        // Families of edited copies (chains a ~ b ~ c where a !~ c too), exact copies
-        // (buckets longer than the predecessor cap), empty and short texts.
-        let mut docs: Vec<String> = Vec::new();
-        for family in 0..12u64 {
-            let base = text(100 + family, 120);
-            let words: Vec<&str> = base.split(' ').collect();
-            for edit in 0..6usize {
-                let mut w = words.clone();
-                for k in 0..edit * 4 {
-                    let n = w.len();
-                    w[(k * 7 + edit) % n] = "zzedit";
-                }
-                docs.push(w.join(" "));
-            }
-        }
-        for _ in 0..(tessera_near::MAX_BUCKET_PREDECESSORS + 10) {
-            docs.push(text(7, 80));
-        }
-        docs.extend(["".to_owned(), "one two".to_owned(), text(8, 5)]);
-        let batch: Vec<(String, String)> = docs.iter().enumerate().map(|(i, t)| (i.to_string(), t.clone())).collect();
-        for (threshold, verify) in
-            [(0.5, Verify::Estimate), (0.8, Verify::Estimate), (0.5, Verify::Auto), (0.8, Verify::Exact)]
-        {
-            let config = DedupConfig { threshold, verify, ..DedupConfig::default() };
-            let mut d = Deduplicator::new(config.clone(), ExtractConfig::default()).unwrap();
-            d.add_texts(&batch);
-            let expected = d.finish().unwrap();
-
-            let plan = MinHashPlan::new(&config).unwrap();
-            let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
-            let sigs = plan.signatures(&texts);
-            let mut buckets: std::collections::BTreeMap<(usize, u64), Vec<u32>> = Default::default();
-            for (doc, sig) in sigs.iter().enumerate() {
-                for (band, key) in plan.band_keys(sig).into_iter().flatten().enumerate() {
-                    buckets.entry((band, key)).or_default().push(doc as u32);
-                }
-            }
-            let mut parent: Vec<u32> = (0..docs.len() as u32).collect();
-            fn root(p: &mut [u32], mut x: u32) -> u32 {
-                while p[x as usize] != x {
-                    x = p[x as usize];
-                }
-                x
-            }
-            let mut edges = Vec::new();
-            for members in buckets.values() {
-                for (a, b) in MinHashPlan::bucket_pairs(members.len()) {
-                    let (a, b) = (members[a as usize], members[b as usize]);
-                    edges.push((a, b));
-                    let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                    parent[ra.max(rb) as usize] = ra.min(rb);
-                }
-            }
-            let mut components: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-            for doc in 0..docs.len() as u32 {
-                let r = root(&mut parent, doc);
-                components.entry(r).or_default().push(doc);
-            }
-            let mut got = vec![(0u32, 1.0f64); docs.len()];
-            for members in components.values() {
-                let local = |d: u32| members.binary_search(&d).unwrap() as u32;
-                let pairs: Vec<(u32, u32)> = edges
-                    .iter()
-                    .filter(|(a, _)| members.binary_search(a).is_ok())
-                    .map(|&(a, b)| (local(a), local(b)))
-                    .collect();
-                let comp_sigs: Vec<Signature> = members.iter().map(|&d| sigs[d as usize].clone()).collect();
-                let clustered = if verify == Verify::Estimate {
-                    plan.cluster(&comp_sigs, &pairs)
-                } else {
-                    let texts: Vec<&str> = members.iter().map(|&d| docs[d as usize].as_str()).collect();
-                    plan.cluster_texts(&texts, &pairs)
-                };
-                for (i, (kept, sim)) in clustered.into_iter().enumerate() {
-                    got[members[i] as usize] = (members[kept as usize], sim);
-                }
-            }
-            let want: Vec<(u32, f64)> =
-                expected.lines.iter().map(|l| (l.cluster.parse().unwrap(), l.similarity)).collect();
-            assert_eq!(got, want, "threshold {threshold} {verify:?}");
-            let exact = if verify == Verify::Estimate { Verified::Estimate } else { Verified::Exact };
-            assert_eq!(expected.summary.verified, Some(exact));
-            assert!(expected.summary.duplicates_removed > 70, "{:?}", expected.summary);
-        }
-    }
-
-    fn run(method: DedupMethod, texts: &[&str]) -> DedupResult {
-        let config = DedupConfig { method, ..DedupConfig::default() };
-        let mut d = Deduplicator::new(config, ExtractConfig::default()).unwrap();
-        let batch: Vec<(String, String)> =
-            texts.iter().enumerate().map(|(i, t)| (i.to_string(), t.to_string())).collect();
-        d.add_texts(&batch);
-        d.finish().unwrap()
-    }
-
-    #[test]
-    fn exact_keeps_the_first_of_texts_equal_but_for_whitespace() {
-        let result = run(
-            DedupMethod::Exact,
-            &["One text.\r\nTwo lines.\n", "one text. two lines.", "  One text.   Two lines.", "One text. Two lines!"],
-        );
-        let got: Vec<(&str, bool, f64)> =
-            result.lines.iter().map(|l| (l.cluster.as_str(), l.kept, l.similarity)).collect();
-        assert_eq!(got, [("0", true, 1.0), ("1", true, 1.0), ("0", false, 1.0), ("3", true, 1.0)]);
-        assert_eq!((result.summary.clusters, result.summary.duplicates_removed), (3, 1));
-        assert_eq!(exact_key("a  b\n"), exact_key("a b"));
-        assert_ne!(exact_key("a b"), exact_key("ab"));
-    }
-
-    #[test]
-    fn lines_seen_in_an_earlier_document_are_removed_from_later_ones() {
-        let texts = [
-            "Home | News | About\nFirst story.\n\nCopyright 2026 Example.\n",
-            "Home  |  News | About\nSecond story.\nSecond story.\n\nCopyright 2026 Example.",
-            "Home | News | About\nCopyright 2026 Example.\n",
-            "",
-        ];
-        let result = run(DedupMethod::Lines, &texts);
-        let removed: Vec<&[u32]> = result.lines.iter().map(|l| l.removed_lines.as_slice()).collect();
-        assert_eq!(removed, [&[][..], &[0, 4], &[0, 1], &[]]);
-        let kept: Vec<bool> = result.lines.iter().map(|l| l.kept).collect();
-        assert_eq!(kept, [true, true, false, true], "a document with nothing left is removed; an empty one stays");
-        assert!(result.lines.iter().all(|l| l.cluster == l.id));
-        assert_eq!(remove_lines(texts[1], &result.lines[1].removed_lines), "Second story.\nSecond story.\n\n");
-        assert_eq!(remove_lines(texts[0], &[]), texts[0]);
-        let share = result.lines[1].similarity;
-        assert!(share > 0.5 && share < 0.7, "{share}");
-        assert_eq!(result.summary.lines_removed, Some(4));
-        for (text, line) in texts.iter().zip(&result.lines) {
-            assert_eq!(lines_outcome(text, &line.removed_lines), (line.kept, line.similarity));
-        }
-        assert_eq!((result.summary.clusters, result.summary.duplicates_removed), (3, 1));
-        assert_eq!(line_keys("a\n\n  \nb").iter().map(Option::is_some).collect::<Vec<_>>(), [true, false, false, true]);
     }
 
     #[test]
