@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use insta::assert_snapshot;
 use serde_json::Value;
-use support::{Run, run as tessera};
+use support::{Run, build_index, copy_dir, demo_text, indexed, json, run as tessera, workspace};
 use tempfile::TempDir;
 
 mod support;
@@ -24,51 +24,6 @@ mod support;
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
-
-fn demo_src() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo")
-}
-
-fn demo_text(name: &str) -> String {
-    fs::read_to_string(demo_src().join(name)).unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    let mut entries: Vec<_> = fs::read_dir(from).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
-/// A temporary directory with the demo texts in `demo/` and no index yet.
-fn workspace() -> TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&demo_src(), &tmp.path().join("demo"));
-    tmp
-}
-
-/// Builds the demo index at `index` (relative to `dir`): collection `library` (sources,
-/// texts kept) and `citations` (kind citation). Returns both `index` stdouts.
-fn build_index(dir: &Path, index: &str) -> (String, String) {
-    let library = tessera(dir, &["index", "--index", index, "-c", "library", "--keep-texts", "demo/library"]).ok();
-    let citations =
-        tessera(dir, &["index", "--index", index, "-c", "citations", "--kind", "citation", "demo/citations"]);
-    (library, citations.ok())
-}
-
-/// A workspace with the demo index at `lib`.
-fn indexed() -> TempDir {
-    let tmp = workspace();
-    build_index(tmp.path(), "lib");
-    tmp
-}
 
 /// `index`'s text summary with its timing figure (`in 0.01 s`) redacted.
 fn redact_seconds(summary: &str) -> String {
@@ -80,10 +35,6 @@ fn redact_seconds(summary: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
 }
 
 /// The state of an index as the CLI sees it: `stats --format json` and the JSON report of
@@ -891,130 +842,4 @@ fn closed_stdout_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(matches!(out.status.code(), Some(0 | 141)), "{:?} {stderr}", out.status);
-}
-
-// ---------------------------------------------------------------------------------------
-// Kept texts, submissions, request logs (issue 48, parts 1, 2 and 6)
-// ---------------------------------------------------------------------------------------
-
-/// The report's source whose origin is `origin`.
-fn source_from<'a>(report: &'a Value, origin: &str) -> &'a Value {
-    report["sources"].as_array().unwrap().iter().find(|s| s["origin"] == origin).unwrap_or_else(|| panic!("{report}"))
-}
-
-#[test]
-fn texts_are_kept_by_default_and_snapshots_only_opts_out() {
-    let tmp = workspace();
-    tessera(tmp.path(), &["index", "--index", "lib", "demo/library"]).ok();
-    tessera(tmp.path(), &["index", "--index", "lib", "-c", "web", "--snapshots-only", "demo/citations"]).ok();
-    let stats = json(&tessera(tmp.path(), &["stats", "--index", "lib", "--format", "json"]).ok());
-    let (main, web) = (&stats["collections"][0], &stats["collections"][1]);
-    assert_eq!((main["name"].as_str(), main["keep_texts"].as_bool()), (Some("main"), Some(true)));
-    assert!(main["text_bytes"].as_u64().unwrap() > 0);
-    assert_eq!((web["keep_texts"].as_bool(), web["text_bytes"].as_u64()), (Some(false), Some(0)));
-    let text = tessera(tmp.path(), &["stats", "--index", "lib"]).ok();
-    assert!(text.contains("texts kept (") && text.contains("fingerprints only"), "{text}");
-    // Once kept, never dropped; both flags at once are a usage error.
-    tessera(tmp.path(), &["index", "--index", "lib", "--snapshots-only", "demo/thesis.txt"])
-        .fails(1, &["keeps its documents' texts", "--snapshots-only"]);
-    tessera(tmp.path(), &["index", "--index", "lib", "--keep-texts", "--snapshots-only", "demo/thesis.txt"])
-        .fails(2, &["--snapshots-only"]);
-}
-
-#[test]
-fn texts_switched_on_later_come_from_the_unchanged_original_file() {
-    let tmp = workspace();
-    let origin = "demo/library/printing-press.txt";
-    tessera(tmp.path(), &["index", "--index", "lib", "--snapshots-only", "demo/library"]).ok();
-    let check = || json(&tessera(tmp.path(), &["check", "--index", "lib", "--format", "json", "demo/thesis.txt"]).ok());
-    let report = check();
-    let source = source_from(&report, origin);
-    assert_eq!(source["text_kept"], false);
-    assert!(source["text_missing"].as_str().unwrap().contains("keeps fingerprints only"), "{source}");
-
-    // Switched on by the next add: the first documents' texts come from their files.
-    tessera(tmp.path(), &["index", "--index", "lib", "--keep-texts", "demo/citations"]).ok();
-    let report = check();
-    let source = source_from(&report, origin);
-    assert_eq!(source["text_kept"], true, "{source}");
-    assert!(source.get("text_missing").is_none());
-
-    // The file changed since: the report says so instead of showing another text.
-    let path = tmp.path().join(origin);
-    fs::write(&path, fs::read_to_string(&path).unwrap().replace("scribe", "copyist")).unwrap();
-    let report = check();
-    let source = source_from(&report, origin);
-    assert_eq!(source["text_kept"], false);
-    assert!(source["text_missing"].as_str().unwrap().contains("changed since it was indexed"), "{source}");
-}
-
-#[test]
-fn check_submit_to_keeps_the_thesis_for_the_next_check_until_deleted() {
-    let tmp = indexed();
-    let submit = |title: &str| {
-        tessera(
-            tmp.path(),
-            &[
-                "check",
-                "--index",
-                "lib",
-                "--format",
-                "json",
-                "--submit-to",
-                "theses",
-                "--submission-title",
-                title,
-                "demo/thesis.txt",
-            ],
-        )
-    };
-    let first = submit("First hand-in");
-    assert!(first.stderr.contains("kept as document 4 of collection \"theses\""), "{}", first.stderr);
-    let report = json(&first.ok());
-    assert!(report["sources"].as_array().unwrap().iter().all(|s| s["collection"] != "theses"));
-    let report = json(&submit("Second hand-in").ok());
-    let earlier: Vec<&Value> =
-        report["sources"].as_array().unwrap().iter().filter(|s| s["collection"] == "theses").collect();
-    assert_eq!(earlier.len(), 1, "{report}");
-    assert_eq!(earlier[0]["title"], "First hand-in");
-    assert_eq!(earlier[0]["submission"]["identical"], true);
-    assert_eq!(earlier[0]["submission"]["check_id"].as_str().unwrap().len(), 32);
-    // The reviewer removes both submissions.
-    tessera(tmp.path(), &["delete", "--index", "lib", "4", "5"]).ok();
-    let report = json(&tessera(tmp.path(), &["check", "--index", "lib", "--format", "json", "demo/thesis.txt"]).ok());
-    assert!(report["sources"].as_array().unwrap().iter().all(|s| s["collection"] != "theses"), "{report}");
-    tessera(tmp.path(), &["check", "--index", "lib", "--submission-title", "x", "demo/thesis.txt"])
-        .fails(2, &["--submit-to"]);
-}
-
-#[test]
-fn serve_logs_each_request_at_info() {
-    use std::io::{BufRead, BufReader, Read};
-    let tmp = indexed();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(["serve", "--index", "lib", "--addr", "127.0.0.1:0"])
-        .current_dir(tmp.path())
-        .env_remove("TESSERA_LOG")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let base = line.trim().strip_prefix("listening on ").unwrap().to_owned();
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    assert_eq!(agent.get(format!("{base}/api/health")).call().unwrap().status().as_u16(), 200);
-    assert_eq!(agent.get(format!("{base}/api/nothing?x=1")).call().unwrap().status().as_u16(), 404);
-    std::thread::sleep(Duration::from_millis(200));
-    child.kill().unwrap();
-    let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    child.wait().unwrap();
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("tessera_server::request")).collect();
-    assert_eq!(lines.len(), 2, "{stderr}");
-    assert!(
-        lines[0].contains("INFO") && lines[0].contains("GET /api/health 200 ") && lines[0].ends_with(" ms"),
-        "{stderr}"
-    );
-    assert!(lines[1].contains("GET /api/nothing 404 "), "{stderr}");
 }

@@ -2,12 +2,14 @@
 //! index, and a real `tessera serve` process over it (the restart and browser tests).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tempfile::TempDir;
 
 pub const THESIS: &str = include_str!("../../../../testdata/demo/thesis.txt");
 
@@ -188,4 +190,57 @@ pub fn wait_done(agent: &ureq::Agent, base: &str, id: &str) -> Value {
         assert!(Instant::now() < give_up, "check {id} never finished: {v}");
         std::thread::sleep(Duration::from_millis(25));
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Workspaces with the demo texts (tests/cli.rs, tests/reviewer.rs)
+// ---------------------------------------------------------------------------------------
+
+pub fn demo_src() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo")
+}
+
+pub fn demo_text(name: &str) -> String {
+    fs::read_to_string(demo_src().join(name)).unwrap()
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    let mut entries: Vec<_> = fs::read_dir(from).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// A temporary directory with the demo texts in `demo/` and no index yet.
+pub fn workspace() -> TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&demo_src(), &tmp.path().join("demo"));
+    tmp
+}
+
+/// Builds the demo index at `index` (relative to `dir`): collection `library` (sources,
+/// texts kept) and `citations` (kind citation). Returns both `index` stdouts.
+pub fn build_index(dir: &Path, index: &str) -> (String, String) {
+    let library = run(dir, &["index", "--index", index, "-c", "library", "--keep-texts", "demo/library"]).ok();
+    let citations = run(dir, &["index", "--index", index, "-c", "citations", "--kind", "citation", "demo/citations"]);
+    (library, citations.ok())
+}
+
+/// A workspace with the demo index at `lib`.
+pub fn indexed() -> TempDir {
+    let tmp = workspace();
+    build_index(tmp.path(), "lib");
+    tmp
+}
+
+/// Parses JSON output, showing it when it is not JSON.
+pub fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
 }
