@@ -514,6 +514,211 @@ fn a_source_switched_off_hands_its_passage_to_its_copy() {
     assert_ne!(marked(copy.0), json!(0));
 }
 
+/// A paragraph of the thesis's in a collection of fingerprints only (`web`,
+/// `--snapshots-only`): its comparison can say where, not show the words.
+const ARCHIVES: &str = "Public archives kept the letters of merchants, the minutes of city councils and the \
+     registers of parishes long before anyone thought of them as sources of history. Historians who read them \
+     today can follow how news of a distant war or a new law reached a small town, week by week, and how long a \
+     rumour took to cross a mountain range.\n";
+
+/// Uploads `file` from the upload page (the "New check" button first, from a report) and
+/// waits for its report; returns the check's id.
+fn check_on_the_page(d: &Driver, file: &Path) -> String {
+    let before = d.script("return state.checkId;");
+    if d.script("return document.getElementById('upload-view').hidden;") == json!(true) {
+        d.call("POST", &format!("/element/{}/click", d.find("#new-check")), json!({}));
+        d.wait_for("return !document.getElementById('upload-view').hidden;");
+    }
+    let input = d.find("#file-input");
+    d.call("POST", &format!("/element/{input}/value"), json!({"text": file.to_str().unwrap()}));
+    let id = d.wait_for(&format!(
+        "return state.checkId && state.checkId !== {before} && state.report && !document.getElementById('report-view').hidden
+           && document.querySelectorAll('#document mark').length > 0 && state.checkId;"
+    ));
+    id.as_str().unwrap().to_owned()
+}
+
+/// Opens the comparison of the first block of the source `source` and returns [head of the
+/// source column, its text, its class, the earlier-submission line or null].
+fn compare_source(d: &Driver, source: u64) -> Value {
+    d.script(&format!("openCompare(state.report.blocks.find(b => b.source === {source} && b.copy_of == null).id);"));
+    d.wait_for(
+        "if (document.getElementById('compare').hidden) return false;
+         const line = document.getElementById('compare-submission');
+         return [document.getElementById('compare-source-head').textContent,
+           document.getElementById('compare-source').textContent, document.getElementById('compare-source').className,
+           line.hidden ? null : line.textContent];",
+    )
+}
+
+/// Issue 48's walk on the page. The library is indexed with `tessera index`'s defaults
+/// (texts kept), a paragraph in a collection of fingerprints only; the server keeps every
+/// check as a submission (`--submissions theses`, shown in the upload's field). The first
+/// check says where its document is kept; its comparisons show the library's text and,
+/// for the other collection, why the text is missing (`text_missing`); its filters work
+/// as in the first test. The same thesis checked again finds the first submission
+/// ("Earlier submission", identical text). The first check's "Remove this submission"
+/// (confirmed, by keyboard) removes it, and a third check finds only the second. axe-core
+/// runs at each new state.
+#[test]
+fn submit_twice_find_the_first_remove_it() {
+    const ENTER: &str = "\u{E007}";
+    let Some((chromium, chromedriver)) = browser() else { return };
+    let shots = std::env::var_os("TESSERA_SCREENSHOTS").map(PathBuf::from);
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo");
+    std::fs::create_dir_all(dir.path().join("web")).unwrap();
+    std::fs::write(dir.path().join("web/archives.txt"), ARCHIVES).unwrap();
+    for (collection, extra, path) in [
+        ("library", &[][..], demo.join("library")),
+        ("citations", &["--kind", "citation"][..], demo.join("citations")),
+        ("web", &["--snapshots-only"][..], dir.path().join("web")),
+    ] {
+        let out = support::tessera()
+            .args(["index", "--collection", collection])
+            .args(extra)
+            .arg("--index")
+            .arg(&index)
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let server = ServeProcess::start(&index, &["--submissions", "theses"]);
+    let upload = dir.path().join("thesis.txt");
+    std::fs::write(&upload, format!("{THESIS}\n{ARCHIVES}")).unwrap();
+
+    let d = Driver::start(&chromium, &chromedriver, &dir.path().join("profile"));
+    d.call("POST", "/url", json!({"url": format!("{}/", server.base)}));
+    d.wait_for("return document.querySelectorAll('#collection-list li').length >= 3;");
+    // The field names the server's default, and is labelled.
+    let field = d.wait_for(
+        "const i = document.getElementById('submit-to');
+         return i.value && [i.value, i.labels[0].textContent, document.getElementById(i.getAttribute('aria-describedby')).textContent];",
+    );
+    assert_eq!(field[0], json!("theses"), "{field}");
+    assert_eq!(field[1], json!("Keep as a submission in collection"), "{field}");
+    d.screenshot(shots.as_deref(), "page-upload-submission.png");
+    accessible(&d, "upload page with the submission field");
+
+    // 1. The first check: kept as a submission.
+    let first = check_on_the_page(&d, &upload);
+    let kept = d.wait_for(
+        "return !document.getElementById('submission').hidden && state.check.submitted != null
+           && [state.check.submitted, document.getElementById('submission-text').textContent,
+               !document.getElementById('remove-submission').hidden];",
+    );
+    let first_doc = kept[0].as_u64().unwrap();
+    assert_eq!(
+        kept[1],
+        json!(format!("Kept as submission {first_doc} in \u{201c}theses\u{201d}: later checks find this document.")),
+        "{kept}"
+    );
+    assert_eq!(kept[2], json!(true), "{kept}");
+
+    // The library keeps texts by default: its comparison shows the source's words.
+    let ids = d.script(
+        "const by = (re) => (state.report.sources.find(s => re.test(s.title)) || {}).id;
+         return [by(/Printing Press/), state.report.sources.find(s => s.collection === 'web').id];",
+    );
+    let shown = compare_source(&d, ids[0].as_u64().unwrap());
+    assert_eq!(shown[0], json!("Source"), "{shown}");
+    assert_eq!(shown[2], json!(""), "the source's text, not its location: {shown}");
+    assert!(shown[1].as_str().unwrap().contains("fifteenth century"), "{shown}");
+    assert_eq!(shown[3], Value::Null, "not a submission: {shown}");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+    // The collection of fingerprints only: the report's sentence says why there is no text.
+    let web = compare_source(&d, ids[1].as_u64().unwrap());
+    let why = d.script(&format!("return state.report.sources.find(s => s.id === {}).text_missing;", ids[1]));
+    let why = why.as_str().unwrap_or_else(|| panic!("no text_missing: {why}"));
+    assert!(why.contains("keeps fingerprints only"), "{why}");
+    assert_eq!(web[0], json!("Location in the source"), "{web}");
+    assert_eq!(web[2], json!("location"), "{web}");
+    assert!(web[1].as_str().unwrap().starts_with(why), "the comparison shows text_missing: {web}");
+    accessible(&d, "comparison of a source whose text is missing");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+    filters_switch_and_totals_change(&d);
+    accessible(&d, "report of a check kept as a submission");
+
+    // 2. The same thesis again: the first submission is a source, identical.
+    let second = check_on_the_page(&d, &upload);
+    assert_ne!(second, first);
+    let earlier = d.wait_for(
+        "const r = document.querySelector('#sources .src-row .src-submission');
+         return r && [r.closest('.src-row').dataset.source, r.textContent, r.querySelector('a').getAttribute('href')];",
+    );
+    let line = earlier[1].as_str().unwrap();
+    assert!(line.starts_with(&format!("Earlier submission · check {}…", &first[..8])), "{earlier}");
+    assert!(line.ends_with(" · identical text"), "{earlier}");
+    assert_eq!(earlier[2], json!(format!("/?check={first}")), "{earlier}");
+    let sub = d.script(&format!(
+        "return state.report.sources.find(s => s.id === {}).submission;",
+        earlier[0].as_str().unwrap()
+    ));
+    assert_eq!(sub["check_id"], json!(first), "{sub}");
+    assert_eq!(sub["identical"], json!(true), "{sub}");
+    let shown = compare_source(&d, earlier[0].as_str().unwrap().parse().unwrap());
+    assert_eq!(shown[3].as_str(), Some(line), "the comparison names the earlier submission: {shown}");
+    d.screenshot(shots.as_deref(), "page-submission-compare.png");
+    assert!(shown[1].as_str().unwrap().contains("fifteenth century"), "a submission's text is kept: {shown}");
+    accessible(&d, "comparison with an earlier submission");
+    d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
+    d.screenshot(shots.as_deref(), "page-submission.png");
+    accessible(&d, "report with an earlier submission among its sources");
+
+    // 3. Back to the first check: remove its submission by keyboard, after a confirmation.
+    d.call("POST", "/url", json!({"url": format!("{}/?check={first}", server.base)}));
+    d.wait_for(
+        "return !document.getElementById('report-view').hidden && !document.getElementById('submission').hidden
+           && !document.getElementById('remove-submission').hidden;",
+    );
+    d.script("document.getElementById('remove-submission').focus();");
+    // Cancelled: nothing changes, the focus stays on the button.
+    d.keys(ENTER);
+    let asked = d.call("GET", "/alert/text", Value::Null);
+    assert!(asked.as_str().unwrap().starts_with(&format!("Remove submission {first_doc} from")), "{asked}");
+    d.call("POST", "/alert/dismiss", json!({}));
+    let kept = d.script(
+        "return [document.activeElement.id, document.getElementById('submission-status').textContent,
+           document.getElementById('remove-submission').hidden];",
+    );
+    assert_eq!(kept, json!(["remove-submission", "", false]), "{kept}");
+    // Confirmed: removed, said in the live status line, the focus on what became of it.
+    d.keys(ENTER);
+    d.call("POST", "/alert/accept", json!({}));
+    let removed = d.wait_for(
+        "const s = document.getElementById('submission-status');
+         return document.getElementById('remove-submission').hidden && s.textContent.endsWith('removed.')
+           && [s.textContent, s.getAttribute('role'), s.getAttribute('aria-live'), document.activeElement.id,
+               document.getElementById('submission-text').textContent];",
+    );
+    assert_eq!(
+        removed,
+        json!([
+            format!("Submission {first_doc} removed."),
+            "status",
+            "polite",
+            "submission-text",
+            format!("Submission {first_doc} was removed from \u{201c}theses\u{201d}: later checks do not find it.")
+        ]),
+        "{removed}"
+    );
+    d.screenshot(shots.as_deref(), "page-submission-removed.png");
+    accessible(&d, "report after its submission was removed");
+
+    // 4. A third check: the first submission is gone, the second is found.
+    check_on_the_page(&d, &upload);
+    let found = d.script(
+        "return [state.report.sources.filter(s => s.submission).map(s => s.submission.check_id),
+           [...document.querySelectorAll('#sources .src-submission')].map(l => l.textContent)];",
+    );
+    assert_eq!(found[0], json!([second]), "only the second submission is found: {found}");
+    let lines = found[1].as_array().unwrap();
+    assert_eq!(lines.len(), 1, "{found}");
+    assert!(lines[0].as_str().unwrap().contains(&format!("check {}…", &second[..8])), "{found}");
+}
+
 /// Chromium and chromedriver when `TESSERA_E2E=1` and both are installed; `None` (and why,
 /// on stderr) otherwise: the test is skipped.
 fn browser() -> Option<(PathBuf, PathBuf)> {

@@ -4,7 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 
-const state = { health: null, checkId: null, report: null, pollTimer: null, chars: null, isolated: null, passageSort: "position" };
+const state = { health: null, checkId: null, report: null, pollTimer: null, chars: null, isolated: null, passageSort: "position", removedSubmissions: new Set(), removing: false };
 
 // ---------- API ----------
 
@@ -25,15 +25,27 @@ async function api(method, path, body) {
   const data = await res.json().catch(() => null);
   if (!res.ok) {
     const msg = data && data.error ? data.error.message : res.status + " " + res.statusText;
-    throw new Error(msg);
+    throw Object.assign(new Error(msg), { status: res.status });
   }
   return data;
+}
+
+// What to send as a check's `submit_to`, from the "Keep as a submission in collection"
+// field: the name typed, or "" (keep nothing) when the reviewer cleared the server's
+// default; null (leave it to the server) when the page does not know the default and the
+// field is empty.
+function submitTo() {
+  const name = $("submit-to").value.trim();
+  const known = !!state.health && "submissions" in state.health;
+  return name || known ? name : null;
 }
 
 function uploadFile(file, onProgress) {
   return new Promise((resolve, reject) => {
     const form = new FormData();
     form.append("file", file, file.name);
+    const keep = submitTo();
+    if (keep != null) form.append("submit_to", keep);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/api/checks");
     if (token()) xhr.setRequestHeader("Authorization", "Bearer " + token());
@@ -135,7 +147,10 @@ async function startText(text, title) {
   $("progress-name").textContent = title || "Pasted text";
   setProgress(0.05, "Sending…");
   try {
-    const accepted = await api("POST", "/api/checks", { text, title: title || null, name: "pasted-text" });
+    const body = { text, title: title || null, name: "pasted-text" };
+    const keep = submitTo();
+    if (keep != null) body.submit_to = keep;
+    const accepted = await api("POST", "/api/checks", body);
     follow(accepted.id);
   } catch (e) {
     showUpload(e.message);
@@ -145,6 +160,7 @@ async function startText(text, title) {
 function follow(id) {
   state.checkId = id;
   state.isolated = null;
+  $("submission-status").textContent = "";
   history.replaceState(null, "", "/?check=" + id);
   show("progress-view");
   poll();
@@ -361,6 +377,7 @@ function renderSources(report) {
           el("span", { class: "kind " + s.kind, text: s.kind === "citation" ? "citation" : "source" }),
           " · " + s.collection + " · " + s.blocks + (s.blocks === 1 ? " passage" : " passages")),
         (s.seen_at && s.seen_at.length) ? el("div", { class: "src-meta src-seen", text: "also seen at: " + s.seen_at.join(", ") }) : null,
+        submissionLine(s.submission),
         copyLine(report, "also in", s.copies, "src-also-in"),
         copyLine(report, "holds passages of", s.copy_of, "src-copy-of", "too")),
       el("div", { class: "shares" },
@@ -669,6 +686,7 @@ function renderReport(report) {
   renderPassages(report);
   renderWarnings(report, state.check);
   renderMembers();
+  renderSubmission(state.check);
   renderFilters(report);
   renderDocument(report);
 }
@@ -789,6 +807,10 @@ function openCompare(blockId) {
   $("compare-kind").textContent = (b.kind === "citation" ? "Citation" : "Borrowing") + " · source " + src.number;
   $("compare-title").textContent = src.title || src.origin || "Document " + src.id;
   $("compare-meta").textContent = [src.title ? src.origin : "", src.collection, "characters " + b.suspect_span.chars.start + "–" + b.suspect_span.chars.end + " of the document", confidenceOf(b) + "% sure" + foundBySuffix(b)].filter(Boolean).join(" · ");
+  const earlier = $("compare-submission");
+  earlier.textContent = "";
+  earlier.hidden = !src.submission;
+  if (src.submission) earlier.append(...submissionWords(src.submission, false));
   const diff = b.diff || [];
   const suspect = $("compare-suspect");
   suspect.textContent = "";
@@ -809,7 +831,10 @@ function openCompare(blockId) {
   } else {
     source.className = "location";
     $("compare-source-head").textContent = "Location in the source";
-    source.textContent = "The collection \u201c" + src.collection + "\u201d keeps fingerprints, not texts.\n\n" +
+    // Why, as the engine says it (sources[].text_missing); reports made before it: the
+    // usual reason.
+    const why = src.text_missing || "The collection \u201c" + src.collection + "\u201d keeps fingerprints, not texts.";
+    source.textContent = why + "\n\n" +
       "Document: " + (src.title || "untitled") + "\n" + (src.origin ? "Origin: " + src.origin + "\n" : "") +
       "Characters " + b.source_span.chars.start + "–" + b.source_span.chars.end + " of the source.";
     $("compare-diff").textContent = "";
@@ -882,6 +907,73 @@ function closeCompare() {
   if (back && !back.closest("[hidden]")) back.focus();
 }
 
+// ---------- Submissions ----------
+
+// An earlier submission among the sources (sources[].submission): "Earlier submission ·
+// check 3f2a9c1b… · 1 Dec 2026, 10:04 · identical text". In the source list the check is
+// a link to its report; in the comparison (a modal) it is plain text.
+function submissionWords(sub, link) {
+  const short = sub.check_id.length > 8 ? sub.check_id.slice(0, 8) + "\u2026" : sub.check_id;
+  const when = new Date(sub.submitted_at);
+  const date = isNaN(when) ? sub.submitted_at : when.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+  let check = "check " + short;
+  if (link) {
+    check = el("a", { href: "/?check=" + encodeURIComponent(sub.check_id), class: "src-submission-check", title: "Open the report of check " + sub.check_id, text: check });
+    check.addEventListener("click", (e) => { e.preventDefault(); follow(sub.check_id); });
+  }
+  return [el("strong", { text: "Earlier submission" }), " \u00b7 ", check, " \u00b7 " + date, sub.identical ? " \u00b7 identical text" : ""];
+}
+
+function submissionLine(sub) {
+  return sub ? el("div", { class: "src-meta src-submission" }, ...submissionWords(sub, true)) : null;
+}
+
+// The check kept its document as a submission (GET /api/checks/{id}: submit_to,
+// submitted): where, with a button to remove it. Removed ones are remembered for the
+// page's life (the check still names the document it kept).
+function renderSubmission(check) {
+  const box = $("submission");
+  const id = check ? check.submitted : null;
+  box.hidden = id == null;
+  if (id == null) return;
+  const removed = state.removedSubmissions.has(id);
+  const where = "\u201c" + check.submit_to + "\u201d";
+  $("submission-text").textContent = removed
+    ? "Submission " + id + " was removed from " + where + ": later checks do not find it."
+    : "Kept as submission " + id + " in " + where + ": later checks find this document.";
+  $("remove-submission").hidden = removed;
+}
+
+// DELETE /api/documents/{id} with the token, after a confirmation. The result is said in
+// the status line (a live region); the focus goes to the line that says what became of the
+// submission, as the button is gone, or stays on the button when nothing changed.
+async function removeSubmission() {
+  const check = state.check;
+  const id = check ? check.submitted : null;
+  if (id == null || state.removing) return;
+  if (!confirm("Remove submission " + id + " from \u201c" + check.submit_to + "\u201d? Later checks will no longer find this document. This report stays as it is.")) return;
+  const status = $("submission-status");
+  state.removing = true;
+  status.textContent = "Removing submission " + id + "\u2026";
+  try {
+    await api("DELETE", "/api/documents/" + id);
+    status.textContent = "Submission " + id + " removed.";
+  } catch (e) {
+    if (e.status !== 404) {
+      status.textContent = "The submission was not removed: " + e.message;
+      return;
+    }
+    status.textContent = "Submission " + id + " had already been removed.";
+  } finally {
+    state.removing = false;
+  }
+  state.removedSubmissions.add(id);
+  if (state.check === check) {
+    renderSubmission(check);
+    $("submission-text").focus();
+  }
+}
+
 // ---------- Past checks ----------
 
 // GET /api/checks?offset=&limit= answers {checks: [{id, name, title, status, created_ms,
@@ -926,6 +1018,8 @@ async function loadServerInfo() {
     $("max-size").textContent = bytes(state.health.max_upload_bytes);
     $("token-box").hidden = !state.health.token_required;
     $("token-input").value = token();
+    // The server's collection of submissions (--submissions), unless the reviewer typed one.
+    if (state.health.submissions && !$("submit-to").value) $("submit-to").value = state.health.submissions;
   } catch (_) { /* shown when an action fails */ }
   try {
     const collections = await api("GET", "/api/collections");
@@ -953,6 +1047,7 @@ function init() {
   $("paste-form").addEventListener("submit", (e) => { e.preventDefault(); startText($("paste-text").value, $("paste-title").value); });
   $("token-input").addEventListener("change", (e) => localStorage.setItem("tessera-token", e.target.value.trim()));
   $("new-check").addEventListener("click", () => showUpload());
+  $("remove-submission").addEventListener("click", removeSubmission);
   $("home-link").addEventListener("click", (e) => { e.preventDefault(); showUpload(); });
   $("document").addEventListener("click", (e) => {
     const mark = e.target.closest("mark");

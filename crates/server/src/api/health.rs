@@ -35,6 +35,10 @@ pub struct Health {
     pub token_required: bool,
     /// Largest upload in bytes.
     pub max_upload_bytes: u64,
+    /// The collection of submissions a check's document is kept in when the check names
+    /// none (`--submissions`), or null: the page fills its "Keep as a submission" field
+    /// with it.
+    pub submissions: Option<String>,
 }
 
 /// Is the server up, and how busy.
@@ -54,5 +58,6 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<Health> {
         workers: state.config.workers,
         token_required: state.config.token.is_some(),
         max_upload_bytes: state.config.max_upload_bytes,
+        submissions: state.config.submissions.clone(),
     })
 }
