@@ -570,17 +570,19 @@ fn submit_twice_find_the_first_remove_it() {
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo");
     std::fs::create_dir_all(dir.path().join("web")).unwrap();
     std::fs::write(dir.path().join("web/archives.txt"), ARCHIVES).unwrap();
-    for (collection, extra, path) in [
-        ("library", &[][..], demo.join("library")),
-        ("citations", &["--kind", "citation"][..], demo.join("citations")),
-        ("web", &["--snapshots-only"][..], dir.path().join("web")),
+    // Relative paths: the origins read `library/printing-press.txt`.
+    for (collection, extra, folder, name) in [
+        ("library", &[][..], &demo, "library"),
+        ("citations", &["--kind", "citation"][..], &demo, "citations"),
+        ("web", &["--snapshots-only"][..], &dir.path().to_path_buf(), "web"),
     ] {
         let out = support::tessera()
             .args(["index", "--collection", collection])
             .args(extra)
             .arg("--index")
             .arg(&index)
-            .arg(path)
+            .arg(name)
+            .current_dir(folder)
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -599,7 +601,6 @@ fn submit_twice_find_the_first_remove_it() {
     );
     assert_eq!(field[0], json!("theses"), "{field}");
     assert_eq!(field[1], json!("Keep as a submission in collection"), "{field}");
-    d.screenshot(shots.as_deref(), "page-upload-submission.png");
     accessible(&d, "upload page with the submission field");
 
     // 1. The first check: kept as a submission.
@@ -660,7 +661,6 @@ fn submit_twice_find_the_first_remove_it() {
     assert_eq!(sub["identical"], json!(true), "{sub}");
     let shown = compare_source(&d, earlier[0].as_str().unwrap().parse().unwrap());
     assert_eq!(shown[3].as_str(), Some(line), "the comparison names the earlier submission: {shown}");
-    d.screenshot(shots.as_deref(), "page-submission-compare.png");
     assert!(shown[1].as_str().unwrap().contains("fifteenth century"), "a submission's text is kept: {shown}");
     accessible(&d, "comparison with an earlier submission");
     d.call("POST", &format!("/element/{}/click", d.find("#compare-close")), json!({}));
@@ -704,7 +704,6 @@ fn submit_twice_find_the_first_remove_it() {
         ]),
         "{removed}"
     );
-    d.screenshot(shots.as_deref(), "page-submission-removed.png");
     accessible(&d, "report after its submission was removed");
 
     // 4. A third check: the first submission is gone, the second is found.
