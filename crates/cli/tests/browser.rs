@@ -2,7 +2,8 @@
 //! upload the demo thesis on the page, wait for the report, read the totals, check the
 //! numbered and coloured sources (largest share first, a click isolates one), the word
 //! differences of the comparison, the bypass notice at its place, then switch a source
-//! off and see the totals change.
+//! off and see the totals change. A second walk keeps checks as submissions (issue 48):
+//! the same thesis checked twice finds the first, removed on the page it is found no more.
 //!
 //! Runs when `TESSERA_E2E=1` (`.ci/run` sets it and installs chromium and
 //! chromium-driver); skips with a message otherwise or when they are absent. With
