@@ -508,7 +508,7 @@ impl Engine {
                 let text = self.source_text(reader, s.doc, &meta, &config)?;
                 let submission = meta.check_id.as_ref().map(|check_id| tessera_report::EarlierSubmission {
                     check_id: check_id.clone(),
-                    submitted_at: crate::submissions::rfc3339(meta.added_at),
+                    submitted_at: tessera_report::date::rfc3339(meta.added_at),
                     identical: meta.text_hash == Some(*suspect_hash),
                 });
                 notes.insert(s.doc, SourceNote { text_missing: text.as_ref().err().cloned(), submission });

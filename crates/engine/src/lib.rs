@@ -81,8 +81,8 @@ pub use tessera_extract::{
 };
 pub use tessera_index::{CollectionInfo, DocMeta, MergePolicy, MergeStats, VerifyReport};
 pub use tessera_report::{
-    BlockId, BlockKind, EarlierSubmission, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render, Report,
-    ReportOptions, Source, TextRenderer,
+    BlockId, BlockKind, EarlierSubmission, FilterError, HtmlRenderer, JsonRenderer, Notice, PdfRenderer, Render,
+    Report, ReportFilters, ReportOptions, Source, TextRenderer,
 };
 pub use tessera_search::{
     AlignConfig, Block, CrossLanguage, Evidence, Revision, SearchConfig, SearchProgress, SourceMatch, TextSpan,

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 use tessera_engine::{
     AddMode, AddSummary, CheckedFile, CollectionConfig, CollectionKind, CrossLanguage, DocId, Engine, EngineOptions,
-    JsonRenderer, Render, Report, SearchConfig,
+    JsonRenderer, Render, Report, ReportFilters, SearchConfig,
 };
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -23,28 +23,9 @@ fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
     serde_json::to_string(value).map_err(errors::store)
 }
 
-/// `Index.check`'s filter arguments (crates/report/SCHEMA.md, "Filters").
-#[derive(Clone, Copy)]
-struct Filters {
-    exclude_quotes: bool,
-    exclude_bibliography: bool,
-    min_words: u32,
-    min_percent: f64,
-}
-
-impl Filters {
-    /// Sets them on `report` by the report's own rules (its type reached through it).
-    fn apply(self, report: &mut Report) -> PyResult<()> {
-        let mut filters = report.filters;
-        filters.exclude_quotes = self.exclude_quotes;
-        filters.exclude_bibliography = self.exclude_bibliography;
-        filters.min_words = self.min_words;
-        filters.min_percent = self.min_percent;
-        if filters != report.filters {
-            report.set_filters(filters).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        }
-        Ok(())
-    }
+/// The report's filters from `Index.check`'s arguments, set by the report's own rules.
+fn set_filters(report: &mut Report, filters: ReportFilters) -> PyResult<()> {
+    report.set_filters(filters).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// A report as `tessera check --format json` prints it.
@@ -316,7 +297,7 @@ impl Index {
         min_percent: f64,
         submit_to: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let filters = Filters { exclude_quotes, exclude_bibliography, min_words, min_percent };
+        let filters = ReportFilters { exclude_quotes, exclude_bibliography, min_words, min_percent };
         // Refused before the check runs (the report's own rule, on an empty setting).
         if !(0.0..=100.0).contains(&min_percent) {
             return Err(PyValueError::new_err(format!(
@@ -332,7 +313,7 @@ impl Index {
                 let suspect = self.engine.suspect_text(name, title, text);
                 let (mut report, _) =
                     self.engine.check_and_submit(&suspect, submission.as_ref()).map_err(errors::engine)?;
-                filters.apply(&mut report)?;
+                set_filters(&mut report, filters)?;
                 report_json(&report)
             })?;
             return loads(py, &json);
@@ -343,12 +324,12 @@ impl Index {
         let json = py.detach(|| -> PyResult<String> {
             match self.engine.check_path_submitting(&path, submission.as_ref(), &|_| {}).map_err(errors::engine)?.0 {
                 CheckedFile::Document(mut report) => {
-                    filters.apply(&mut report)?;
+                    set_filters(&mut report, filters)?;
                     report_json(&report)
                 }
                 CheckedFile::Archive(mut results) => {
                     for report in results.iter_mut().filter_map(|(_, r)| r.as_mut().ok()) {
-                        filters.apply(report)?;
+                        set_filters(report, filters)?;
                     }
                     let items = results
                         .iter()

@@ -37,7 +37,12 @@ impl Report {
     /// [`FilterError`] when a filter is out of range ([`ReportFilters::validated`]); the
     /// report is then unchanged.
     pub fn set_filters(&mut self, filters: ReportFilters) -> Result<(), FilterError> {
-        self.filters = filters.validated()?;
+        let filters = filters.validated()?;
+        if filters == self.filters {
+            // The report already counts by these filters.
+            return Ok(());
+        }
+        self.filters = filters;
         self.recompute();
         Ok(())
     }

@@ -99,6 +99,7 @@
 
 mod build;
 mod citations;
+pub mod date;
 mod diff;
 mod explain;
 mod filters;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::{CheckProgress, CheckedFile, Report, describe_error};
+use tessera_engine::{CheckProgress, CheckedFile, Report, ReportFilters, describe_error};
 
 use super::{Format, IndexDir};
 
@@ -62,17 +62,19 @@ fn percent(s: &str) -> std::result::Result<f64, String> {
 }
 
 impl FilterArgs {
-    /// Sets the filters on `report` (the report's own type, reached through it).
-    fn apply(&self, report: &mut Report) -> Result<()> {
-        let mut filters = report.filters;
-        filters.exclude_quotes = self.exclude_quotes;
-        filters.exclude_bibliography = self.exclude_bibliography;
-        filters.min_words = self.min_words;
-        filters.min_percent = self.min_percent;
-        if filters != report.filters {
-            report.set_filters(filters).map_err(|e| anyhow::anyhow!("--min-percent: {e}"))?;
+    /// The report's filters these flags give.
+    fn filters(&self) -> ReportFilters {
+        ReportFilters {
+            exclude_quotes: self.exclude_quotes,
+            exclude_bibliography: self.exclude_bibliography,
+            min_words: self.min_words,
+            min_percent: self.min_percent,
         }
-        Ok(())
+    }
+
+    /// Sets the filters on `report` (its totals, shares and every format follow).
+    fn apply(&self, report: &mut Report) -> Result<()> {
+        report.set_filters(self.filters()).map_err(|e| anyhow::anyhow!("--min-percent: {e}"))
     }
 }
 

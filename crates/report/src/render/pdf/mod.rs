@@ -9,14 +9,13 @@
 use std::io::Write;
 
 mod atoms;
-mod date;
 mod font;
 mod layout;
 mod writer;
 
+use crate::date::civil_time;
 use crate::model::Report;
 use crate::render::{PALETTE, Render};
-use date::civil_time;
 use font::Fonts;
 use layout::Layout;
 use writer::write_pdf;

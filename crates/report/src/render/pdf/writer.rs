@@ -8,10 +8,10 @@ use std::io::Write;
 use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
 use pdf_writer::{Content, Date, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 
-use super::date::civil;
 use super::font::{Face, Fonts, fit, shown};
 use super::layout::Op;
 use super::{LINE, MARGIN_X, MUTED, PAGE_H, PAGE_W, TEXT_W, document_heading};
+use crate::date::civil;
 use crate::model::Report;
 
 /// A face as used in one PDF: its glyphs renumbered from 0 in order of first use
