@@ -88,6 +88,12 @@ impl IndexView {
         Ok(self.reader.meta(doc)?)
     }
 
+    /// Whether `doc` is in this view and not deleted (a deleted document is gone once a
+    /// merge purged it, and deleted before that).
+    pub fn is_live(&self, doc: DocId) -> bool {
+        !self.reader.is_deleted(doc) && self.reader.meta(doc).is_ok()
+    }
+
     /// Every place a document was seen at: where it was added from, then the origins
     /// attached to it by the add-only-if-new rule.
     pub fn seen_at(&self, doc: DocId) -> Result<Vec<String>> {

@@ -929,14 +929,14 @@ function submissionLine(sub) {
 }
 
 // The check kept its document as a submission (GET /api/checks/{id}: submit_to,
-// submitted): where, with a button to remove it. Removed ones are remembered for the
-// page's life (the check still names the document it kept).
+// submitted): where, with a button to remove it. A removed one is said as removed (the
+// server's submission_removed; and at once after the button, before the next poll).
 function renderSubmission(check) {
   const box = $("submission");
   const id = check ? check.submitted : null;
   box.hidden = id == null;
   if (id == null) return;
-  const removed = state.removedSubmissions.has(id);
+  const removed = state.removedSubmissions.has(id) || check.submission_removed === true;
   const where = "\u201c" + check.submit_to + "\u201d";
   $("submission-text").textContent = removed
     ? "Submission " + id + " was removed from " + where + ": later checks do not find it."

@@ -48,10 +48,19 @@ fn the_second_hand_in_of_a_thesis_finds_the_first_and_a_removed_one_is_gone() {
     assert_eq!((kept_texts["documents"].as_u64(), kept_texts["keep_texts"].as_bool()), (Some(2), Some(true)));
     assert!(kept_texts["text_bytes"].as_u64().unwrap() > 0, "{kept_texts}");
 
-    // The reviewer removes both submissions: a third check finds neither.
+    // The reviewer removes both submissions: a third check finds neither, and the checks
+    // that kept them say so when read again (as a reloaded page reads them).
+    assert_eq!(s.get(&format!("/api/checks/{}", first["id"].as_str().unwrap())).1["submission_removed"], false);
     for doc in [kept, second_kept] {
         let (status, body) = s.delete(&format!("/api/documents/{doc}"));
         assert_eq!(status, 200, "{body}");
+    }
+    for check in [&first, &second] {
+        let (_, again) = s.get(&format!("/api/checks/{}?report=false", check["id"].as_str().unwrap()));
+        assert_eq!(
+            (again["submitted"].as_u64(), again["submission_removed"].as_bool()),
+            (check["submitted"].as_u64(), Some(true))
+        );
     }
     let third = check_text(&s, &json!({"text": THESIS, "name": "clara.txt", "submit_to": ""}));
     assert!(from_theses(&third).is_empty(), "{}", third["report"]["sources"]);

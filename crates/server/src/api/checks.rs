@@ -8,7 +8,7 @@ use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use tessera_engine::{Document, Report, Sniffed};
+use tessera_engine::{DocId, Document, Report, Sniffed};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::connections::is_slow_upload;
@@ -395,6 +395,9 @@ pub struct CheckView {
     /// The document id of the submission, once kept (`DELETE /api/documents/{id}`
     /// removes it).
     pub submitted: Option<u64>,
+    /// The submission was removed since (`DELETE /api/documents/{id}`): later checks no
+    /// longer find it.
+    pub submission_removed: bool,
     /// The report (schema: crates/report/SCHEMA.md), once there is one, unless
     /// `?report=false`.
     #[schema(value_type = Option<Object>)]
@@ -429,7 +432,7 @@ pub(super) async fn get_check(
     let with_report = params.report.unwrap_or(true);
     let st = Arc::clone(&state);
     let lookup = id.clone();
-    let (record, report) = blocking(move || {
+    let (record, report, submission_removed) = blocking(move || {
         let record =
             st.store.load(&lookup)?.ok_or_else(|| ApiError::not_found(format!("no check with id {lookup}")))?;
         let report = if with_report && matches!(record.status, Status::Partial | Status::Done) {
@@ -437,7 +440,12 @@ pub(super) async fn get_check(
         } else {
             None
         };
-        Ok((record, report))
+        // Asked of the index now: a removal is the index's news, not the check's record.
+        let removed = match record.submitted {
+            Some(doc) => !st.engine.view().map_err(engine_error)?.is_live(DocId(doc)),
+            None => false,
+        };
+        Ok((record, report, removed))
     })
     .await?;
     Ok(Json(CheckView {
@@ -458,6 +466,7 @@ pub(super) async fn get_check(
         edits: record.edits,
         submit_to: record.submit_to,
         submitted: record.submitted,
+        submission_removed,
         report,
     }))
 }
