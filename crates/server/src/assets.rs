@@ -6,6 +6,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 const INDEX_HTML: &str = include_str!("../static/index.html");
 const APP_JS: &str = include_str!("../static/app.js");
+const COMPARE_JS: &str = include_str!("../static/compare.js");
 const APP_CSS: &str = include_str!("../static/app.css");
 
 pub(crate) async fn index() -> Html<&'static str> {
@@ -15,6 +16,7 @@ pub(crate) async fn index() -> Html<&'static str> {
 pub(crate) async fn asset(Path(file): Path<String>) -> Response {
     let (content_type, body) = match file.as_str() {
         "app.js" => ("text/javascript; charset=utf-8", APP_JS),
+        "compare.js" => ("text/javascript; charset=utf-8", COMPARE_JS),
         "app.css" => ("text/css; charset=utf-8", APP_CSS),
         _ => return crate::error::ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such asset").into_response(),
     };

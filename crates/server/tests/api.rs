@@ -356,8 +356,14 @@ fn openapi_describes_every_endpoint() {
     let (status, ct, _, page) = s.get_raw("/");
     assert_eq!(status, 200);
     assert!(ct.starts_with("text/html"));
-    assert!(page.contains("/assets/app.js"));
-    assert_eq!(s.get_raw("/assets/app.js").0, 200);
+    for script in ["/assets/compare.js", "/assets/app.js"] {
+        assert!(page.contains(script), "{script}");
+        let (status, ct, _, body) = s.get_raw(script);
+        assert_eq!((status, ct.as_str()), (200, "text/javascript; charset=utf-8"), "{script}");
+        assert!(body.contains("function "), "{script}");
+    }
+    // compare.js defines what app.js calls, so it comes first.
+    assert!(page.find("/assets/compare.js") < page.find("/assets/app.js"));
     assert_eq!(s.get_raw("/assets/../Cargo.toml").0, 404);
 }
 
