@@ -2,31 +2,14 @@
 //! a source of itself, removable.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-
+use support::{demo, new_engine};
 use tessera_engine::{AddMode, CollectionKind, Engine, EngineOptions, Report, Submission, Submitted};
 
-/// A new index with the default fingerprint settings; the directory lives as long as the
-/// returned guard.
-fn new_engine() -> (tempfile::TempDir, Engine) {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open_or_create(
-        &dir.path().join("idx"),
-        &tessera_engine::FingerprintSettings::default(),
-        EngineOptions::default(),
-    )
-    .unwrap();
-    (dir, engine)
-}
-
-fn demo(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo").join(name);
-    std::fs::read_to_string(&path).unwrap()
-}
+mod support;
 
 /// An index whose collection `library` holds the demo library.
 fn library() -> (tempfile::TempDir, Engine) {
-    let (dir, engine) = new_engine();
+    let (dir, engine) = new_engine(EngineOptions::default());
     let lib = engine.collection_config("library", CollectionKind::Source, None).unwrap();
     for name in ["printing-press.txt", "honey-bees.txt", "siberian-rivers.txt"] {
         engine.add_text(&lib, name, name, &demo(&format!("library/{name}")), AddMode::All).unwrap();
@@ -106,7 +89,7 @@ fn a_removed_submission_is_found_no_more_and_purged_by_the_next_merge() {
 
 #[test]
 fn the_first_submission_of_an_empty_index_is_kept() {
-    let (_dir, engine) = new_engine();
+    let (_dir, engine) = new_engine(EngineOptions::default());
     let thesis = demo("thesis.txt");
     let (report, submitted) = submit(&engine, "a.txt", &thesis, &Submission::new("theses", None));
     assert!(report.sources.is_empty());

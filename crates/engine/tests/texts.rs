@@ -4,25 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use support::{demo, new_engine};
 use tessera_engine::{AddMode, CollectionKind, DEFAULT_KEEP_TEXTS, Engine, EngineOptions, Report};
 
-/// A new index with the default fingerprint settings; the directory lives as long as the
-/// returned guard.
-fn new_engine() -> (tempfile::TempDir, Engine) {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open_or_create(
-        &dir.path().join("idx"),
-        &tessera_engine::FingerprintSettings::default(),
-        EngineOptions::default(),
-    )
-    .unwrap();
-    (dir, engine)
-}
-
-fn demo(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/demo").join(name);
-    std::fs::read_to_string(&path).unwrap()
-}
+mod support;
 
 /// A folder holding `printing-press.txt` of the demo library.
 fn corpus(dir: &Path) -> PathBuf {
@@ -46,7 +31,7 @@ fn source<'a>(report: &'a Report, file: &Path) -> &'a tessera_engine::Source {
 #[test]
 fn a_new_collection_keeps_texts_by_default_and_counts_their_bytes() {
     const { assert!(DEFAULT_KEEP_TEXTS) };
-    let (dir, engine) = new_engine();
+    let (dir, engine) = new_engine(EngineOptions::default());
     let file = corpus(dir.path());
     let config = engine.collection_config("lib", CollectionKind::Source, None).unwrap();
     assert!(config.keep_texts);
@@ -62,7 +47,7 @@ fn a_new_collection_keeps_texts_by_default_and_counts_their_bytes() {
 
 #[test]
 fn an_existing_collection_keeps_its_choice_unless_the_add_says() {
-    let (dir, engine) = new_engine();
+    let (dir, engine) = new_engine(EngineOptions::default());
     let file = corpus(dir.path());
     let snapshots = engine.collection_config("web", CollectionKind::Source, Some(false)).unwrap();
     engine.add_paths(&snapshots, &[file], AddMode::All, &|_| {}).unwrap();
@@ -84,7 +69,7 @@ fn an_existing_collection_keeps_its_choice_unless_the_add_says() {
 
 #[test]
 fn switched_on_texts_come_from_the_original_file_while_its_hash_matches() {
-    let (dir, engine) = new_engine();
+    let (dir, engine) = new_engine(EngineOptions::default());
     let file = corpus(dir.path());
     let snapshots = engine.collection_config("lib", CollectionKind::Source, Some(false)).unwrap();
     engine.add_paths(&snapshots, std::slice::from_ref(&file), AddMode::All, &|_| {}).unwrap();

@@ -283,7 +283,7 @@ impl Index {
     ///     submit_to: once checked, keep the document in this collection of submissions
     ///         (made on first use; texts kept), so later checks find it, with its title,
     ///         the check's time and a check id (`tessera check --submit-to`).
-    #[pyo3(signature = (document, name = "text", title = None, exclude_quotes = false, exclude_bibliography = false, min_words = 0, min_percent = 0.0, submit_to = None))]
+    #[pyo3(signature = (document, name = "text", title = None, exclude_quotes = ReportFilters::default().exclude_quotes, exclude_bibliography = ReportFilters::default().exclude_bibliography, min_words = ReportFilters::default().min_words, min_percent = ReportFilters::default().min_percent, submit_to = None))]
     #[allow(clippy::too_many_arguments)]
     fn check<'py>(
         &self,

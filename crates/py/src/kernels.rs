@@ -710,23 +710,6 @@ pub(crate) fn remove_lines(text: &str, removed: Vec<u32>) -> String {
     tessera_engine::remove_lines(text, &removed)
 }
 
-/// The engine's key of a text for `method="exact"`, as 32 hex digits (a column a
-/// distributed job can group by).
-#[pyfunction]
-#[pyo3(name = "_exact_key")]
-pub(crate) fn exact_key(text: &str) -> String {
-    format!("{:032x}", tessera_engine::exact_key(text))
-}
-
-/// The engine's key of each line of a text for `method="lines"`, as signed 64-bit ints
-/// (the bits of the engine's unsigned key: what a Spark `long` column holds), `None` for
-/// a blank line.
-#[pyfunction]
-#[pyo3(name = "_line_keys")]
-pub(crate) fn line_keys(text: &str) -> Vec<Option<i64>> {
-    tessera_engine::line_keys(text).into_iter().map(|k| k.map(|k| k as i64)).collect()
-}
-
 /// The rows of an Arrow column handed over as its buffers (`offsets` int64 n + 1,
 /// `data` uint8, `valid` bool n), read as `DedupPlan.sign_rows` reads them (texts, or
 /// with `text_field` JSONL lines by the engine's rule), without sketching: `(status

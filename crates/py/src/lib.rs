@@ -57,8 +57,6 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::remove_lines, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::exact_key, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::line_keys, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::read_rows, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::exact_keys, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::line_key_rows, m)?)?;

@@ -48,10 +48,10 @@ struct FilterArgs {
     #[arg(long)]
     exclude_bibliography: bool,
     /// Count no match of fewer words than this (0: every match).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = ReportFilters::default().min_words)]
     min_words: u32,
     /// Count no source whose matches cover less than this percent of the text (0 to 100).
-    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = percent)]
+    #[arg(long, value_name = "P", default_value_t = ReportFilters::default().min_percent, value_parser = percent)]
     min_percent: f64,
 }
 

@@ -719,11 +719,28 @@ def _dedup_columns(
 def _remove_lines(text: str, removed: list[int]) -> str:
     """`text` without the lines `removed` (0-based, ascending): the engine's rule."""
 
-def _exact_key(text: str) -> str:
-    """The engine's key of a text for `method="exact"`, as 32 hex digits."""
+def _read_rows(
+    offsets: npt.NDArray[np.int64],
+    data: npt.NDArray[np.uint8],
+    valid: npt.NDArray[np.bool_],
+    text_field: Optional[str] = None,
+    id_field: Optional[str] = None,
+) -> tuple[npt.NDArray[np.uint8], Optional[tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]], tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]]:
+    """Rows read as `DedupPlan.sign_rows` reads them, unsketched: (status, ids, texts)."""
 
-def _line_keys(text: str) -> list[Optional[int]]:
-    """The engine's key of each line for `method="lines"` (signed 64-bit; None: blank)."""
+def _exact_keys(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The engine's exact key of each text as (high, low) 64-bit halves."""
+
+def _line_key_rows(
+    offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    """The non-blank lines of each text with the engine's line keys: (row, line, key)."""
+
+def _lines_outcome(text: str, removed: list[int]) -> tuple[bool, float]:
+    """The lines method's verdict on a text: (kept, similarity)."""
+
+def _rewrite_jsonl(line: bytes, text_field: str, removed: list[int]) -> str:
+    """A JSONL line with its text field without the lines `removed`."""
 
 @final
 class DedupPlan:

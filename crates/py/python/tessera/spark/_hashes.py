@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ._job import _ID, _LINE, _O1, _O2, _TEXT, _VID, _buffers, _JsonFields, _Run, _strings, _valid
+from ._job import _ID, _LINE, _O1, _O2, _TEXT, _VID, _buffers, _JsonFields, _row_input, _Run, _strings
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -40,19 +40,10 @@ def _read_batches(json_fields: _JsonFields | None, batches: Iterator["pa.RecordB
 
     from tessera._tessera import _read_rows
 
-    source = _LINE if json_fields else _TEXT
     for batch in batches:
-        offsets, data, valid = _buffers(batch.column(source))
+        offsets, data, valid, fields = _row_input(batch, json_fields)
         ids = batch.column(_ID)
-        if json_fields is None or json_fields.id is None:
-            valid &= _valid(ids)
-        status, read_ids, texts = _read_rows(
-            offsets,
-            data,
-            valid,
-            text_field=json_fields.text if json_fields else None,
-            id_field=json_fields.id if json_fields else None,
-        )
+        status, read_ids, texts = _read_rows(offsets, data, valid, **fields)
         ok = status == 0
         id_col = _strings(read_ids, ok) if read_ids is not None else ids
         out = pa.RecordBatch.from_arrays(

@@ -150,6 +150,18 @@ def _strings(column: tuple["numpy.ndarray", "numpy.ndarray"], valid: "numpy.ndar
     )
 
 
+def _row_input(batch: "pa.RecordBatch", json_fields: _JsonFields | None) -> tuple:
+    """What the engine's row kernels (`DedupPlan.sign_rows`, `_read_rows`) take of a batch:
+    the buffers of its text or raw JSONL column, which rows may give a document (a null
+    row does not, nor a null id unless the JSONL lines carry their ids), and the fields to
+    read the lines by."""
+    offsets, data, valid = _buffers(batch.column(_LINE if json_fields else _TEXT))
+    if json_fields is None or json_fields.id is None:
+        valid &= _valid(batch.column(_ID))
+    fields = {"text_field": json_fields.text, "id_field": json_fields.id} if json_fields else {}
+    return offsets, data, valid, fields
+
+
 def _sign_batches(
     plan: DedupPlan,
     exact: bool,
@@ -172,17 +184,9 @@ def _sign_batches(
 
     source = _LINE if json_fields else _TEXT
     for batch in batches:
-        offsets, data, valid = _buffers(batch.column(source))
+        offsets, data, valid, fields = _row_input(batch, json_fields)
         ids = batch.column(_ID)
-        if json_fields is None or json_fields.id is None:
-            valid &= _valid(ids)
-        status, sigs, keys, usable, read_ids, _texts = plan.sign_rows(
-            offsets,
-            data,
-            valid,
-            text_field=json_fields.text if json_fields else None,
-            id_field=json_fields.id if json_fields else None,
-        )
+        status, sigs, keys, usable, read_ids, _texts = plan.sign_rows(offsets, data, valid, **fields)
         n = batch.num_rows
         ok = status == 0
         bands = keys.shape[1]
