@@ -212,8 +212,11 @@ impl Index {
         let mut docs: Vec<(String, String, String)> = Vec::new();
         for text in texts.try_iter()? {
             let text = text?;
-            let text = text.cast::<PyString>().map_err(|_| PyTypeError::new_err("texts are str"))?.to_cow()?;
+            let text = text.cast::<PyString>().map_err(|_| PyTypeError::new_err("texts are str"))?;
             let n = docs.len() + 1;
+            // Its characters first: a lower bound of its bytes, known without copying it.
+            self.engine.check_text_len(&format!("text {n}"), text.len()?).map_err(errors::engine)?;
+            let text = text.to_cow()?;
             self.engine.check_text_len(&format!("text {n}"), text.len()).map_err(errors::engine)?;
             let text: String = text.into_owned();
             let origin = match origins.as_mut() {
@@ -306,6 +309,8 @@ impl Index {
         }
         let submission = submit_to.map(|c| tessera_engine::Submission::new(c, title.clone()));
         if let Ok(text) = document.cast::<PyString>() {
+            // Its characters first: a lower bound of its bytes, known without copying it.
+            self.engine.check_text_len(name, text.len()?).map_err(errors::engine)?;
             let text = text.to_cow()?;
             self.engine.check_text_len(name, text.len()).map_err(errors::engine)?;
             let text = text.into_owned();

@@ -56,9 +56,10 @@ fn config(
 
 /// A text of a batch: a str, or None (no text: the empty signature). A text longer than
 /// one document's cap (`MAX_TEXT_BYTES` of UTF-8, the CLI's `--max-text-mb`) is a
-/// `ValueError` before it is copied.
+/// `ValueError` before it is copied ([`chars_within_cap`]).
 fn text_of(item: &Bound<'_, PyAny>, allow_none: bool) -> PyResult<Option<String>> {
     if let Ok(s) = item.cast::<PyString>() {
+        chars_within_cap(s.len()?)?;
         let text = s.to_cow()?;
         text_within_cap(text.len())?;
         return Ok(Some(text.into_owned()));
@@ -71,6 +72,20 @@ fn text_of(item: &Bound<'_, PyAny>, allow_none: bool) -> PyResult<Option<String>
         if allow_none { " or None" } else { "" },
         item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
     )))
+}
+
+/// Refuses a str of `chars` characters over the cap for one document before its UTF-8
+/// is made: under the stable ABI of Python 3.9 `to_cow` copies a str twice (a `bytes`,
+/// then a `String`), which for a 200 MB str cost 400 MB just to refuse it. A character
+/// is at least a byte of UTF-8, so a str with more characters than the cap is over it.
+pub(crate) fn chars_within_cap(chars: usize) -> PyResult<()> {
+    let limit = tessera_engine::DEFAULT_MAX_TEXT_BYTES;
+    if chars as u64 > limit {
+        return Err(PyValueError::new_err(format!(
+            "a text of {chars} characters is over the limit of {limit} bytes for one document (tessera.MAX_TEXT_BYTES)"
+        )));
+    }
+    Ok(())
 }
 
 /// Refuses a text of `len` bytes over the cap for one document, as the CLI does.
