@@ -28,11 +28,13 @@
 
 mod add_mode;
 mod collection;
+mod shard;
 mod span;
 pub mod wire;
 
 pub use add_mode::{AddMode, AddModeError, DEFAULT_MIN_CONTAINMENT};
 pub use collection::{CollectionConfig, CollectionKind, UnknownCollectionKind, valid_collection_name};
+pub use shard::{next_owned_id, shard_of};
 pub use span::Span;
 
 use serde::{Deserialize, Serialize};

@@ -356,10 +356,20 @@ impl<'e> AddSession<'e> {
         }
     }
 
+    /// Adds `doc` under id `id` (or the next id the engine may give after it): the
+    /// shard builder gives each document the id one index would.
+    pub(crate) fn add_as(&mut self, doc: &Prepared, id: u64) -> Result<DocId> {
+        self.writer()?.skip_ids_to(id);
+        self.write(doc)
+    }
+
     fn write(&mut self, doc: &Prepared) -> Result<DocId> {
         let collection = self.collection.clone();
         let shingles = self.engine.settings().shingles;
-        let id = add_prepared(self.writer()?, &collection, shingles, doc)?;
+        let engine = self.engine;
+        let writer = self.writer()?;
+        engine.place_next_id(writer);
+        let id = add_prepared(writer, &collection, shingles, doc)?;
         self.added.push((doc.origin.clone(), id));
         Ok(id)
     }
@@ -650,7 +660,7 @@ impl Engine {
 
     /// `files` in order, cut into batches of at most [`EngineOptions::batch_size`] files
     /// whose expected cost fits [`EngineOptions::memory_limit`] together.
-    fn batches_within_memory<'a>(&self, files: &'a [PathBuf]) -> Vec<&'a [PathBuf]> {
+    pub(crate) fn batches_within_memory<'a>(&self, files: &'a [PathBuf]) -> Vec<&'a [PathBuf]> {
         let (limit, most) = (self.options().memory_limit, self.options().batch_size.max(1));
         let mut batches = Vec::new();
         let (mut start, mut cost) = (0, 0u64);

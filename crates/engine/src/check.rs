@@ -57,52 +57,145 @@ impl Suspect {
     }
 }
 
-/// A fixed view of the index (the last commit when it was taken): every search of one
-/// check runs on the same view, whatever is committed meanwhile. Cheap to clone.
+/// A fixed view of the index (the last commit when it was taken), or of the shards of
+/// one ([`Engine::sharded_view`]): every search of one check runs on the same view,
+/// whatever is committed meanwhile. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct IndexView {
-    reader: Arc<IndexReader>,
+    source: ViewSource,
+}
+
+#[derive(Debug, Clone)]
+enum ViewSource {
+    Index(Arc<IndexReader>),
+    Shards(Arc<crate::shards::ShardedView>),
+}
+
+/// One collection of a view, as a search reads it.
+enum ViewSources<'v> {
+    Index(tessera_search::IndexCollection<'v>, &'v IndexReader),
+    Shards(crate::shards::ShardSources<'v>),
+}
+
+impl ViewSources<'_> {
+    fn sources(&self) -> &dyn tessera_search::Sources {
+        match self {
+            Self::Index(c, _) => c,
+            Self::Shards(s) => s,
+        }
+    }
+
+    fn text(&self, doc: DocId) -> Result<Option<String>> {
+        match self {
+            Self::Index(_, reader) => Ok(reader.text(doc)?),
+            Self::Shards(s) => s.text(doc),
+        }
+    }
 }
 
 impl IndexView {
     pub(crate) fn new(reader: IndexReader) -> Self {
-        Self { reader: Arc::new(reader) }
+        Self { source: ViewSource::Index(Arc::new(reader)) }
     }
 
-    pub(crate) fn reader(&self) -> &IndexReader {
-        &self.reader
+    pub(crate) fn sharded(view: crate::shards::ShardedView) -> Self {
+        Self { source: ViewSource::Shards(Arc::new(view)) }
+    }
+
+    /// The index this view reads; an error for a view of shards (what needs one index:
+    /// submissions, answering a shard's requests).
+    pub(crate) fn index(&self) -> Result<&IndexReader> {
+        match &self.source {
+            ViewSource::Index(reader) => Ok(reader),
+            ViewSource::Shards(_) => {
+                Err(Error::Shards("this needs one index, not a view of the shards of one".to_owned()))
+            }
+        }
+    }
+
+    /// How many shards this view reads (1 for one index).
+    pub fn shards(&self) -> usize {
+        match &self.source {
+            ViewSource::Index(_) => 1,
+            ViewSource::Shards(view) => view.shards(),
+        }
+    }
+
+    fn sources(&self, collection: &str) -> Result<ViewSources<'_>> {
+        Ok(match &self.source {
+            ViewSource::Index(reader) => {
+                ViewSources::Index(tessera_search::IndexCollection::new(reader, collection)?, reader)
+            }
+            ViewSource::Shards(view) => ViewSources::Shards(view.sources(collection)?),
+        })
     }
 
     /// Collections with their sizes, sorted by name.
     pub fn collections(&self) -> Vec<CollectionInfo> {
-        self.reader.collections()
+        match &self.source {
+            ViewSource::Index(reader) => reader.collections(),
+            ViewSource::Shards(view) => view.collections(),
+        }
     }
 
     /// The names of the collections, sorted.
     pub fn collection_names(&self) -> Vec<String> {
-        self.reader.collections().into_iter().map(|c| c.config.name).collect()
+        self.collections().into_iter().map(|c| c.config.name).collect()
+    }
+
+    /// A collection's settings.
+    pub(crate) fn collection_config(&self, name: &str) -> Option<tessera_core::CollectionConfig> {
+        self.collections().into_iter().map(|c| c.config).find(|c| c.name == name)
     }
 
     /// A document's metadata (title, origin, sizes).
     pub fn meta(&self, doc: DocId) -> Result<DocMeta> {
-        Ok(self.reader.meta(doc)?)
+        match &self.source {
+            ViewSource::Index(reader) => Ok(reader.meta(doc)?),
+            ViewSource::Shards(view) => view.meta(doc),
+        }
+    }
+
+    /// A document's kept text.
+    pub(crate) fn text(&self, doc: DocId) -> Result<Option<String>> {
+        match &self.source {
+            ViewSource::Index(reader) => Ok(reader.text(doc)?),
+            ViewSource::Shards(view) => view.text(doc),
+        }
     }
 
     /// Whether `doc` is in this view and not deleted (a deleted document is gone once a
     /// merge purged it, and deleted before that).
     pub fn is_live(&self, doc: DocId) -> bool {
-        !self.reader.is_deleted(doc) && self.reader.meta(doc).is_ok()
+        match &self.source {
+            ViewSource::Index(reader) => !reader.is_deleted(doc) && reader.meta(doc).is_ok(),
+            ViewSource::Shards(view) => view.is_live(doc),
+        }
     }
 
     /// Every place a document was seen at: where it was added from, then the origins
     /// attached to it by the add-only-if-new rule.
     pub fn seen_at(&self, doc: DocId) -> Result<Vec<String>> {
-        Ok(self.reader.seen_at(doc)?)
+        match &self.source {
+            ViewSource::Index(reader) => Ok(reader.seen_at(doc)?),
+            ViewSource::Shards(view) => view.seen_at(doc),
+        }
     }
 
     /// Every document (deleted ones too), in id order.
-    pub fn docs(&self) -> Vec<DocId> {
-        self.reader.docs().collect()
+    pub fn docs(&self) -> Result<Vec<DocId>> {
+        match &self.source {
+            ViewSource::Index(reader) => Ok(reader.docs().collect()),
+            ViewSource::Shards(view) => view.docs(),
+        }
+    }
+
+    /// Fetches `docs` (with their texts) together where that saves round trips.
+    fn prefetch(&self, docs: &[DocId], texts: bool) -> Result<()> {
+        match &self.source {
+            ViewSource::Index(_) => Ok(()),
+            ViewSource::Shards(view) => view.prefetch(docs, texts),
+        }
     }
 }
 
@@ -209,7 +302,7 @@ impl Engine {
 
     /// A fixed view of the last commit, for one check.
     pub fn view(&self) -> Result<IndexView> {
-        Ok(IndexView { reader: Arc::new(self.reader()?) })
+        Ok(IndexView::new(self.reader()?))
     }
 
     /// Searches one collection of `view` for `suspect`: one revision.
@@ -333,21 +426,23 @@ impl Engine {
         collection: &str,
         observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision> {
-        let reader = &*view.reader;
-        let Some(c) = reader.collection(collection) else {
-            return Err(Error::UnknownCollection(collection.to_owned()));
-        };
+        let sources = view.sources(collection)?;
         // Snapshots carry terms and sentences (segment format 2); for older segments a
         // collection that keeps its texts gives alignment the sources' terms and sentences
         // from the text.
-        if !c.config().keep_texts {
-            return Ok(self.searcher().search_observed(reader, collection, query, None, observe)?);
+        if !sources.sources().config().keep_texts {
+            return Ok(self.searcher().search_sources(sources.sources(), query, None, observe)?);
         }
         let mut fp = self.fingerprinter();
         let mut source_text = |doc| -> std::result::Result<Option<Query>, tessera_search::Error> {
-            Ok(reader.text(doc)?.map(|text| crate::fingerprinter::source_query(&mut fp, &text)))
+            let text = sources.text(doc).map_err(|e| match e {
+                Error::Index(e) => tessera_search::Error::Index(e),
+                Error::Search(e) => e,
+                e => tessera_search::Error::Sources(e.to_string()),
+            })?;
+            Ok(text.map(|text| crate::fingerprinter::source_query(&mut fp, &text)))
         };
-        Ok(self.searcher().search_observed(reader, collection, query, Some(&mut source_text), observe)?)
+        Ok(self.searcher().search_sources(sources.sources(), query, Some(&mut source_text), observe)?)
     }
 
     /// Searches every collection of `view` concurrently ([`Engine::search_each`]):
@@ -385,7 +480,7 @@ impl Engine {
     ) -> Result<Report> {
         let mut revisions = revisions.to_vec();
         revisions.sort_by(|a, b| a.collection.cmp(&b.collection));
-        let (sources, notes) = self.source_infos(&view.reader, &revisions, &suspect.info.text)?;
+        let (sources, notes) = self.source_infos(view, &revisions, &suspect.info.text)?;
         let mut report = Report::build(suspect.info.clone(), &revisions, &sources, &self.options().report);
         for s in &mut report.sources {
             if let Some(note) = notes.get(&s.id) {
@@ -406,10 +501,20 @@ impl Engine {
 
     /// [`Engine::check`] telling `observe` how far it has come.
     pub fn check_observed(&self, suspect: &Suspect, observe: &(dyn Fn(CheckProgress<'_>) + Sync)) -> Result<Report> {
-        let view = self.view()?;
-        let revisions = self.search_all_observed(&view, suspect, observe)?;
+        self.check_in(&self.view()?, suspect, observe)
+    }
+
+    /// Checks a suspect against every collection of `view` (of this index, or of the
+    /// shards of one: [`Engine::sharded_view`]).
+    pub fn check_in(
+        &self,
+        view: &IndexView,
+        suspect: &Suspect,
+        observe: &(dyn Fn(CheckProgress<'_>) + Sync),
+    ) -> Result<Report> {
+        let revisions = self.search_all_observed(view, suspect, observe)?;
         observe(CheckProgress::Reporting);
-        self.report(&view, suspect, &revisions, &[])
+        self.report(view, suspect, &revisions, &[])
     }
 
     /// Checks a file: one report, or one per member of an archive.
@@ -498,20 +603,22 @@ impl Engine {
     /// beyond that.
     fn source_infos(
         &self,
-        reader: &IndexReader,
+        view: &IndexView,
         revisions: &[Revision],
         suspect_text: &str,
     ) -> Result<(Vec<SourceInfo>, BTreeMap<DocId, SourceNote>)> {
         let mut out = Vec::new();
         let mut notes = BTreeMap::new();
         let suspect_hash = std::sync::LazyLock::new(|| crate::text_hash(suspect_text));
+        let docs: Vec<DocId> = revisions.iter().flat_map(|r| r.sources.iter().map(|s| s.doc)).collect();
+        view.prefetch(&docs, true)?;
         // A document may come twice: a source of its own and a copy of another.
         let mut seen = std::collections::BTreeSet::new();
         for rev in revisions {
-            let Some(config) = reader.collection(&rev.collection).map(|c| c.config().clone()) else { continue };
+            let Some(config) = view.collection_config(&rev.collection) else { continue };
             for s in rev.sources.iter().filter(|s| seen.insert(s.doc)) {
-                let meta = reader.meta(s.doc)?;
-                let text = self.source_text(reader, s.doc, &meta, &config)?;
+                let meta = view.meta(s.doc)?;
+                let text = self.source_text(view, s.doc, &meta, &config)?;
                 let submission = meta.check_id.as_ref().map(|check_id| tessera_report::EarlierSubmission {
                     check_id: check_id.clone(),
                     submitted_at: tessera_report::date::rfc3339(meta.added_at),
@@ -525,7 +632,7 @@ impl Engine {
                     title: meta.title,
                     origin: meta.origin,
                     // The first place is the origin itself.
-                    seen_at: reader.seen_at(s.doc)?.into_iter().skip(1).collect(),
+                    seen_at: view.seen_at(s.doc)?.into_iter().skip(1).collect(),
                     text: text.ok(),
                 });
             }

@@ -79,6 +79,10 @@ pub struct Engine {
     /// then the writer closes.
     merger: Option<Merger>,
     writer: Arc<WriterSlot>,
+    /// `(shard, shards)` when the index is a shard of a sharded index (its folder is
+    /// named `shard-S-of-N`, [`crate::shards`]): it adds documents only under the ids
+    /// it owns.
+    shard: Option<(usize, usize)>,
 }
 
 impl Engine {
@@ -122,7 +126,38 @@ impl Engine {
             WriterMode::PerCommit => None,
             WriterMode::Resident => Some(Merger::start(Arc::clone(&writer), options.merge)?),
         };
-        Ok(Self { dir: dir.to_path_buf(), index, settings, fingerprinters, searcher, options, cross, merger, writer })
+        let shard = crate::shards::shard_of_dir(dir);
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            index,
+            settings,
+            fingerprinters,
+            searcher,
+            options,
+            cross,
+            merger,
+            writer,
+            shard,
+        })
+    }
+
+    /// `(shard, shards)` when this index is a shard of a sharded index
+    /// ([`crate::shards`]).
+    pub fn shard(&self) -> Option<(usize, usize)> {
+        self.shard
+    }
+
+    /// Before an add: a shard's next document gets the next id the shard owns.
+    pub(crate) fn place_next_id(&self, writer: &mut tessera_index::IndexWriter) {
+        if let Some((shard, shards)) = self.shard {
+            let next = writer.next_doc_id();
+            writer.skip_ids_to(tessera_core::next_owned_id(next, shard, shards));
+        }
+    }
+
+    /// The id the next document added gets (before a shard moves it to one it owns).
+    pub fn next_doc_id(&self) -> Result<u64> {
+        Ok(self.writer()?.next_doc_id())
     }
 
     /// The index's writer, exclusively until the guard is dropped: opened now (per-commit

@@ -62,6 +62,20 @@ pub enum Error {
     /// The index holds no collection to check against.
     #[error("the index at {} holds no documents yet; add some with `tessera index`", .0.display())]
     EmptyIndex(PathBuf),
+    /// A shard of a sharded index did not answer (or answered with an error): the check
+    /// cannot be complete; it may be tried again.
+    #[error("shard {shard} of {shards} did not answer: {reason}")]
+    ShardUnavailable {
+        /// The shard.
+        shard: usize,
+        /// How many shards the index has.
+        shards: usize,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The shards of an index do not fit together (settings, collections, their count).
+    #[error("the shards do not make one index: {0}")]
+    Shards(String),
 }
 
 impl From<tessera_core::AddModeError> for Error {
@@ -129,6 +143,8 @@ pub enum ErrorKind {
     EmptyIndex,
     /// Another writer holds the index.
     Locked,
+    /// A part of the index (a shard) did not answer: try again later.
+    Unavailable,
     /// Anything else: the index, a file, the system (not the caller's fault).
     Internal,
 }
@@ -150,6 +166,8 @@ impl Error {
             Error::Index(I::UnknownDoc(_)) => ErrorKind::UnknownDocument,
             Error::Index(I::Locked { .. }) | Error::WriterBusy { .. } => ErrorKind::Locked,
             Error::EmptyIndex(_) => ErrorKind::EmptyIndex,
+            // A collection read from elsewhere fails only when a shard does not answer.
+            Error::ShardUnavailable { .. } | Error::Search(tessera_search::Error::Sources(_)) => ErrorKind::Unavailable,
             _ => ErrorKind::Internal,
         }
     }

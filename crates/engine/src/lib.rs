@@ -45,6 +45,7 @@ mod notices;
 mod pair;
 pub mod records;
 mod settings;
+pub mod shards;
 mod submissions;
 mod texts;
 mod title;

@@ -89,7 +89,11 @@ impl IndexView {
     /// This view without `docs`: searches never find them.
     #[must_use]
     pub fn without(&self, docs: &[DocId]) -> IndexView {
-        IndexView::new(self.reader().without(docs))
+        match self.index() {
+            Ok(reader) => IndexView::new(reader.without(docs)),
+            // A view of shards takes no submissions (`Engine::check_view` makes none).
+            Err(_) => self.clone(),
+        }
     }
 }
 
@@ -111,7 +115,7 @@ impl Engine {
     pub fn check_view(&self, submission: Option<&Submission>) -> Result<IndexView> {
         let view = self.view()?;
         let Some(s) = submission else { return Ok(view) };
-        let own = submitted_by(view.reader(), &s.collection, &s.check_id)?;
+        let own = submitted_by(view.index()?, &s.collection, &s.check_id)?;
         Ok(if own.is_empty() { view } else { view.without(&own) })
     }
 
@@ -142,6 +146,7 @@ impl Engine {
         writer.ensure_collection(config.clone())?;
         let snapshot = crate::fingerprinter::snapshot(&prepared.fingerprint);
         let shingles = self.settings().shingles;
+        self.place_next_id(&mut writer);
         let doc = writer.add_with_terms(
             &config.name,
             NewDocument { meta, snapshot: &snapshot, text: Some(&prepared.extracted.text) },

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use tessera_index::{CollectionConfig, DocId, DocMeta, IndexReader};
+use tessera_index::{CollectionConfig, DocId, DocMeta};
 
 use crate::{CollectionKind, Engine, Result};
 
@@ -55,12 +55,12 @@ impl Engine {
     /// original file's, when that still holds the same text; else why there is none.
     pub(crate) fn source_text(
         &self,
-        reader: &IndexReader,
+        view: &crate::IndexView,
         doc: DocId,
         meta: &DocMeta,
         config: &CollectionConfig,
     ) -> Result<SourceText> {
-        if let Some(text) = reader.text(doc)? {
+        if let Some(text) = view.text(doc)? {
             return Ok(Ok(text));
         }
         let name = &config.name;

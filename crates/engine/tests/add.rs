@@ -65,7 +65,7 @@ fn repeats_are_left_out_unless_forced() {
     // Forced: every document is added.
     let forced = engine.add_texts(&lib, docs(&[("a", 1)]), AddMode::All, &|_| {}).unwrap();
     assert_eq!((forced.added, forced.seen.len()), (1, 0));
-    assert_eq!(engine.view().unwrap().docs().len(), 5);
+    assert_eq!(engine.view().unwrap().docs().unwrap().len(), 5);
 }
 
 #[test]

@@ -64,7 +64,7 @@ fn resident_engine_merges_in_the_background_and_is_the_only_writer() {
     assert!(merges.stats.merges > 0, "{merges:?}");
     let after = segments(&engine);
     assert!(after <= 12, "{after} segments after 40 commits");
-    assert_eq!(engine.view().unwrap().docs().len(), 40);
+    assert_eq!(engine.view().unwrap().docs().unwrap().len(), 40);
     tessera_engine::verify(&dir).unwrap();
     let report = engine.check_text("suspect", "", &text(7, 300)).unwrap();
     assert_eq!(report.sources.len(), 1, "the merged index still finds the source");
@@ -79,11 +79,11 @@ fn resident_engine_merges_in_the_background_and_is_the_only_writer() {
     let err = one_shot.add_text(&lib(), "late", "", &text(99, 300), AddMode::All).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Locked, "{err}");
     // Readers are not writers.
-    assert_eq!(one_shot.view().unwrap().docs().len(), 40);
+    assert_eq!(one_shot.view().unwrap().docs().unwrap().len(), 40);
 
     drop(engine);
     one_shot.add_text(&lib(), "late", "", &text(99, 300), AddMode::All).unwrap();
-    assert_eq!(one_shot.view().unwrap().docs().len(), 41);
+    assert_eq!(one_shot.view().unwrap().docs().unwrap().len(), 41);
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn a_failed_batch_leaves_the_resident_writer_usable() {
     }
     engine.add_text(&lib(), "b", "", &text(3, 200), AddMode::All).unwrap();
     let view = engine.view().unwrap();
-    let origins: Vec<String> = view.docs().into_iter().map(|d| view.meta(d).unwrap().origin).collect();
+    let origins: Vec<String> = view.docs().unwrap().into_iter().map(|d| view.meta(d).unwrap().origin).collect();
     assert_eq!(origins, ["a", "b"]);
 }
 
@@ -108,7 +108,7 @@ fn a_failed_batch_leaves_the_resident_writer_usable() {
 fn background_child() {
     let dir = child_dir(CHILD.env, "killed_during_background_merges_loses_nothing");
     let engine = resident(&dir, eager()).unwrap();
-    let mut n = engine.view().unwrap().docs().len() as u64;
+    let mut n = engine.view().unwrap().docs().unwrap().len() as u64;
     loop {
         let batch: Vec<(String, String, String)> =
             (n..n + BATCH).map(|k| (format!("doc-{k}"), String::new(), text(k, 120 + (k % 50) as usize))).collect();
@@ -124,7 +124,7 @@ fn check_index(dir: &Path) -> u64 {
     tessera_engine::verify(dir).unwrap();
     let engine = Engine::open(dir, EngineOptions::default()).unwrap();
     let view = engine.view().unwrap();
-    let origins: Vec<String> = view.docs().into_iter().map(|d| view.meta(d).unwrap().origin).collect();
+    let origins: Vec<String> = view.docs().unwrap().into_iter().map(|d| view.meta(d).unwrap().origin).collect();
     let n = origins.len() as u64;
     assert_eq!(n % BATCH, 0, "a batch is visible only in part: {n} documents");
     let distinct: BTreeSet<&String> = origins.iter().collect();

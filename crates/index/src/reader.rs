@@ -48,7 +48,7 @@ struct DocRun {
 }
 
 /// Statistics of one collection, for `tessera stats` and capacity planning.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct CollectionInfo {
     /// The collection's settings.
@@ -280,6 +280,22 @@ pub struct VerifyReport {
     pub files: Vec<std::path::PathBuf>,
 }
 
+impl CollectionInfo {
+    /// Adds the statistics of `other`, the same collection in another shard of an index.
+    pub fn add(&mut self, other: &CollectionInfo) {
+        self.docs += other.docs;
+        self.deleted += other.deleted;
+        self.segments += other.segments;
+        self.postings += other.postings;
+        self.distinct_keys += other.distinct_keys;
+        self.postings_bytes += other.postings_bytes;
+        self.snapshot_bytes += other.snapshot_bytes;
+        self.meta_bytes += other.meta_bytes;
+        self.text_bytes += other.text_bytes;
+        self.total_bytes += other.total_bytes;
+    }
+}
+
 impl CollectionState {
     /// Statistics; `deleted` is every deleted id of the index, ascending.
     fn info(&self, deleted: &[u64]) -> CollectionInfo {
@@ -397,12 +413,20 @@ impl CollectionReader<'_> {
     /// hash and segment: a check ranks sources by the hashes they share and skips
     /// frequent ones anyway, and in a large collection a frequent shingle has millions of
     /// postings, which collecting first would cost 16 bytes each.
-    pub fn lookup_sorted_at_most(
+    pub fn lookup_sorted_at_most(&self, hashes: &[u64], max_docs: usize, f: impl FnMut(usize, DocId)) -> Result<()> {
+        self.lookup_sorted_bounded(hashes, max_docs, f).map(drop)
+    }
+
+    /// [`lookup_sorted_at_most`](Self::lookup_sorted_at_most), also giving the indexes of
+    /// the hashes left out for being held by more than `max_docs` documents, ascending: a
+    /// shard of an index tells so, and the hash is left out of the whole index when the
+    /// shards' documents together pass the limit.
+    pub fn lookup_sorted_bounded(
         &self,
         hashes: &[u64],
         max_docs: usize,
         mut f: impl FnMut(usize, DocId),
-    ) -> Result<()> {
+    ) -> Result<Vec<usize>> {
         use rayon::prelude::*;
         let live = |doc: DocId| self.deleted.is_empty() || self.deleted.binary_search(&doc.0).is_err();
         // One segment's hits of the hashes it holds at most `max_docs` times, and the hashes
@@ -450,7 +474,7 @@ impl CollectionReader<'_> {
                 f(i, doc);
             }
         }
-        Ok(())
+        Ok(count.iter().enumerate().filter(|&(_, &c)| c > max_docs).map(|(i, _)| i).collect())
     }
 
     /// The documents holding each of `terms` (low 32 bits of term hashes, as snapshots
@@ -460,21 +484,36 @@ impl CollectionReader<'_> {
     /// term postings answer ([`CollectionReader::docs_without_term_postings`] counts the
     /// others' documents); like every look-up, a key may rarely match a document that
     /// does not hold the term (alignment checks the terms).
-    pub fn lookup_terms_at_most(&self, terms: &[u32], max_docs: usize, mut f: impl FnMut(usize, DocId)) -> Result<()> {
+    pub fn lookup_terms_at_most(&self, terms: &[u32], max_docs: usize, f: impl FnMut(usize, DocId)) -> Result<()> {
+        self.lookup_terms_bounded(terms, max_docs, f).map(drop)
+    }
+
+    /// [`lookup_terms_at_most`](Self::lookup_terms_at_most), also giving the indexes of the
+    /// terms left out for being held by more than `max_docs` documents, ascending (as
+    /// [`lookup_sorted_bounded`](Self::lookup_sorted_bounded)).
+    pub fn lookup_terms_bounded(
+        &self,
+        terms: &[u32],
+        max_docs: usize,
+        mut f: impl FnMut(usize, DocId),
+    ) -> Result<Vec<usize>> {
         let mut keyed: Vec<(u64, usize)> = terms.iter().enumerate().map(|(i, &t)| (crate::term_key(t), i)).collect();
         keyed.sort_unstable();
         let keys: Vec<u64> = keyed.iter().map(|&(k, _)| k).collect();
         let with_terms: Vec<bool> = self.state.segments.iter().map(|s| s.reader.footer().has_term_postings()).collect();
         if !with_terms.iter().any(|&w| w) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let segments = &self.state.segments;
-        self.lookup_sorted_at_most(&keys, max_docs, |i, doc| {
+        let over = self.lookup_sorted_bounded(&keys, max_docs, |i, doc| {
             let in_term_segment = segments.iter().zip(&with_terms).any(|(s, &w)| w && s.holds(doc));
             if in_term_segment {
                 f(keyed[i].1, doc);
             }
-        })
+        })?;
+        let mut over: Vec<usize> = over.into_iter().map(|i| keyed[i].1).collect();
+        over.sort_unstable();
+        Ok(over)
     }
 
     /// Live documents of this collection in segments written before term postings

@@ -238,6 +238,22 @@ impl IndexWriter {
         self.uncommitted_docs
     }
 
+    /// The id the next document added gets.
+    pub fn next_doc_id(&self) -> u64 {
+        self.manifest.next_doc_id
+    }
+
+    /// Makes the next document added get id `id` or, when `id` was passed already, the
+    /// next unused one: the ids skipped stay unused. A shard of an index adds its
+    /// documents under the ids it owns (`tessera_core::shard_of`), so the shards' ids never
+    /// meet and equal those of one index holding the same documents.
+    pub fn skip_ids_to(&mut self, id: u64) {
+        if id > self.manifest.next_doc_id {
+            self.manifest.next_doc_id = id;
+            self.dirty = true;
+        }
+    }
+
     /// Writes the buffer of `collection` as a segment file (not yet in the manifest).
     fn flush(&mut self, collection: &str) -> Result<()> {
         let Some(buffer) = self.buffers.remove(collection) else {

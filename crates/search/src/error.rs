@@ -10,4 +10,7 @@ pub enum Error {
     /// Reading the index failed.
     #[error(transparent)]
     Index(#[from] tessera_index::Error),
+    /// A collection read from elsewhere (a shard of the index) did not answer.
+    #[error("{0}")]
+    Sources(String),
 }

@@ -57,6 +57,7 @@ mod parts;
 mod query;
 mod revision;
 mod searcher;
+mod sources;
 mod translated;
 
 pub use align::{PreparedSuspect, align, align_pair, align_prepared, align_translated};
@@ -66,5 +67,6 @@ pub use evidence::Evidence;
 pub use query::Query;
 pub use revision::{Block, Revision, SentencePair, SourceMatch, TextSpan, WordMatch};
 pub use searcher::{SearchProgress, Searcher, covered_chars};
+pub use sources::{IndexCollection, Sources};
 pub use tessera_core::{CollectionKind, DocId};
 pub use translated::{CrossQuery, MIN_PROBE_HITS, Translate, TranslatedSearchConfig};

@@ -1,12 +1,13 @@
 //! Stage 1 (candidate ranking) and stage 2 (the greedy revision), after seed 000.
 
 use tessera_core::{CollectionKind, DocId};
-use tessera_index::{CollectionReader, IndexReader};
+use tessera_index::IndexReader;
 use tessera_normalize::Span;
 
 use std::borrow::Cow;
 
 use crate::parts::{SuspectForms, SuspectParts};
+use crate::sources::{IndexCollection, Sources};
 use crate::{AlignConfig, Block, Error, Query, Revision, SearchConfig, SourceMatch, align};
 
 /// Searches collections for the sources of a suspect. Built once, reused.
@@ -180,11 +181,23 @@ impl Searcher {
         source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
         observe: &dyn Fn(SearchProgress),
     ) -> Result<Revision, Error> {
+        self.search_sources(&IndexCollection::new(reader, collection)?, query, source_text, observe)
+    }
+
+    /// [`Searcher::search_observed`] on a collection however it is read ([`Sources`]: an
+    /// open index's, or the engine's view of the shards of one): the same search.
+    pub fn search_sources(
+        &self,
+        sources: &dyn Sources,
+        query: &Query,
+        source_text: Option<&mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
+        observe: &dyn Fn(SearchProgress),
+    ) -> Result<Revision, Error> {
         let min_shared = self.min_shared(query, source_text.is_some());
-        let coll = reader.collection(collection).ok_or_else(|| Error::UnknownCollection(collection.to_owned()))?;
-        let kind = coll.config().kind;
+        let collection = sources.config().name.as_str();
+        let kind = sources.config().kind;
         let mut aligner = CandidateAligner {
-            reader,
+            sources,
             query,
             source_text,
             whole: SuspectForms::default(),
@@ -194,9 +207,11 @@ impl Searcher {
             search: &self.config,
         };
         let (max_rounds, max_candidates) = self.config.rounds_for(query.hashes.len());
-        let (lookups, candidates) = self.stage1(&coll, query, min_shared, max_candidates)?;
+        let (lookups, candidates) = self.stage1(sources, query, min_shared, max_candidates)?;
+        let first: Vec<DocId> = candidates.iter().take(PREFETCH_CANDIDATES).map(|c| c.doc).collect();
+        sources.prefetch(&first);
         let mut rounds = Rounds::new(lookups, candidates, query.hashes.len(), min_shared, self.config.max_copies > 0);
-        let mut sources = Vec::new();
+        let mut found = Vec::new();
         // Copies of the revision's sources, aligned on the passages their source explained.
         // They come after every source, so the revision's order is the greedy one.
         let mut copies = Vec::new();
@@ -206,23 +221,17 @@ impl Searcher {
             let (blocks, held) =
                 aligner.align(rounds.candidates[at].doc, &rounds.explained_shingle, rounds.near(at))?;
             if !blocks.is_empty() {
-                sources.push(self.settle(&mut rounds, &mut aligner, at, blocks, held, &mut copies)?);
+                found.push(self.settle(&mut rounds, &mut aligner, at, blocks, held, &mut copies)?);
             }
             observe(SearchProgress { aligned: round + 1, left: rounds.left });
         }
-        sources.extend(copies);
+        found.extend(copies);
         if query.cross.is_some() {
-            let translated = crate::translated::translated_sources(
-                reader,
-                &coll,
-                query,
-                &sources,
-                &self.config,
-                &self.align_config(kind),
-            )?;
-            sources.extend(translated);
+            let translated =
+                crate::translated::translated_sources(sources, query, &found, &self.config, &self.align_config(kind))?;
+            found.extend(translated);
         }
-        Ok(Revision { collection: collection.to_owned(), kind, sources })
+        Ok(Revision { collection: collection.to_owned(), kind, sources: found })
     }
 
     /// The fewest shared hashes a candidate needs: `text_min_shared_hashes` when sentence
@@ -255,7 +264,7 @@ impl Searcher {
     /// `min_shared` of them, ranked ([`Searcher::rank`]).
     fn stage1(
         &self,
-        coll: &CollectionReader<'_>,
+        sources: &dyn Sources,
         query: &Query,
         min_shared: u32,
         max_candidates: usize,
@@ -265,7 +274,7 @@ impl Searcher {
         let mut hits: Vec<(u32, DocId)> = Vec::new();
         // A hash held by more than `max_postings_per_hash` documents ranks nothing: the
         // look-up leaves it out without gathering its documents.
-        coll.lookup_sorted_at_most(&lookups.hashes, self.config.max_postings_per_hash, |i, doc| {
+        sources.lookup_hashes(&lookups.hashes, self.config.max_postings_per_hash, &mut |i, doc| {
             hits.push((i as u32, doc));
         })?;
         let candidates = self.rank(hits, &lookups, min_shared, max_candidates);
@@ -570,10 +579,14 @@ impl Rounds {
 /// source is ([`SuspectParts`]).
 const NEAR_MAX_POSITIONS: usize = 4;
 
+/// Stage 1's best candidates whose snapshots are asked for together
+/// ([`Sources::prefetch`]): most checks align no more than this many sources.
+const PREFETCH_CANDIDATES: usize = 16;
+
 /// Aligns candidates of one revision with the suspect: the suspect cut to 32-bit terms
 /// and prepared for sentence seeding once, however many candidates are aligned.
 struct CandidateAligner<'a, 'f> {
-    reader: &'a IndexReader,
+    sources: &'a dyn Sources,
     query: &'a Query,
     source_text: Option<&'f mut dyn FnMut(DocId) -> Result<Option<Query>, Error>>,
     /// Snapshot terms are 32-bit; the suspect is cut the same way, once, when needed,
@@ -600,7 +613,7 @@ impl CandidateAligner<'_, '_> {
     ) -> Result<(Vec<Block>, Vec<u64>), Error> {
         let query = self.query;
         // The snapshot is read (and so verified) even when the text is used.
-        let snapshot = self.reader.snapshot(doc)?;
+        let snapshot = self.sources.snapshot(doc)?;
         let from_snapshot = Query::from_snapshot(&snapshot, query.shingle_size);
         let config = &self.config;
         // A snapshot with sentences is aligned with the suspect's terms cut to its 32 bits;

@@ -25,9 +25,9 @@ use std::sync::{Arc, OnceLock};
 use foldhash::{HashMap, HashMapExt};
 use tessera_core::CollectionKind;
 use tessera_fingerprint::Translations;
-use tessera_index::{CollectionReader, IndexReader};
 
 use crate::align::align_translated;
+use crate::sources::Sources;
 use crate::{Block, DocId, Error, Query, SearchConfig, SourceMatch};
 
 /// How the translated stage picks its candidates (`SearchConfig::translated`).
@@ -109,14 +109,13 @@ impl CrossQuery {
         Self { from, targets, translate }
     }
 
-    /// The suspect's translations into each target language `coll` holds documents in
+    /// The suspect's translations into each target language `sources` holds documents in
     /// (at least [`MIN_PROBE_HITS`] of its probe terms; every language without probe
     /// terms), made on first need.
-    fn translations_for(&self, coll: &CollectionReader<'_>, query: &Query) -> Result<Vec<Arc<Translations>>, Error> {
+    fn translations_for(&self, sources: &dyn Sources, query: &Query) -> Result<Vec<Arc<Translations>>, Error> {
         let mut out = Vec::new();
         for target in &self.targets {
-            let mut hit = vec![false; target.probe.len()];
-            coll.lookup_terms_at_most(&target.probe, usize::MAX, |i, _| hit[i] = true)?;
+            let hit = sources.holds_terms(&target.probe)?;
             if target.probe.is_empty() || hit.iter().filter(|&&h| h).count() >= MIN_PROBE_HITS {
                 out.push(Arc::clone(target.translations.get_or_init(|| Arc::new((self.translate)(query, &target.to)))));
             }
@@ -129,11 +128,10 @@ impl CrossQuery {
 /// are found (one could be a look-up's rare false positive).
 pub const MIN_PROBE_HITS: usize = 2;
 
-/// The sources `query` translates in `coll`, in the order found (best candidate first),
+/// The sources `query` translates in the collection `sources`, in the order found (best candidate first),
 /// none of whose blocks overlaps a block of `found` on the suspect side.
 pub(crate) fn translated_sources(
-    reader: &IndexReader,
-    coll: &CollectionReader<'_>,
+    sources: &dyn Sources,
     query: &Query,
     found: &[SourceMatch],
     search: &SearchConfig,
@@ -145,17 +143,17 @@ pub(crate) fn translated_sources(
     let Some(cross) = &query.cross else {
         return Ok(out);
     };
-    for translations in cross.translations_for(coll, query)? {
+    for translations in cross.translations_for(sources, query)? {
         let translations = &*translations;
-        for (doc, _) in candidates(reader, coll, query, translations, &search.translated)? {
-            let snapshot = reader.snapshot(doc)?;
+        for (doc, _) in candidates(sources, query, translations, &search.translated)? {
+            let snapshot = sources.snapshot(doc)?;
             let source = Query::from_snapshot(&snapshot, query.shingle_size);
             let blocks: Vec<Block> = align_translated(query, translations, &source, &align.translated)
                 .into_iter()
                 .filter(|b| !taken.iter().any(|&(s, e)| b.suspect.bytes.start < e && s < b.suspect.bytes.end))
                 .collect();
             if blocks.is_empty()
-                || (coll.config().kind == CollectionKind::Source && !crate::searcher::long_enough(&blocks, search))
+                || (sources.config().kind == CollectionKind::Source && !crate::searcher::long_enough(&blocks, search))
             {
                 continue;
             }
@@ -175,8 +173,7 @@ pub(crate) fn translated_sources(
 /// The candidate documents of one language's translations, best first, with their best
 /// window's score.
 fn candidates(
-    reader: &IndexReader,
-    coll: &CollectionReader<'_>,
+    sources: &dyn Sources,
     query: &Query,
     translations: &Translations,
     config: &TranslatedSearchConfig,
@@ -199,8 +196,8 @@ fn candidates(
         of_token.push(ids);
     }
     let mut docs_of: Vec<Vec<DocId>> = vec![Vec::new(); terms.len()];
-    coll.lookup_terms_at_most(&terms, config.max_postings_per_term, |i, doc| docs_of[i].push(doc))?;
-    let n = coll.doc_count().max(1) as f64;
+    sources.lookup_terms(&terms, config.max_postings_per_term, &mut |i, doc| docs_of[i].push(doc))?;
+    let n = sources.doc_count().max(1) as f64;
     let idf: Vec<f64> =
         docs_of.iter().map(|d| if d.is_empty() { 0.0 } else { (n / d.len() as f64).ln_1p().powi(2) }).collect();
     let step = (config.window_sentences / 2).max(1);
@@ -237,7 +234,7 @@ fn candidates(
             let length = match lengths.get(doc) {
                 Some(&l) => l,
                 None => {
-                    let l = (reader.meta(*doc)?.char_len as f64).max(1.0);
+                    let l = (sources.char_len(*doc)? as f64).max(1.0);
                     lengths.insert(*doc, l);
                     l
                 }

@@ -118,7 +118,7 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
     suspects.dedup();
     let view = engine.view()?;
     let names: BTreeMap<u64, String> =
-        view.docs().into_iter().map(|d| Ok((d.0, file_name(&view.meta(d)?.origin)))).collect::<Result<_>>()?;
+        view.docs()?.into_iter().map(|d| Ok((d.0, file_name(&view.meta(d)?.origin)))).collect::<Result<_>>()?;
     let det_dir = args.out.join("detections");
     if det_dir.exists() {
         fs_err::remove_dir_all(&det_dir)?;
