@@ -21,15 +21,18 @@ mod support;
 
 #[path = "../../extract/tests/support/bombs.rs"]
 mod bombs;
+#[path = "support/peak.rs"]
+mod peak;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
+use peak::{Run, run};
 use serde_json::{Value, json};
 use support::{agent, demo_index, get_json, tessera};
 
@@ -164,55 +167,6 @@ fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
     let mut readers: Vec<(&str, Box<dyn Read + '_>)> =
         members.iter().map(|&(name, bytes)| (name, Box::new(bytes) as Box<dyn Read + '_>)).collect();
     bombs::zip_of(&mut readers)
-}
-
-/// One run of the binary: exit code, outputs, peak RSS in MB.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    peak_mb: f64,
-}
-
-/// Runs `tessera ARGS` and reaps it with `wait4`, whose resource usage gives the
-/// child's peak resident memory (`ru_maxrss`, KB), whatever its duration. It is an upper
-/// bound: the child is started by `vfork`, and Linux counts the peak of the test process
-/// it was forked from (some 34 MB here) as the child's until `exec`.
-#[allow(clippy::zombie_processes)] // reaped by `wait_with_peak`
-fn run(args: &[&str], cwd: &Path) -> Run {
-    let stdout = tempfile::NamedTempFile::new().unwrap();
-    let stderr = tempfile::NamedTempFile::new().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .current_dir(cwd)
-        .env("TESSERA_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(stdout.reopen().unwrap())
-        .stderr(stderr.reopen().unwrap())
-        .spawn()
-        .unwrap();
-    let (code, peak_kb) = wait_with_peak(child.id());
-    Run {
-        code,
-        stdout: String::from_utf8_lossy(&std::fs::read(stdout.path()).unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&std::fs::read(stderr.path()).unwrap()).into_owned(),
-        peak_mb: peak_kb as f64 / 1024.0,
-    }
-}
-
-/// Waits for the child `pid`: its exit code (-1 when a signal ended it) and peak RSS in KB.
-/// The standard library's `wait` does not return resource usage, hence `libc::wait4`.
-#[allow(unsafe_code)]
-fn wait_with_peak(pid: u32) -> (i32, i64) {
-    let pid = libc::pid_t::try_from(pid).unwrap();
-    let mut status: libc::c_int = 0;
-    // SAFETY: a zeroed `rusage` is a valid value of this plain C struct, which `wait4`
-    // fills; `status` and `usage` outlive the call.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
-    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
-    (code, usage.ru_maxrss)
 }
 
 /// No panic, no Rust debug formatting, memory under the bound.
