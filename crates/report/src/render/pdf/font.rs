@@ -12,7 +12,8 @@ pub(super) struct Face {
     pub(super) data: &'static [u8],
     pub(super) face: ttf_parser::Face<'static>,
     pub(super) units_per_em: f32,
-    cache: RefCell<HashMap<char, (u16, f32)>>,
+    /// Glyph id, advance, and whether the glyph is the character's own.
+    cache: RefCell<HashMap<char, (u16, f32, bool)>>,
 }
 
 impl Face {
@@ -23,15 +24,26 @@ impl Face {
         Ok(Self { data, face, units_per_em, cache: RefCell::new(HashMap::new()) })
     }
 
-    /// Glyph id and advance (in ems) of `c` (glyph 0, the missing-glyph box, when the
-    /// font lacks it).
+    /// Glyph id and advance (in ems) of `c` (that of [`MISSING`] when the font lacks it:
+    /// a tagged PDF must not show glyph 0, the missing-glyph box).
     pub(super) fn glyph(&self, c: char) -> (u16, f32) {
+        let (id, advance, _) = self.lookup(c);
+        (id, advance)
+    }
+
+    /// Whether the font has a glyph of its own for `c`.
+    pub(super) fn has(&self, c: char) -> bool {
+        self.lookup(c).2
+    }
+
+    fn lookup(&self, c: char) -> (u16, f32, bool) {
         if let Some(&g) = self.cache.borrow().get(&c) {
             return g;
         }
-        let id = self.face.glyph_index(c).unwrap_or(ttf_parser::GlyphId(0));
+        let own = self.face.glyph_index(c);
+        let id = own.or_else(|| self.face.glyph_index(MISSING)).unwrap_or(ttf_parser::GlyphId(0));
         let advance = f32::from(self.face.glyph_hor_advance(id).unwrap_or(0)) / self.units_per_em;
-        let g = (id.0, advance);
+        let g = (id.0, advance, own.is_some());
         self.cache.borrow_mut().insert(c, g);
         g
     }
@@ -41,6 +53,9 @@ impl Face {
         text.chars().map(|c| self.glyph(shown(c)).1).sum::<f32>() * size
     }
 }
+
+/// What is drawn for a character the font lacks (e.g. Chinese): a white square.
+pub(super) const MISSING: char = '\u{25a1}';
 
 /// What is drawn for `c`: tabs and other control characters as a space.
 pub(super) fn shown(c: char) -> char {

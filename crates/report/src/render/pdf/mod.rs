@@ -2,15 +2,18 @@
 //!
 //! The steps, one file each: `font.rs` (the embedded faces and their metrics),
 //! `atoms.rs` (the report's text as styled atoms), `layout.rs` (atoms and headings laid
-//! out into pages of drawing operations), `writer.rs` (the pages written as a PDF with
-//! the faces subset and embedded) and `date.rs` (the date of the check). This file holds
-//! the renderer, the page geometry and the colours they share.
+//! out into pages of drawing operations, and the structure tree built as they are drawn),
+//! `tags.rs` (the structure tree, the languages of the text, the XMP metadata),
+//! `writer.rs` (the pages written as a tagged PDF with the faces subset and embedded)
+//! and `date.rs` (the date of the check). This file holds the renderer, the page
+//! geometry and the colours they share.
 
 use std::io::Write;
 
 mod atoms;
 mod font;
 mod layout;
+mod tags;
 mod writer;
 
 use crate::date::civil_time;
@@ -39,8 +42,19 @@ use writer::write_pdf;
 ///
 /// Text is drawn with DejaVu Sans (Latin, Cyrillic, Greek and more), embedded and
 /// subset to the glyphs used, with a `ToUnicode` map so the text can be searched and
-/// copied. Characters the font lacks (e.g. Chinese) show as its missing-glyph box and
-/// are not given back when the text is copied. Deterministic: the same report and settings give the same bytes.
+/// copied. Characters the font lacks (e.g. Chinese) show as a white square (□); their
+/// text is given back through `/ActualText`.
+///
+/// The PDF is tagged for PDF/UA-1: a structure tree in reading order (headings, the
+/// header's paragraphs, the source table, the notices' list, the document's text as a
+/// paragraph per paragraph with a span per highlighted passage, the blocks with their
+/// sentence tables and excerpts, a figure with words for each caret), every text and
+/// drawing operation in the marked content of its element, and what only decorates
+/// (rules, fills, underlines, bars, swatches) or repeats on every page (the footer, the
+/// source table's header row again) marked as an artifact. The catalog gives the
+/// language (English, the labels'; text in another language is marked where detection
+/// is sure of it), shows the title, and carries XMP metadata with `pdfuaid:part` 1.
+/// Deterministic: the same report and settings give the same bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PdfRenderer {
     /// When the check was made, in milliseconds since the Unix epoch (UTC); shown in the
@@ -63,10 +77,10 @@ impl PdfRenderer {
     /// When the PDF library fails to write the document (e.g. it cannot embed the font).
     pub fn render_to_bytes(&self, report: &Report) -> std::io::Result<Vec<u8>> {
         let fonts = Fonts::load()?;
-        let mut layout = Layout::new(&fonts);
+        let mut layout = Layout::new(&fonts, report);
         layout.report(report, self.checked_at_ms.map(civil_time));
-        let pages = layout.pages;
-        write_pdf(report, &fonts, pages, self.checked_at_ms)
+        let Layout { pages, tree, .. } = layout;
+        write_pdf(report, &fonts, pages, &tree, self.checked_at_ms)
     }
 }
 
@@ -81,6 +95,9 @@ impl Render for PdfRenderer {
         Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a PDF is binary, not a string"))
     }
 }
+/// The language of the report's labels (the catalog's `/Lang`).
+const LANG: &str = "en";
+
 /// A4 in points.
 const PAGE_W: f32 = 595.28;
 const PAGE_H: f32 = 841.89;
