@@ -62,11 +62,14 @@ fn if_new_near_and_delete() {
 
     let near = ok(dir, &["near", "--index", "idx", "pages/a-press-copy.txt", "--top", "3"]);
     assert_snapshot!("near_text", near);
-    assert!(dir.join("idx/NEAR").exists());
+    // One segment layer: the store's segments beside the index's, its state in the
+    // index's MANIFEST, no file of its own besides them.
+    assert!(dir.join("idx/NEAR-000001.seg").exists());
+    assert!(!dir.join("idx/NEAR").exists() && !dir.join("idx/NEAR.LOCK").exists());
     // The index's store keeps the band and SimHash tables, not the signatures (`near`'s
     // estimate above comes from the snapshots, and matches the snapshot of before).
     let store = tessera_engine::sketch::SketchStore::open(&dir.join("idx/NEAR")).unwrap();
-    assert_eq!((store.format_version(), store.settings().signatures), (3, false));
+    assert_eq!((store.format_version(), store.settings().signatures), (4, false));
     assert_eq!(store.signature(0), None);
     drop(store);
     let json: serde_json::Value =
@@ -105,7 +108,7 @@ fn if_new_near_and_delete() {
     assert!(before.iter().all(|s| after.contains(s)), "{before:?} -> {after:?}");
 
     // A damaged store is rebuilt, not trusted.
-    let store = dir.join("idx/NEAR");
+    let store = dir.join("idx").join(&after[0]);
     let mut bytes = fs::read(&store).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 1;
@@ -202,4 +205,117 @@ fn if_new_again_on_the_same_folder_changes_nothing() {
     let fresh = seen.iter().find(|s| s["origin"] == "pages/d-new.txt").unwrap();
     assert_eq!(fresh["same_origin"], true, "{fresh}");
     assert_eq!(near("pages/a-press-copy.txt"), before, "no place attached twice");
+}
+
+/// IEEE crc32, as the index's files end with.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// Makes the index at `idx` look as builds before store format 4 left it: the sketch
+/// section taken out of `MANIFEST` (format 1 again) and written as the store's own `NEAR`
+/// manifest (format 3), with `NEAR.LOCK` beside it; the segments are the same files.
+fn as_format_3(idx: &Path) {
+    let bytes = fs::read(idx.join("MANIFEST")).unwrap();
+    let mut body: serde_json::Value = serde_json::from_slice(&bytes[20..bytes.len() - 4]).unwrap();
+    let s = body.as_object_mut().unwrap().remove("sketch").unwrap();
+    body["format_version"] = 1.into();
+    let body = serde_json::to_vec_pretty(&body).unwrap();
+    let mut m = b"TSRMANIF".to_vec();
+    m.extend_from_slice(&1u32.to_le_bytes());
+    m.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    m.extend_from_slice(&body);
+    m.extend_from_slice(&crc32(&m).to_le_bytes());
+    fs::write(idx.join("MANIFEST"), &m).unwrap();
+    let n = |k: &str| s[k].as_u64().unwrap();
+    let segments = s["segments"].as_array().unwrap();
+    let tombstones = s.get("tombstones").and_then(|t| t.as_array()).cloned().unwrap_or_default();
+    let mut near = b"TSRNEAR\0".to_vec();
+    for v in [3, n("num_perm") as u32] {
+        near.extend_from_slice(&v.to_le_bytes());
+    }
+    near.extend_from_slice(&n("seed").to_le_bytes());
+    for v in [n("bands"), n("rows"), n("simhash_distance"), segments.len() as u64] {
+        near.extend_from_slice(&(v as u32).to_le_bytes());
+    }
+    for v in [tombstones.len() as u64, n("settings_hash"), n("generation")] {
+        near.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [u32::from(s["signatures"].as_bool().unwrap()), 0] {
+        near.extend_from_slice(&v.to_le_bytes());
+    }
+    for seg in segments {
+        for k in ["number", "docs", "file_len"] {
+            near.extend_from_slice(&seg[k].as_u64().unwrap().to_le_bytes());
+        }
+    }
+    for t in tombstones {
+        near.extend_from_slice(&t.as_u64().unwrap().to_le_bytes());
+    }
+    near.extend_from_slice(&crc32(&near).to_le_bytes());
+    fs::write(idx.join("NEAR"), &near).unwrap();
+    fs::write(idx.join("NEAR.LOCK"), b"").unwrap();
+}
+
+/// An index whose sketch store is of format 3 (its own `NEAR` manifest and `NEAR.LOCK`, as
+/// builds before format 4 left it): `near` answers from it as it is while it is up to
+/// date, and the first `near` that has to change it upgrades it in place and says so, once.
+#[test]
+fn an_old_sketch_store_is_read_then_upgraded_with_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "lib"]);
+    let near = |page: &str| tessera(dir, &["near", "--index", "idx", page, "--format", "json"]);
+    let (_, expected, _) = near("pages/a-press-copy.txt");
+    as_format_3(&dir.join("idx"));
+    let store = tessera_engine::sketch::SketchStore::open(&dir.join("idx/NEAR")).unwrap();
+    assert_eq!(store.format_version(), 3);
+    drop(store);
+    let (code, out, err) = near("pages/a-press-copy.txt");
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(0), expected.as_str(), ""));
+    assert!(dir.join("idx/NEAR").exists(), "an old store is read as it is");
+
+    ok(dir, &["index", "-q", "--index", "idx", "pages/d-new.txt"]);
+    let (code, out, err) = near("pages/e-new-again.txt");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("upgraded from format 3 to 4") && err.contains("idx"), "{err}");
+    assert!(out.contains("pages/d-new.txt"), "{out}");
+    assert!(!dir.join("idx/NEAR").exists() && !dir.join("idx/NEAR.LOCK").exists());
+    let manifest = fs::read(dir.join("idx/MANIFEST")).unwrap();
+    assert_eq!(manifest[8], 2, "the store's state is a section of the manifest");
+    let (_, again, err) = near("pages/a-press-copy.txt");
+    assert_eq!((again.as_str(), err.as_str()), (expected.as_str(), ""), "said once");
+}
+
+/// While another process holds the index's one `LOCK` (a writer adding documents), `near`
+/// neither waits nor fails nor writes: the documents its store lacks are compared from
+/// memory, with the answers the updated store gives once the lock is free.
+#[test]
+fn near_answers_while_another_process_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    setup(dir);
+    ok(dir, &["index", "-q", "--index", "idx", "lib"]);
+    let near = |page: &str| ok(dir, &["near", "--index", "idx", page, "--format", "json"]);
+    near("pages/a-press-copy.txt");
+    ok(dir, &["index", "-q", "--index", "idx", "pages"]);
+    let manifest = fs::read(dir.join("idx/MANIFEST")).unwrap();
+    let lock = fs::File::options().write(true).create(true).truncate(false).open(dir.join("idx/LOCK")).unwrap();
+    lock.lock().unwrap();
+    let pages = ["pages/a-press-copy.txt", "pages/b-bees-longer.txt", "pages/d-new.txt"];
+    let busy: Vec<String> = pages.iter().map(|p| near(p)).collect();
+    assert_eq!(fs::read(dir.join("idx/MANIFEST")).unwrap(), manifest, "nothing written");
+    assert!(busy[2].contains("pages/e-new-again.txt"), "{}", busy[2]);
+    drop(lock);
+    let free: Vec<String> = pages.iter().map(|p| near(p)).collect();
+    assert_ne!(fs::read(dir.join("idx/MANIFEST")).unwrap(), manifest, "brought up to date");
+    assert_eq!(busy, free);
 }

@@ -1,11 +1,12 @@
-//! Near-duplicates against an index: the sketch store next to it and the nearest
+//! Near-duplicates against an index: the sketch store of its segment layer (its segments
+//! beside the index's, its state a section of the index's manifest) and the nearest
 //! documents of a text.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
-use tessera_index::sketch::{SketchStore, StoreEntry, StoreSettings, update_store, write_store};
+use tessera_index::sketch::{STORE_FILE, STORE_VERSION, SketchStore, StoreEntry, StoreSettings};
 use tessera_index::{DocId, IndexReader, MergePolicy};
 use tessera_near::{
     CharProfile, Idf, LshParams, MinHashConfig, MinHasher, containment, hamming, jaccard, shingle_set, simhash,
@@ -13,8 +14,10 @@ use tessera_near::{
 
 use crate::{Engine, Error, FingerprintSettings, Result};
 
-/// The sketch store's file name inside an index directory.
-pub const SKETCH_FILE: &str = "NEAR";
+/// The sketch store's name inside an index directory: its segments are `NEAR-<n>.seg`
+/// (its state is a section of the index's `MANIFEST`; stores before format 4 kept it in a
+/// file of this name).
+pub const SKETCH_FILE: &str = STORE_FILE;
 /// The Jaccard threshold the store's LSH bands are tuned for: low, so that `near`
 /// ranks documents well below the usual duplicate threshold too.
 pub const SKETCH_LSH_THRESHOLD: f64 = 0.5;
@@ -56,6 +59,67 @@ pub struct NearAnswer {
     pub hits: Vec<NearHit>,
     /// Live documents the sketch store holds.
     pub searched: usize,
+    /// What bringing the store up to date did that a person should know of (an old store
+    /// upgraded), for the command to say once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+}
+
+/// The sketches `near` searches: the index's sketch store and, when it could not be
+/// brought up to date because another process holds the index's writer, the sketches of
+/// the live documents it lacks, held in memory only and compared one by one with the
+/// store's own rules (a shared LSH band, the SimHash distance).
+pub(crate) struct Sketches {
+    store: Option<SketchStore>,
+    /// Sorted by document id; none of them live in `store`.
+    pending: Vec<StoreEntry>,
+    settings: StoreSettings,
+    /// The index's live documents.
+    searched: usize,
+    notice: Option<String>,
+}
+
+impl Sketches {
+    /// Live documents sharing an LSH band with `query` or within the SimHash distance
+    /// (every live document with `exhaustive`), in no particular order, maybe repeated.
+    fn candidates(&self, query: &StoreEntry, exhaustive: bool) -> Vec<u64> {
+        let mut docs = Vec::new();
+        if let Some(store) = &self.store {
+            let ordinals = if exhaustive {
+                (0..store.len() as u32).filter(|&i| store.is_live(i as usize)).collect()
+            } else {
+                store.lsh_candidates(&query.signature)
+            };
+            let ordinals = ordinals.into_iter().chain(store.simhash_candidates(query.simhash));
+            docs.extend(ordinals.map(|i| store.doc(i as usize)));
+        }
+        let lsh = self.settings.lsh;
+        let banded = query.signature.0.len() == self.settings.minhash.num_perm && !query.signature.is_empty();
+        let keys: Vec<u64> = if banded { lsh.band_keys(&query.signature) } else { Vec::new() };
+        docs.extend(
+            self.pending
+                .iter()
+                .filter(|e| {
+                    exhaustive
+                        || hamming(e.simhash, query.simhash) <= self.settings.simhash_distance
+                        || keys.iter().enumerate().any(|(band, &key)| lsh.band_key(&e.signature, band) == key)
+                })
+                .map(|e| e.doc),
+        );
+        docs
+    }
+
+    /// The stored signature (when the store keeps them) and the SimHash of live document
+    /// `doc`, if the sketches hold it.
+    fn sketch(&self, doc: u64) -> Option<(Option<tessera_near::Signature>, u64)> {
+        if let Ok(i) = self.pending.binary_search_by_key(&doc, |e| e.doc) {
+            let e = &self.pending[i];
+            return Some((Some(e.signature.clone()), e.simhash));
+        }
+        let store = self.store.as_ref()?;
+        let i = store.ordinal_of(doc)? as usize;
+        Some((store.signature(i), store.simhash(i)))
+    }
 }
 
 fn settings_hash(settings: &FingerprintSettings) -> u64 {
@@ -91,14 +155,20 @@ fn near_err(path: PathBuf) -> impl Fn(tessera_index::Error) -> Error {
 }
 
 impl Engine {
-    /// The sketch store of the last commit (`<index>/NEAR`): opened as it is when it
-    /// covers exactly the live documents with this index's settings, otherwise brought
-    /// up to date first: documents it lacks are sketched from their snapshots into a new
-    /// segment, deleted ones become tombstones, segments are merged by the index's tiered
-    /// [`MergePolicy`] (never a rewrite of the whole store on an add). A store of other
-    /// settings, or a damaged one, is rebuilt whole. It is derived data: deleting it
-    /// only costs a rebuild.
-    pub(crate) fn sketch_store(&self) -> Result<SketchStore> {
+    /// The sketches of the last commit's live documents: the index's sketch store, opened
+    /// as it is when it covers exactly the live documents with this index's settings,
+    /// otherwise brought up to date first through the index's writer (its one `LOCK`;
+    /// the store's state is published in the one `MANIFEST`): documents it lacks are
+    /// sketched from their snapshots (before the writer is taken, so the lock is held only
+    /// while files are written) into a new segment, deleted ones become tombstones,
+    /// segments are merged by the index's tiered [`MergePolicy`] (never a rewrite of the
+    /// whole store on an add). A store of other settings, or a damaged one, is rebuilt
+    /// whole; one of an older format (its own `NEAR` manifest and `NEAR.LOCK`) is upgraded
+    /// by that write, and the answer's notice says so. While another process holds the
+    /// writer, nothing is written: the documents the store lacks are compared from memory
+    /// ([`Sketches`]), so `near` neither waits for nor blocks a process adding documents.
+    /// The store is derived data: deleting its segments only costs a rebuild.
+    pub(crate) fn sketch_store(&self) -> Result<Sketches> {
         let reader = self.reader()?;
         let path = self.dir().join(SKETCH_FILE);
         let live: Vec<u64> = reader.live_docs().map(|d| d.0).collect();
@@ -107,22 +177,46 @@ impl Engine {
         let sketch = |docs: &[u64]| -> Result<Vec<StoreEntry>> {
             docs.par_iter().map(|&d| Ok(sketch_entry(&hasher, d, &reader.snapshot(DocId(d))?.hashes))).collect()
         };
-        if let Some(store) = SketchStore::open(&path).ok().filter(|s| s.settings() == &wanted) {
-            let held = store.live_docs();
-            if held == live {
-                return Ok(store);
-            }
-            drop(store);
-            let add = sketch(&missing_from(&live, &held))?;
-            let delete = missing_from(&held, &live);
-            // An update that fails (a document deleted from the store came back) leaves
-            // the store as it was: rebuild it whole below.
-            if update_store(&path, &wanted, &add, &delete, &MergePolicy::default()).is_ok() {
-                return SketchStore::open(&path).map_err(near_err(path));
-            }
+        let sketches = |store, pending, notice| Sketches {
+            store,
+            pending,
+            settings: wanted.clone(),
+            searched: live.len(),
+            notice,
+        };
+        let opened = SketchStore::open(&path).ok().filter(|s| s.settings() == &wanted);
+        let held = opened.as_ref().map(SketchStore::live_docs);
+        if held.as_ref() == Some(&live) {
+            return Ok(sketches(opened, Vec::new(), None));
         }
-        write_store(&path, &wanted, &sketch(&live)?).map_err(near_err(path.clone()))?;
-        SketchStore::open(&path).map_err(near_err(path))
+        let held = held.unwrap_or_default();
+        let add = sketch(&missing_from(&live, &held))?;
+        let delete = missing_from(&held, &live);
+        let mut writer = match self.writer() {
+            Ok(writer) => writer,
+            Err(Error::WriterBusy { .. }) => return Ok(sketches(opened, add, None)),
+            Err(e) => return Err(e),
+        };
+        let older = opened.as_ref().map(SketchStore::format_version).filter(|&v| v < STORE_VERSION);
+        let update = opened.is_some();
+        drop(opened);
+        // An update that fails (a document deleted from the store came back) leaves the
+        // store as it was: rebuild it whole.
+        if !(update && writer.update_sketches(&wanted, &add, &delete, &MergePolicy::default()).is_ok()) {
+            let all = if update { sketch(&live)? } else { add };
+            writer.write_sketches(&wanted, &all).map_err(near_err(path.clone()))?;
+        }
+        drop(writer);
+        let store = SketchStore::open(&path).map_err(near_err(path))?;
+        let notice = older.map(|v| {
+            format!(
+                "the sketch store of {} was upgraded from format {v} to {STORE_VERSION}: its state is now part of \
+                 the index's MANIFEST and its writers take the index's LOCK (NEAR and NEAR.LOCK removed; \
+                 builds before it cannot open this index)",
+                self.dir().display()
+            )
+        });
+        Ok(sketches(Some(store), Vec::new(), notice))
     }
 
     /// The `top` documents nearest to `text`: candidates share an LSH band (tuned for
@@ -132,19 +226,14 @@ impl Engine {
     /// never listed. They are ranked by exact Jaccard similarity of the shingle sets,
     /// then the estimate, then id.
     pub fn near_text(&self, text: &str, top: usize, exhaustive: bool) -> Result<NearAnswer> {
-        let store = &self.sketch_store()?;
+        let sketches = self.sketch_store()?;
         let reader = self.reader()?;
         let hashes = self.with_fingerprinter(|fp| fp.fingerprint(text).hashes);
-        let hasher = MinHasher::new(store.settings().minhash).map_err(|e| Error::Settings(e.to_string()))?;
+        let hasher = MinHasher::new(sketches.settings.minhash).map_err(|e| Error::Settings(e.to_string()))?;
         let query = sketch_entry(&hasher, 0, &hashes);
         let set = shingle_set(&hashes);
         let profile = CharProfile::new(text, CHAR_SHINGLE);
-        let mut ordinals = if exhaustive {
-            (0..store.len() as u32).filter(|&i| store.is_live(i as usize)).collect()
-        } else {
-            store.lsh_candidates(&query.signature)
-        };
-        ordinals.extend(store.simhash_candidates(query.simhash));
+        let mut docs = sketches.candidates(&query, exhaustive);
         // A text contained in a longer document has a low Jaccard similarity that the bands
         // may miss: documents holding at least half of its shingles (by the postings) are
         // candidates too, so `near` finds what the add-only-if-new rule finds.
@@ -154,38 +243,32 @@ impl Engine {
                 let Some(c) = reader.collection(&info.config.name) else { continue };
                 let mut counts: BTreeMap<DocId, usize> = BTreeMap::new();
                 c.lookup_sorted(&set, |_, d| *counts.entry(d).or_insert(0) += 1)?;
-                for (doc, n) in counts {
-                    if n >= need
-                        && let Some(i) = store.ordinal_of(doc.0)
-                    {
-                        ordinals.push(i);
-                    }
-                }
+                docs.extend(counts.into_iter().filter(|&(_, n)| n >= need).map(|(doc, _)| doc.0));
             }
         }
-        ordinals.sort_unstable();
-        ordinals.dedup();
-        let mut hits = Vec::with_capacity(ordinals.len());
-        for i in ordinals {
-            let i = i as usize;
-            let doc = DocId(store.doc(i));
+        docs.sort_unstable();
+        docs.dedup();
+        let mut hits = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let doc = DocId(doc);
             if reader.is_deleted(doc) || reader.collection_of(doc).is_none() {
                 continue;
             }
+            let Some((stored, fingerprint)) = sketches.sketch(doc.0) else { continue };
             let snapshot = reader.snapshot(doc)?;
             let other = shingle_set(&snapshot.hashes);
             // Nothing shared: not near at all, whatever the sketches' estimate says.
             if tessera_near::intersection(&set, &other) == 0 {
                 continue;
             }
-            let signature = store.signature(i).unwrap_or_else(|| hasher.sign(&snapshot.hashes));
+            let signature = stored.unwrap_or_else(|| hasher.sign(&snapshot.hashes));
             let mut hit = self.hit(
                 &reader,
                 doc,
                 &set,
                 &other,
                 query.signature.jaccard(&signature),
-                hamming(query.simhash, store.simhash(i)),
+                hamming(query.simhash, fingerprint),
             )?;
             hit.char_cosine = reader.text(doc)?.map(|t| profile.cosine(&CharProfile::new(&t, CHAR_SHINGLE)));
             hits.push(hit);
@@ -197,7 +280,7 @@ impl Engine {
                 .then(a.doc.cmp(&b.doc))
         });
         hits.truncate(top);
-        Ok(NearAnswer { hits, searched: store.live_len() })
+        Ok(NearAnswer { hits, searched: sketches.searched, notice: sketches.notice })
     }
 
     fn hit(

@@ -1,6 +1,6 @@
-//! Durable files of the segment layer: the atomic replacement every manifest goes
-//! through (the index's `MANIFEST`, the sketch store's `NEAR`) and the crc32 trailer
-//! that ends every manifest and sketch segment.
+//! Durable files of the segment layer: the atomic replacement the one manifest goes
+//! through (`MANIFEST`, which also holds the sketch store's state) and the crc32 trailer
+//! that ends the manifest and every segment of both components.
 //!
 //! A replacement writes a temporary file in the same directory, syncs it, renames it over
 //! the target and syncs the directory, so a reader sees the old file or the new one,

@@ -4,15 +4,16 @@
 //! An index is a directory:
 //!
 //! ```text
-//! MANIFEST            what is committed: collections, their segments, id counters
+//! MANIFEST            what is committed: collections, their segments, id counters, and
+//!                     the sketch component's section
 //! LOCK                held by the single writer (std `File::try_lock`)
 //! segments/<id>.seg   immutable segment files
-//! NEAR, NEAR-<n>.seg  the near-duplicate sketch component (derived, see [`sketch`])
+//! NEAR-<n>.seg        the near-duplicate sketch component's segments (derived, see [`sketch`])
 //! ```
 //!
 //! This crate is the one segment layer of an index directory: the collections and the
-//! [`sketch`] store share its locks, its tiered [`MergePolicy`], its atomic manifest
-//! replacement and its checksums. It must never hold a rule of search, reports or dedup:
+//! [`sketch`] store share its one manifest, its one writer lock, its tiered
+//! [`MergePolicy`] and its checksums. It must never hold a rule of search, reports or dedup:
 //! it stores what the stages before it compute (fingerprints, sketches) and gives it
 //! back, crash-safe.
 //!

@@ -1,6 +1,7 @@
 //! The locks of the segment layer: exclusive advisory locks on files of a directory:
-//! the index writer's `LOCK`, the merge's `MERGE.LOCK` and the sketch store's
-//! `NEAR.LOCK` (see `sketch`).
+//! `LOCK`, held by the index's writer (which also publishes the sketch store's updates,
+//! see `sketch`) or by the writer of a standalone sketch store, and the merge's
+//! `MERGE.LOCK`.
 //!
 //! `File::try_lock` and `File::lock` (flock on Unix, LockFileEx on Windows) are released
 //! by the OS when the process dies, so a crashed writer never leaves a stale lock behind:
@@ -66,9 +67,15 @@ impl DirLock {
         }
     }
 
+    /// Takes the writer lock of directory `dir`, waiting as long as another holder keeps
+    /// it: for a standalone sketch store, whose updates are short and whose waiters (two
+    /// processes saving it at once) would otherwise fail.
+    pub(crate) fn wait(dir: &Path) -> Result<DirLock> {
+        DirLock::wait_named(dir, LOCK_FILE)
+    }
+
     /// Takes the lock file `name` of directory `dir`, waiting as long as another holder
-    /// keeps it: for the sketch store, whose updates are short and whose waiters (two
-    /// queries bringing it up to date at once) would otherwise fail.
+    /// keeps it.
     pub(crate) fn wait_named(dir: &Path, name: &str) -> Result<DirLock> {
         let (file, path) = open(dir, name)?;
         file.lock().at(&path)?;
@@ -120,20 +127,19 @@ mod tests {
         release.join().unwrap();
     }
 
-    /// The sketch store's lock is waited for, however long it is held, then taken; it is
-    /// a file of its own, independent of the writer's.
+    /// A standalone sketch store's writer waits for the one `LOCK`, however long it is
+    /// held, then takes it; while it holds it, the index's writer is refused.
     #[test]
     fn a_waited_lock_is_taken_once_released() {
         let tmp = tempfile::tempdir().unwrap();
-        let _writer = DirLock::acquire(tmp.path()).unwrap();
-        let held = DirLock::wait_named(tmp.path(), "NEAR.LOCK").unwrap();
-        assert!(matches!(DirLock::acquire_named(tmp.path(), "NEAR.LOCK"), Err(Error::Locked { .. })));
+        let held = DirLock::acquire(tmp.path()).unwrap();
         let release = std::thread::spawn(move || {
             std::thread::sleep(LOCK_RETRY * 2);
             drop(held);
         });
-        let taken = DirLock::wait_named(tmp.path(), "NEAR.LOCK").unwrap();
-        assert_eq!(taken.path(), tmp.path().join("NEAR.LOCK"));
+        let taken = DirLock::wait(tmp.path()).unwrap();
+        assert_eq!(taken.path(), tmp.path().join(LOCK_FILE));
+        assert!(matches!(DirLock::acquire(tmp.path()), Err(Error::Locked { .. })));
         release.join().unwrap();
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! 8 bytes  magic "TSRMANIF"
-//! u32      manifest format version (1)
+//! u32      manifest format version (1; 2 when the body holds the sketch section)
 //! u64      body length in bytes
 //! body     UTF-8 JSON (see `Manifest`)
 //! u32      crc32 of every byte before it
@@ -14,6 +14,10 @@
 //! and segments, not documents. A commit writes `MANIFEST.tmp`, syncs it, renames it over
 //! `MANIFEST` and syncs the directory, so readers see either the old or the new manifest,
 //! never a mix; the checksum catches a torn or damaged file anyway.
+//!
+//! The sketch component (`sketch`) keeps its state in the same file, as the optional
+//! `sketch` section: a manifest that has one is format version 2 (older builds refuse it
+//! by its version, not by a JSON error), one without is version 1, byte for byte as before.
 
 use std::path::{Path, PathBuf};
 
@@ -23,8 +27,10 @@ use crate::{CollectionConfig, Error, Result, durable};
 
 /// First 8 bytes of a manifest.
 pub(crate) const MANIFEST_MAGIC: &[u8; 8] = b"TSRMANIF";
-/// The manifest format this build reads and writes.
+/// The manifest format of an index without a sketch section (written as it always was).
 pub(crate) const MANIFEST_FORMAT_VERSION: u32 = 1;
+/// The manifest format with the sketch component's section: the newest this build reads.
+pub(crate) const MANIFEST_SKETCH_VERSION: u32 = 2;
 /// File name of the current manifest.
 pub(crate) const MANIFEST_FILE: &str = "MANIFEST";
 /// File name the next manifest is written under before the rename.
@@ -54,6 +60,9 @@ pub(crate) struct Manifest {
     /// origin, in the order they were attached (absent when empty).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub seen_at: std::collections::BTreeMap<u64, Vec<String>>,
+    /// The sketch component's state (format version 2 only; absent in version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sketch: Option<crate::sketch::SketchSection>,
 }
 
 /// One collection in the manifest.
@@ -112,6 +121,7 @@ impl Manifest {
             collections: Vec::new(),
             deleted: Vec::new(),
             seen_at: std::collections::BTreeMap::new(),
+            sketch: None,
         }
     }
 
@@ -142,11 +152,11 @@ impl Manifest {
             return Err(corrupt(format!("{} bytes is too short", bytes.len())));
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != MANIFEST_FORMAT_VERSION {
+        if !(MANIFEST_FORMAT_VERSION..=MANIFEST_SKETCH_VERSION).contains(&version) {
             return Err(Error::VersionUnsupported {
                 file: file.to_path_buf(),
                 found: version,
-                supported: MANIFEST_FORMAT_VERSION,
+                supported: MANIFEST_SKETCH_VERSION,
             });
         }
         let body_len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
@@ -159,7 +169,7 @@ impl Manifest {
         let content = durable::unseal(bytes).ok_or_else(|| corrupt("checksum mismatch".into()))?;
         let m: Manifest =
             serde_json::from_slice(&content[HEAD..]).map_err(|e| corrupt(format!("bad JSON body: {e}")))?;
-        m.validate().map_err(corrupt)?;
+        m.validate(version).map_err(corrupt)?;
         Ok(m)
     }
 
@@ -168,7 +178,7 @@ impl Manifest {
         let body = serde_json::to_vec_pretty(self).expect("a manifest always serializes");
         let mut out = Vec::with_capacity(body.len() + 24);
         out.extend_from_slice(MANIFEST_MAGIC);
-        out.extend_from_slice(&MANIFEST_FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.format_version.to_le_bytes());
         out.extend_from_slice(&(body.len() as u64).to_le_bytes());
         out.extend_from_slice(&body);
         durable::seal(&mut out);
@@ -182,9 +192,15 @@ impl Manifest {
     }
 
     /// Checks the invariants readers rely on; `Err` holds the reason.
-    fn validate(&self) -> Result<(), String> {
-        if self.format_version != MANIFEST_FORMAT_VERSION {
+    fn validate(&self, version: u32) -> Result<(), String> {
+        if self.format_version != version {
             return Err(format!("body format_version {} differs from the header", self.format_version));
+        }
+        match &self.sketch {
+            None if version == MANIFEST_SKETCH_VERSION => return Err("format 2 without a sketch section".into()),
+            Some(_) if version == MANIFEST_FORMAT_VERSION => return Err("format 1 with a sketch section".into()),
+            Some(s) => s.check().map(drop)?,
+            None => {}
         }
         let mut ranges = Vec::new();
         let mut ids = Vec::new();

@@ -489,6 +489,35 @@ impl IndexWriter {
     }
 }
 
+impl IndexWriter {
+    /// The index directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The last manifest this writer stored (or read at its open).
+    pub(crate) fn committed_manifest(&self) -> &Manifest {
+        &self.committed
+    }
+
+    /// Publishes `change` of the committed manifest with one swap (a component's state:
+    /// the sketch store's section, `sketch`), leaving what is pending in this writer
+    /// pending, as [`IndexWriter::finish_merge`] does.
+    pub(crate) fn publish(&mut self, change: impl Fn(&mut Manifest)) -> Result<()> {
+        self.check_usable()?;
+        let mut next = self.committed.clone();
+        change(&mut next);
+        next.next_segment_id = self.manifest.next_segment_id;
+        if let Err(e) = next.store(&self.dir) {
+            self.poisoned = true;
+            return Err(e);
+        }
+        self.committed = next;
+        change(&mut self.manifest);
+        Ok(())
+    }
+}
+
 impl Drop for IndexWriter {
     fn drop(&mut self) {
         if !self.maybe_published {

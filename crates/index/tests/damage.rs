@@ -88,7 +88,7 @@ fn garbage_manifest_is_corrupt() {
     newer[8] = 99;
     std::fs::write(&manifest, &newer).unwrap();
     match Index::open(dir.path()) {
-        Err(Error::VersionUnsupported { file, found: 99, supported: 1 }) => assert_eq!(file, manifest),
+        Err(Error::VersionUnsupported { file, found: 99, supported: 2 }) => assert_eq!(file, manifest),
         other => panic!("{other:?}"),
     }
 

@@ -98,7 +98,7 @@ fn killed_writers_lose_nothing() {
         assert!(u >= last_reported, "update lost: {u} < {last_reported}");
         let store = SketchStore::open(&dir.path().join("NEAR")).unwrap();
         let files = std::fs::read_dir(dir.path()).unwrap().count();
-        // NEAR, NEAR.LOCK and the segments: anything more a kill left behind.
+        // MANIFEST, LOCK and the segments: anything more a kill left behind.
         if files > 2 + store.segment_count() {
             left_files += 1;
         }

@@ -119,11 +119,11 @@ def test_save_and_load_answer_the_same_queries(tmp_path, docs):
     expected = [lsh.query(q) for q in queries]
     assert any(expected)
     lsh.save(tmp_path / "lsh")
-    # The engine's NEAR store (format 2: a manifest, its segments, the writers' lock) and
-    # the keys.
+    # The engine's sketch store (format 4: its segments, its state in the directory's
+    # MANIFEST, the writers' LOCK) and the keys.
     names = {p.name for p in (tmp_path / "lsh").iterdir()}
-    assert {"NEAR", "keys.json"} <= names and any(n.endswith(".seg") for n in names)
-    assert all(n in ("NEAR", "NEAR.LOCK", "keys.json") or re.fullmatch(r"NEAR-\d+\.seg", n) for n in names)
+    assert {"MANIFEST", "keys.json"} <= names and any(n.endswith(".seg") for n in names)
+    assert all(n in ("MANIFEST", "LOCK", "keys.json") or re.fullmatch(r"NEAR-\d+\.seg", n) for n in names)
     loaded = tessera.MinHashLSH.load(tmp_path / "lsh")
     assert loaded.store_path == tmp_path / "lsh" / "NEAR"
     assert [loaded.query(q) for q in queries] == expected

@@ -46,6 +46,9 @@ pub fn run(args: &NearArgs) -> Result<ExitCode> {
     let answer = engine
         .near_text(&extracted.text, args.top, args.exhaustive)
         .with_context(|| format!("searching the sketch store of {}", args.dir.dir.display()))?;
+    if let Some(notice) = &answer.notice {
+        eprintln!("{notice}");
+    }
     let hits = answer.hits;
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&hits)?),

@@ -1,8 +1,9 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::MergePolicy;
 use proptest::prelude::*;
-use tessera_near::{LshIndex, MinHasher, SimhashTables, SplitMix64};
+use tessera_near::{LshIndex, MinHasher, SimhashTables, SplitMix64, TableDesign};
 
 fn settings() -> StoreSettings {
     StoreSettings {
@@ -210,11 +211,9 @@ fn leftovers_of_a_killed_writer_are_ignored_then_removed() {
     update_store(&path, &settings(), &e[20..], &[], &MergePolicy::default()).unwrap();
     let store = SketchStore::open(&path).unwrap();
     assert_eq!(store.live_docs(), e[..10].iter().chain(&e[20..]).map(|x| x.doc).collect::<Vec<_>>());
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir.path()).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    // Segment numbers are never reused: the new one is past the orphan's.
-    assert_eq!(names, ["NEAR", "NEAR-000001.seg", "NEAR-000004.seg", "NEAR.LOCK"]);
+    // Segment numbers are never reused: the new one is past the orphan's. The state is in
+    // the one MANIFEST, the writers' lock is the one LOCK.
+    assert_eq!(names(dir.path()), ["LOCK", "MANIFEST", "NEAR-000001.seg", "NEAR-000004.seg"]);
 }
 
 /// A manifest naming a segment that is gone (a merge removed it after this reader read
@@ -253,7 +252,8 @@ fn fixture_v1_keeps_opening() {
     let more = entries(1, 14);
     update_store(&copy, &settings(), &more[10..], &[1], &MergePolicy::default()).unwrap();
     let store = SketchStore::open(&copy).unwrap();
-    assert_eq!(store.format_version(), 3);
+    assert_eq!(store.format_version(), STORE_VERSION);
+    assert!(!copy.exists(), "the version-1 file is replaced by the MANIFEST's section");
     assert_eq!(store.entries(), more[1..].to_vec());
 }
 
@@ -286,28 +286,21 @@ fn fixture_v2_keeps_opening() {
     let report = update_store(&path, &settings(), &more[12..], &[7], &merge_all).unwrap();
     assert!(report.merges > 0, "{report:?}");
     let store = SketchStore::open(&path).unwrap();
-    assert_eq!(store.format_version(), 3);
+    assert_eq!(store.format_version(), STORE_VERSION);
     let live: Vec<StoreEntry> = more.iter().filter(|x| x.doc != 4 && x.doc != 7).cloned().collect();
     assert_eq!(store.entries(), live);
     assert_same_as_memory(&store, &live, &more);
 }
 
-/// The checked-in version-3 store (no signatures, two segments and a tombstone) must keep
-/// opening with the same content. Regenerate (only with a format version bump, as a new
-/// fixture) with `UPDATE_NEAR_FIXTURE=1`.
+/// The checked-in version-3 store (its own `NEAR` manifest; no signatures, two segments
+/// and a tombstone) must keep opening with the same content; its first write upgrades it
+/// in place: the state moves into `MANIFEST`, `NEAR` and `NEAR.LOCK` go, the segments stay.
 #[test]
-fn fixture_v3_keeps_opening() {
+fn fixture_v3_keeps_opening_and_is_upgraded_by_its_first_write() {
     let dir = fixture_dir(3);
     let path = dir.join("NEAR");
     let e = entries(1, 12);
     let settings = without_signatures();
-    if std::env::var_os("UPDATE_NEAR_FIXTURE").is_some() {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        write_store(&path, &settings, &e[..8]).unwrap();
-        update_store(&path, &settings, &e[8..], &[4], &MergePolicy::default()).unwrap();
-        std::fs::remove_file(dir.join("NEAR.LOCK")).unwrap();
-    }
     let store = SketchStore::open(&path).unwrap();
     assert_eq!(store.format_version(), 3);
     assert_eq!(store.settings(), &settings);
@@ -318,6 +311,77 @@ fn fixture_v3_keeps_opening() {
     assert_eq!(store.ordinal_of(4), None);
     assert_eq!(store.ordinal_of(25), Some(8));
     assert_same_as_memory(&store, &live, &e);
+
+    let copy = tempfile::tempdir().unwrap();
+    for f in ["NEAR", "NEAR-000001.seg", "NEAR-000002.seg"] {
+        std::fs::copy(dir.join(f), copy.path().join(f)).unwrap();
+    }
+    std::fs::write(copy.path().join("NEAR.LOCK"), b"").unwrap();
+    let path = copy.path().join("NEAR");
+    // Nothing to change: read as it is, not rewritten.
+    let report = update_store(&path, &settings, &e[2..4], &[], &MergePolicy::default()).unwrap();
+    assert_eq!(report.added, 0);
+    assert_eq!(SketchStore::open(&path).unwrap().format_version(), 3);
+    let more = entries(1, 13);
+    update_store(&path, &settings, &more[12..], &[], &MergePolicy::default()).unwrap();
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!((store.format_version(), store.segment_count()), (STORE_VERSION, 3));
+    let live: Vec<StoreEntry> = more.iter().filter(|x| x.doc != 4).cloned().collect();
+    assert_eq!(store.entries(), as_held(&live, &settings));
+    assert_eq!(
+        names(copy.path()),
+        ["LOCK", "MANIFEST", "NEAR-000001.seg", "NEAR-000002.seg", "NEAR-000003.seg"],
+        "the segments kept as they are, NEAR and NEAR.LOCK gone"
+    );
+    let manifest = Manifest::load(copy.path()).unwrap();
+    assert_eq!((manifest.format_version, manifest.collections.len()), (2, 0));
+}
+
+/// The checked-in version-4 store (a directory without collections: `MANIFEST` format 2
+/// with the sketch section; no signatures, two segments and a tombstone) must keep opening
+/// with the same content. Regenerate (only with a format version bump, as a new fixture)
+/// with `UPDATE_NEAR_FIXTURE=1`.
+#[test]
+fn fixture_v4_keeps_opening() {
+    let dir = fixture_dir(4);
+    let path = dir.join("NEAR");
+    let e = entries(1, 12);
+    let settings = without_signatures();
+    if std::env::var_os("UPDATE_NEAR_FIXTURE").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        write_store(&path, &settings, &e[..8]).unwrap();
+        update_store(&path, &settings, &e[8..], &[4], &MergePolicy::default()).unwrap();
+        std::fs::remove_file(dir.join("LOCK")).unwrap();
+    }
+    assert_eq!(names(&dir), ["MANIFEST", "NEAR-000001.seg", "NEAR-000002.seg"]);
+    let store = SketchStore::open(&path).unwrap();
+    assert_eq!(store.format_version(), 4);
+    assert_eq!(store.settings(), &settings);
+    assert_eq!((store.len(), store.live_len(), store.segment_count()), (12, 11, 2));
+    let live: Vec<StoreEntry> = e.iter().filter(|x| x.doc != 4).cloned().collect();
+    assert_eq!(store.entries(), as_held(&live, &settings));
+    assert_eq!(store.signature(0), None);
+    assert_eq!(store.ordinal_of(4), None);
+    assert_eq!(store.ordinal_of(25), Some(8));
+    assert_same_as_memory(&store, &live, &e);
+    // The segments are byte for byte those of format 3 (segment format 3).
+    for f in ["NEAR-000001.seg", "NEAR-000002.seg"] {
+        assert_eq!(std::fs::read(dir.join(f)).unwrap(), std::fs::read(fixture_dir(3).join(f)).unwrap(), "{f}");
+    }
+    let manifest = Manifest::load(&dir).unwrap();
+    assert_eq!(manifest.format_version, 2);
+    assert_eq!(manifest.fingerprint_settings, serde_json::Value::Null);
+    let section = manifest.sketch.unwrap();
+    assert_eq!((section.generation, section.tombstones.as_slice()), (2, &[4][..]));
+}
+
+/// The files of directory `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
 }
 
 #[test]
@@ -325,7 +389,7 @@ fn damage_is_reported_with_the_path() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("NEAR");
     write_store(&path, &settings(), &entries(1, 10)).unwrap();
-    for file in [path.clone(), segment_path(&path, 1)] {
+    for file in [dir.path().join(MANIFEST_FILE), segment_path(&path, 1)] {
         let good = std::fs::read(&file).unwrap();
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         for at in [0, 9, 30, 60, good.len() / 2, good.len() - 1] {
@@ -333,11 +397,128 @@ fn damage_is_reported_with_the_path() {
             bad[at] ^= 0x40;
             std::fs::write(&file, &bad).unwrap();
             let err = SketchStore::open(&path).unwrap_err().to_string();
-            assert!(err.contains(&name) && err.contains("corrupt"), "{err}");
+            // A flipped manifest version is refused as a version this build does not read.
+            let version = name == MANIFEST_FILE && (8..12).contains(&at);
+            assert!(err.contains(&name) && (version || err.contains("corrupt")), "{err}");
         }
         std::fs::write(&file, &good[..good.len() - 5]).unwrap();
         assert!(SketchStore::open(&path).is_err());
         std::fs::write(&file, &good).unwrap();
     }
     assert!(SketchStore::open(&dir.path().join("missing")).unwrap_err().to_string().contains("missing"));
+}
+
+/// An index's store is written through the index's writer: its section survives the
+/// writer's later commits, rollbacks and merges, and a version-1 manifest without it is
+/// not rewritten until then.
+#[test]
+fn the_index_writer_publishes_the_store_and_keeps_it() {
+    use crate::{CollectionConfig, CollectionKind, DocMeta, Index, NewDocument, Snapshot, WriterOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::json!({"shingle_size": 5})).unwrap();
+    let before = std::fs::read(dir.path().join(MANIFEST_FILE)).unwrap();
+    assert_eq!(u32_at(&before, 8), 1, "an index without a store keeps manifest format 1");
+    let mut writer = index.writer(WriterOptions::default()).unwrap();
+    let e = entries(4, 20);
+    writer.write_sketches(&without_signatures(), &e[..10]).unwrap();
+    let config = CollectionConfig { name: "web".into(), kind: CollectionKind::Source, keep_texts: false };
+    writer.ensure_collection(config).unwrap();
+    let snapshot = Snapshot {
+        hashes: vec![1, 2],
+        token_bytes: vec![(0, 1)],
+        token_chars: vec![(0, 1)],
+        terms: vec![7],
+        sentence_starts: vec![0],
+        sentence_edges: Vec::new(),
+    };
+    let meta = DocMeta {
+        title: "t".into(),
+        origin: "o".into(),
+        added_at: 0,
+        byte_len: 1,
+        char_len: 1,
+        text_hash: None,
+        check_id: None,
+    };
+    writer.add("web", NewDocument { meta: meta.clone(), snapshot: &snapshot, text: None }).unwrap();
+    // Pending adds stay pending across the store's publication, and are committed later
+    // beside it.
+    let report = writer.update_sketches(&without_signatures(), &e[10..], &[e[0].doc], &small_policy()).unwrap();
+    assert_eq!((report.added, report.deleted), (10, 1));
+    assert_eq!(index.reader().unwrap().doc_count(), 0);
+    writer.commit().unwrap();
+    writer.add("web", NewDocument { meta, snapshot: &snapshot, text: None }).unwrap();
+    writer.rollback().unwrap();
+    drop(writer);
+    let manifest = Manifest::load(dir.path()).unwrap();
+    assert_eq!((manifest.format_version, manifest.collections.len()), (2, 1));
+    assert_eq!(index.reader().unwrap().doc_count(), 1);
+    let store = SketchStore::open(&dir.path().join(STORE_FILE)).unwrap();
+    assert_eq!(store.format_version(), STORE_VERSION);
+    assert_eq!(store.live_docs(), e[1..].iter().map(|x| x.doc).collect::<Vec<_>>());
+    // A new writer reads it back and updates it.
+    let mut writer = index.writer(WriterOptions::default()).unwrap();
+    writer.update_sketches(&without_signatures(), &[], &[e[1].doc], &small_policy()).unwrap();
+    drop(writer);
+    assert_eq!(SketchStore::open(&dir.path().join(STORE_FILE)).unwrap().live_len(), 18);
+    assert!(!dir.path().join("NEAR.LOCK").exists() && !dir.path().join(STORE_FILE).exists());
+}
+
+/// The index's writer and a writer of the store exclude each other through the one
+/// `LOCK`: a store update waits while the index's writer is open (in this or another
+/// process), and the index's writer is refused while a store update holds it.
+#[test]
+fn index_and_store_writers_exclude_each_other_through_one_lock() {
+    use crate::{Index, WriterOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path(), serde_json::json!({})).unwrap();
+    let path = dir.path().join(STORE_FILE);
+    let writer = index.writer(WriterOptions::default()).unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let update = {
+        let (path, done) = (path.clone(), done.clone());
+        std::thread::spawn(move || {
+            write_store(&path, &settings(), &entries(1, 5)).unwrap();
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert!(!done.load(std::sync::atomic::Ordering::SeqCst), "the store was written while the index's writer was open");
+    drop(writer);
+    update.join().unwrap();
+    assert_eq!(SketchStore::open(&path).unwrap().live_len(), 5);
+    // While a store writer holds the lock, the index's writer is refused, naming it.
+    let held = crate::lock::DirLock::wait(dir.path()).unwrap();
+    match index.writer(WriterOptions::default()) {
+        Err(Error::Locked { path }) => assert_eq!(path, dir.path().join("LOCK")),
+        other => panic!("{other:?}"),
+    }
+    drop(held);
+    // The standalone write kept the index's manifest (the store's section added to it).
+    let manifest = Manifest::load(dir.path()).unwrap();
+    assert_eq!((manifest.fingerprint_settings, manifest.format_version), (serde_json::json!({}), 2));
+}
+
+/// A manifest's version says whether it has the sketch section: format 1 with one, or 2
+/// without, is refused; the section's own invariants are checked with the manifest's.
+#[test]
+fn the_manifest_version_follows_the_sketch_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(STORE_FILE);
+    write_store(&path, &settings(), &entries(1, 5)).unwrap();
+    let good = Manifest::load(dir.path()).unwrap();
+    let file = Path::new("MANIFEST");
+    assert_eq!(Manifest::from_bytes(&good.to_bytes(), file).unwrap(), good);
+    let mut v1 = good.clone();
+    v1.format_version = 1;
+    assert!(Manifest::from_bytes(&v1.to_bytes(), file).unwrap_err().to_string().contains("format 1 with"));
+    let mut bare = good.clone();
+    bare.sketch = None;
+    assert!(Manifest::from_bytes(&bare.to_bytes(), file).unwrap_err().to_string().contains("without a sketch"));
+    let mut bad = good.clone();
+    bad.sketch.as_mut().unwrap().tombstones = vec![3, 3];
+    assert!(Manifest::from_bytes(&bad.to_bytes(), file).unwrap_err().to_string().contains("tombstones"));
+    let mut bad = good;
+    bad.sketch.as_mut().unwrap().bands = 1000;
+    assert!(Manifest::from_bytes(&bad.to_bytes(), file).is_err());
 }

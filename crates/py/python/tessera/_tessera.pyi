@@ -252,12 +252,13 @@ class MinHashLSH:
     criterion of datasketch's MinHashLSH, whose choices it equals). An empty MinHash is
     stored but shares no band, so no query finds it and it finds nothing.
 
-    `save(path)` writes a directory: the engine's sketch store (format 2: the manifest
-    `path/NEAR` naming its segments `path/NEAR-<n>.seg`, each with signatures and band
-    tables, little-endian, crc32-checked, written to a temporary file and renamed; and
-    `NEAR.LOCK`, the writers' lock), and `path/keys.json`, `{"format": "tessera.MinHashLSH", "version": 1,
-    "threshold", "weights", "num_perm", "seed", "bands", "rows", "keys": [...]}` with the
-    keys in insertion order (str or int keys only: no pickle). The store's header carries
+    `save(path)` writes a directory: the engine's sketch store (format 4: its segments
+    `path/NEAR-<n>.seg`, each with signatures and band tables, little-endian,
+    crc32-checked, written to a temporary file and renamed; `path/MANIFEST` naming them, an
+    index manifest without collections; and `LOCK`, the writers' lock), and
+    `path/keys.json`, `{"format": "tessera.MinHashLSH", "version": 1, "threshold",
+    "weights", "num_perm", "seed", "bands", "rows", "keys": [...]}` with the keys in
+    insertion order (str or int keys only: no pickle). The store's header carries
     the xxh3-64 of the keys file, so a keys file of another save is refused.
     `MinHashLSH.load(path)` opens the store memory-mapped (its checksum verified) and
     queries it in place; inserts and removes after a load live in memory over it (a

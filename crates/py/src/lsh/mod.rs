@@ -34,12 +34,13 @@ use tables::key_error;
 /// criterion of datasketch's MinHashLSH, whose choices it equals). An empty MinHash is
 /// stored but shares no band, so no query finds it and it finds nothing.
 ///
-/// `save(path)` writes a directory: `path/NEAR`, the engine's sketch store (signatures
-/// and sorted band tables, little-endian, crc32-checked, written to a temporary file and
-/// renamed), and `path/keys.json`, `{"format": "tessera.MinHashLSH", "version": 1,
-/// "threshold", "weights", "num_perm", "seed", "bands", "rows", "keys": [...]}` with the
-/// keys in insertion order (str or int keys only: no pickle). The store's header carries
-/// the xxh3-64 of the keys file, so a keys file of another save is refused.
+/// `save(path)` writes a directory: the engine's sketch store (`path/NEAR-<n>.seg`:
+/// signatures and sorted band tables, little-endian, crc32-checked, written to a temporary
+/// file and renamed; `path/MANIFEST` naming them, `path/LOCK`), and `path/keys.json`,
+/// `{"format": "tessera.MinHashLSH", "version": 1, "threshold", "weights", "num_perm",
+/// "seed", "bands", "rows", "keys": [...]}` with the keys in insertion order (str or int
+/// keys only: no pickle). The store's header carries the xxh3-64 of the keys file, so a
+/// keys file of another save is refused.
 /// `MinHashLSH.load(path)` opens the store memory-mapped (its checksum verified) and
 /// queries it in place; inserts and removes after a load live in memory over it (a
 /// removed key masks its store entry) until the next `save`, which writes everything.
