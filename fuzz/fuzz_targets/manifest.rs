@@ -3,9 +3,11 @@
 //!
 //! The first byte picks the mode: even, the rest is the whole file (magic, version,
 //! length, checksum: almost everything is refused early); odd, the rest is the JSON body
-//! and the harness adds a valid header and checksum, so mutations reach the JSON decoder
-//! and the manifest's invariants. The index directory holds the segments of
-//! `crates/index/testdata/index-v3`, so manifests naming them open real segments.
+//! and the harness adds a valid header and checksum (format version 1, or 2, the one with
+//! the sketch section, when bit 1 is set), so mutations reach the JSON decoder and the
+//! manifest's invariants. The index directory holds the segments of
+//! `crates/index/testdata/index-v3`, so manifests naming them open real segments; a
+//! manifest's sketch section is opened as a store too (its segments are missing).
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run manifest` (from the repository root); seeds
 //! are in `fuzz/corpus/manifest/`.
@@ -34,11 +36,11 @@ fn index_dir() -> &'static Path {
     .1
 }
 
-/// The manifest file around `body`: magic, version 1, body length, body, crc32.
-fn framed(body: &[u8]) -> Vec<u8> {
+/// The manifest file around `body`: magic, `version`, body length, body, crc32.
+fn framed(version: u32, body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(body.len() + 24);
     out.extend_from_slice(b"TSRMANIF");
-    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(body);
     let crc = crc32fast::hash(&out);
@@ -48,9 +50,10 @@ fn framed(body: &[u8]) -> Vec<u8> {
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else { return };
-    let bytes = if mode & 1 == 0 { rest.to_vec() } else { framed(rest) };
+    let bytes = if mode & 1 == 0 { rest.to_vec() } else { framed(1 + u32::from(mode & 2 != 0), rest) };
     let dir = index_dir();
     std::fs::write(dir.join("MANIFEST"), &bytes).expect("write MANIFEST");
+    let _ = tessera_index::sketch::SketchStore::open(&dir.join("NEAR"));
     let Ok(index) = Index::open(dir) else { return };
     let Ok(reader) = index.reader() else { return };
     let _ = reader.collections();

@@ -1,16 +1,19 @@
-//! The sketch store (`<index>/NEAR`, docs/design.md section 12.5): arbitrary bytes must
+//! The sketch store (`<index>/NEAR-<n>.seg` and the `sketch` section of `MANIFEST`, or a
+//! `NEAR` file of formats 1 to 3; docs/design.md section 12.5): arbitrary bytes must
 //! open cleanly or fail with a typed error, and a store that opens must answer every
 //! query without panicking, its candidate ordinals always naming live documents of the
 //! store.
 //!
-//! The first byte picks the mode (`mode % 4`):
+//! The first byte picks the mode (`mode % 6`):
 //! - 0: the rest is the whole `NEAR` file (a version-3 or -2 manifest, or a version-1 store);
 //! - 1: the rest as a version-1 store whose magic, version, document count and checksum
 //!   the harness makes agree with its header, so mutations reach the tables;
 //! - 2: the rest is segment file `NEAR-000001.seg`, named by a manifest the harness
 //!   writes from the segment's header (with a tombstone for the segment's first doc);
 //! - 3: as 2, the segment's magic, version, sizes and checksum repaired first (version 2,
-//!   or version 3 with or without signatures, picked by the segment's bytes).
+//!   or version 3 with or without signatures, picked by the segment's bytes);
+//! - 4 and 5: as 2 and 3, the segment named by the `sketch` section of a `MANIFEST`
+//!   (format 2, store format 4) instead of a `NEAR` manifest.
 //!
 //! Run: `RUSTC_BOOTSTRAP=1 cargo fuzz run near_store`; seeds in `fuzz/seeds/near_store/`.
 #![cfg_attr(not(feature = "replay"), no_main)]
@@ -19,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use tessera_fuzz::fuzz_target;
-use tessera_index::sketch::{SEGMENT_MAGIC, STORE_MAGIC, STORE_VERSION, SketchStore};
+use tessera_index::sketch::{SEGMENT_MAGIC, STORE_MAGIC, SketchStore};
 use tessera_near::{Signature, TableDesign};
 
 const HEADER: usize = 64;
@@ -104,7 +107,7 @@ fn repaired_segment(rest: &[u8]) -> Vec<u8> {
     b
 }
 
-/// A version-3 manifest naming `segment` as segment 1, with its header's settings (a
+/// A version-3 `NEAR` manifest naming `segment` as segment 1, with its header's settings (a
 /// version-2 segment holds signatures), and the first document of the segment (when it
 /// has one) as a tombstone.
 fn manifest_for(segment: &[u8]) -> Vec<u8> {
@@ -114,7 +117,7 @@ fn manifest_for(segment: &[u8]) -> Vec<u8> {
     let tombstones: Vec<u64> = if n > 0 { vec![u64_at(&seg, HEADER)] } else { Vec::new() };
     let mut m = Vec::new();
     m.extend_from_slice(&STORE_MAGIC);
-    m.extend_from_slice(&STORE_VERSION.to_le_bytes());
+    m.extend_from_slice(&3u32.to_le_bytes());
     m.extend_from_slice(&seg[12..16]); // P
     m.extend_from_slice(&seg[16..24]); // seed
     m.extend_from_slice(&seg[24..36]); // bands, rows, k
@@ -137,19 +140,56 @@ fn manifest_for(segment: &[u8]) -> Vec<u8> {
     m
 }
 
+/// A `MANIFEST` (format 2, no collections) whose `sketch` section says what
+/// [`manifest_for`] says of `segment`.
+fn section_for(segment: &[u8]) -> Vec<u8> {
+    let mut seg = segment.to_vec();
+    seg.resize(seg.len().max(HEADER + 8), 0);
+    let n = u64_at(&seg, 40);
+    let tombstones = if n > 0 { format!(", \"tombstones\": [{}]", u64_at(&seg, HEADER)) } else { String::new() };
+    let signatures = u32_at(&seg, 8) == 2 || u32_at(&seg, 52) & 1 != 0;
+    let body = format!(
+        "{{\"format_version\": 2, \"fingerprint_settings\": null, \"next_doc_id\": 0, \"next_segment_id\": 0, \
+         \"collections\": [], \"sketch\": {{\"num_perm\": {}, \"seed\": {}, \"bands\": {}, \"rows\": {}, \
+         \"simhash_distance\": {}, \"settings_hash\": {}, \"signatures\": {signatures}, \"generation\": 1, \
+         \"segments\": [{{\"number\": 1, \"docs\": {n}, \"file_len\": {}}}]{tombstones}}}}}",
+        u32_at(&seg, 12),
+        u64_at(&seg, 16),
+        u32_at(&seg, 24),
+        u32_at(&seg, 28),
+        u32_at(&seg, 32),
+        u64_at(&seg, 56),
+        segment.len()
+    );
+    let mut m = b"TSRMANIF".to_vec();
+    m.extend_from_slice(&2u32.to_le_bytes());
+    m.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    m.extend_from_slice(body.as_bytes());
+    let crc = crc32fast::hash(&m);
+    m.extend_from_slice(&crc.to_le_bytes());
+    m
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else { return };
     let dir = store_dir();
     let path = dir.join("NEAR");
     let segment = dir.join("NEAR-000001.seg");
-    let _ = std::fs::remove_file(&segment);
-    match mode % 4 {
+    let manifest = dir.join("MANIFEST");
+    for file in [&path, &segment, &manifest] {
+        let _ = std::fs::remove_file(file);
+    }
+    match mode % 6 {
         0 => std::fs::write(&path, rest).expect("write NEAR"),
         1 => std::fs::write(&path, repaired_v1(rest)).expect("write NEAR"),
         m => {
-            let seg = if m == 2 { rest.to_vec() } else { repaired_segment(rest) };
+            let seg = if m % 2 == 0 { rest.to_vec() } else { repaired_segment(rest) };
             std::fs::write(&segment, &seg).expect("write segment");
-            std::fs::write(&path, manifest_for(&seg)).expect("write NEAR");
+            if m < 4 {
+                std::fs::write(&path, manifest_for(&seg)).expect("write NEAR");
+            } else {
+                std::fs::write(&manifest, section_for(&seg)).expect("write MANIFEST");
+            }
         }
     }
     let Ok(store) = SketchStore::open(&path) else { return };
