@@ -73,7 +73,7 @@ pub use writer::{BackgroundMerges, WriterMode};
 // The shared vocabulary (ids, collection kinds and settings, add modes, wire types).
 pub use tessera_core::{
     AddMode, AddModeError, CollectionConfig, CollectionKind, DEFAULT_MIN_CONTAINMENT, DocId, UnknownCollectionKind,
-    valid_collection_name, wire,
+    next_owned_id, shard_of, valid_collection_name, wire,
 };
 // The names surfaces need from the stages, and nothing else of them.
 pub use tessera_extract::{

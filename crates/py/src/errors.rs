@@ -11,12 +11,20 @@ pyo3::create_exception!(
     "An operation of Tessera's engine failed (an index, a file, a sketch store): the message is the engine's, naming the file and the reason."
 );
 
+pyo3::create_exception!(
+    tessera,
+    ShardUnavailableError,
+    TesseraError,
+    "A shard of a sharded index did not answer (it is down, or the call to it timed out): the check cannot be complete; it may succeed when tried again. The message names the shard."
+);
+
 /// An engine error: a setting or name the caller gave is refused (`ValueError`), anything
 /// else is a [`TesseraError`]; both carry the engine's message with its causes.
 pub(crate) fn engine(e: tessera_engine::Error) -> PyErr {
     let message = describe_error(&e);
     match e.kind() {
         ErrorKind::Invalid | ErrorKind::TooLarge => PyValueError::new_err(message),
+        ErrorKind::Unavailable => ShardUnavailableError::new_err(message),
         _ => TesseraError::new_err(message),
     }
 }

@@ -15,7 +15,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::{errors, settings};
 
 /// JSON text -> Python object (`json.loads`).
-fn loads<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn loads<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (json,))
 }
 
@@ -24,12 +24,12 @@ fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
 }
 
 /// The report's filters from `Index.check`'s arguments, set by the report's own rules.
-fn set_filters(report: &mut Report, filters: ReportFilters) -> PyResult<()> {
+pub(crate) fn set_filters(report: &mut Report, filters: ReportFilters) -> PyResult<()> {
     report.set_filters(filters).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// A report as `tessera check --format json` prints it.
-fn report_json(report: &Report) -> PyResult<String> {
+pub(crate) fn report_json(report: &Report) -> PyResult<String> {
     JsonRenderer::compact().render_to_string(report).map_err(errors::store)
 }
 
@@ -49,13 +49,18 @@ fn add_mode(if_new: Option<&Bound<'_, PyAny>>, force: bool) -> PyResult<AddMode>
 
 /// The collection an add asks for: `keep_texts` as given, else as the collection chose,
 /// else the engine's default (texts kept).
-fn collection(engine: &Engine, name: &str, kind: &str, keep_texts: Option<bool>) -> PyResult<CollectionConfig> {
+pub(crate) fn collection(
+    engine: &Engine,
+    name: &str,
+    kind: &str,
+    keep_texts: Option<bool>,
+) -> PyResult<CollectionConfig> {
     let kind = kind.parse::<CollectionKind>().map_err(errors::setting)?;
     engine.collection_config(name, kind, keep_texts).map_err(errors::engine)
 }
 
 /// What an add did, as a dict.
-fn summary<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn summary<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let added = PyList::empty(py);
     for (origin, doc) in &s.documents {
@@ -91,7 +96,7 @@ fn summary<'py>(py: Python<'py>, s: &AddSummary) -> PyResult<Bound<'py, PyDict>>
 
 /// Engine options from the Python arguments (`cross_language`: "auto", "on" or "off";
 /// `None`: the engine's default).
-fn engine_options(cross_language: Option<&str>) -> PyResult<EngineOptions> {
+pub(crate) fn engine_options(cross_language: Option<&str>) -> PyResult<EngineOptions> {
     let cross_language: CrossLanguage = match cross_language {
         Some(mode) => mode.parse().map_err(PyValueError::new_err)?,
         None => SearchConfig::default().cross_language,

@@ -29,6 +29,7 @@ mod records;
 mod redis_lsh;
 mod rows;
 mod settings;
+mod shards;
 mod simhash;
 
 /// The extension module.
@@ -54,6 +55,11 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<defaults::DedupDefaults>()?;
     m.add("DEDUP_DEFAULTS", defaults::DedupDefaults::new())?;
     m.add_class::<index::Index>()?;
+    m.add("ShardUnavailableError", m.py().get_type::<errors::ShardUnavailableError>())?;
+    m.add_class::<shards::Shard>()?;
+    m.add_class::<shards::ShardedIndex>()?;
+    m.add_function(wrap_pyfunction!(shards::build_shards, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::shard_of, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::remove_lines, m)?)?;

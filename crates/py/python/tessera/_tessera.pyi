@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Hashable, Iterable, Iterator, NoReturn, Optional, Sequence, Union, final
+from typing import Any, Callable, Hashable, Iterable, Iterator, NoReturn, Optional, Protocol, Sequence, Union, final
 
 from typing_extensions import Self
 
@@ -985,6 +985,88 @@ class Index:
     @property
     def settings(self) -> dict[str, Any]:
         """The fingerprint settings stored in the index (a dict)."""
+
+class ShardUnavailableError(TesseraError):
+    """A shard of a sharded index did not answer (down, or its call timed out): the check
+    cannot be complete and may succeed when tried again. The message names the shard."""
+
+class ShardClient(Protocol):
+    """What `ShardedIndex` needs of a carrier of requests to the shards."""
+
+    shards: int
+    def call(self, shard: int, request: bytes) -> bytes:
+        """Sends `request` to a replica of shard `shard` and returns its answer (or raises)."""
+
+@final
+class Shard:
+    """One shard of a sharded index (a folder `shard-S-of-N`), opened read only to answer
+    a sharded check's requests (what a Ray replica of the shard holds). Adds go through
+    `Index.open(path)` on the shard's folder: a shard adds only under the ids it owns."""
+
+    def __init__(self, path: Union[str, os.PathLike[str]]) -> None: ...
+    def answer(self, request: bytes) -> bytes:
+        """Answers a request's bytes with the answer's bytes (a failure is in the answer,
+        named; never an exception). Reads the shard's last commit."""
+    @property
+    def shard(self) -> Optional[tuple[int, int]]:
+        """`(shard, shards)` from the folder's name; None for an ordinary index."""
+    def live_docs(self) -> int:
+        """Live documents of every collection."""
+
+@final
+class ShardedIndex:
+    """A sharded index checked as one: the report equals that of one index holding the
+    same documents. Reached through `client` (`shards` and `call(shard, request)`), or
+    opened in this process with `ShardedIndex.open(path)`."""
+
+    def __init__(
+        self,
+        settings_from: Union[str, os.PathLike[str]],
+        client: ShardClient,
+        cross_language: Optional[str] = None,
+    ) -> None: ...
+    @staticmethod
+    def open(path: Union[str, os.PathLike[str]], cross_language: Optional[str] = None) -> ShardedIndex:
+        """The shards under `path` (folders `shard-S-of-N`), opened in this process."""
+    @property
+    def shards(self) -> int:
+        """How many shards."""
+    def check(
+        self,
+        document: Union[str, bytes, os.PathLike[str]],
+        name: str = "text",
+        title: Optional[str] = None,
+        exclude_quotes: bool = False,
+        exclude_bibliography: bool = False,
+        min_words: int = 0,
+        min_percent: float = 0.0,
+    ) -> dict[str, Any]:
+        """Checks a text (str), a file's bytes (named by `name`) or a file's path against
+        every collection of the shards: the report as `Index.check` gives it.
+        `ShardUnavailableError` when a shard does not answer."""
+    def collections(self) -> list[dict[str, Any]]:
+        """The collections with their documents summed over the shards."""
+
+def build_shards(
+    path: Union[str, os.PathLike[str]],
+    shards: int,
+    texts: Sequence[str],
+    titles: Optional[Sequence[str]] = None,
+    origins: Optional[Sequence[str]] = None,
+    collection: str = "main",
+    kind: str = "source",
+    keep_texts: Optional[bool] = None,
+    shingle_size: int = 3,
+    stop_words: bool = True,
+    stemming: bool = True,
+    language: Optional[str] = None,
+) -> dict[str, Any]:
+    """Builds (or adds to) the shards of an index under `path`: each text gets the id one
+    index holding the same documents in the same order would give it, in the shard
+    owning that id. Returns what was added, as `Index.add`."""
+
+def shard_of(doc: int, shards: int) -> int:
+    """The shard (0 .. shards - 1) owning document `doc` (the engine's rule)."""
 
 def row_digests(offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
     """The digest (xxh3, 64 bits) of each row of an Arrow column handed over as its buffers,
