@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use common::*;
 use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Object, ObjectId, decode_text_string};
+use proptest::prelude::*;
 use tessera_core::CollectionKind;
 use tessera_report::{Notice, NoticeLocation, PdfRenderer, Render, Report, ReportOptions, SourceInfo, SuspectInfo};
 
@@ -538,4 +539,55 @@ fn characters_the_font_lacks_are_read_as_themselves() {
     // No glyph 0 is shown (checked for every string), and the text is read back whole.
     let tagged = check(&render(&report));
     assert!(tagged.reading.contains(&squeeze(text)), "{}", tagged.reading);
+}
+
+/// A random text: Latin, Cyrillic, Chinese (which the font lacks), spaces, tabs, line
+/// and paragraph breaks.
+fn text_strategy() -> impl Strategy<Value = String> {
+    let c = prop_oneof![
+        6 => Just('a'), 4 => Just(' '), 3 => Just('ж'), 1 => Just('汉'), 1 => Just('\t'), 2 => Just('\n'),
+        1 => Just('\r'), 1 => Just('.'),
+    ];
+    proptest::collection::vec(c, 0..400).prop_map(|chars| chars.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Whatever the text and wherever its borrowed runs and trick places, the PDF is
+    /// tagged: every operation in marked content, every MCID owned once, the text read
+    /// back through the tree.
+    #[test]
+    fn any_text_is_tagged(text in text_strategy(), runs in proptest::collection::vec((0usize..400, 0usize..120), 0..5), trick in (0usize..400, 0usize..40)) {
+        let len = text.chars().count();
+        let sources: Vec<_> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, n))| {
+                let start = start.min(len);
+                source_match(100 + i as u64, vec![same(&text, start, (start + n).min(len))])
+            })
+            .collect();
+        let (at, n) = (trick.0.min(len), trick.1);
+        let notice = Notice {
+            kind: "white_text".into(),
+            bypass: true,
+            message: "white text".into(),
+            count: 1,
+            locations: vec![
+                NoticeLocation { span: span(&text, at, (at + n).min(len)), page: None, paragraph: None },
+                NoticeLocation { span: span(&text, at, at), page: None, paragraph: None },
+            ],
+        };
+        let suspect = SuspectInfo::new("random.txt", "", text.clone()).with_warnings(vec![notice]);
+        let report = Report::build(suspect, &[revision("web", CollectionKind::Source, sources)], &[], &ReportOptions::default());
+        let tagged = check(&render(&report));
+        // The document's text, read through the tree: every character but whitespace,
+        // in order (the badges' "[source N]" and "hidden text" between them).
+        let legend = "Text underlined in red is where a trick to hide copied text was found.";
+        let mut read = tagged.reading[tagged.at(legend) + squeeze(legend).len()..].chars();
+        for c in text.chars().filter(|c| !c.is_whitespace() && !c.is_control()) {
+            prop_assert!(read.any(|r| r == c), "{c:?} of {text:?} not read in order: {}", tagged.reading);
+        }
+    }
 }
