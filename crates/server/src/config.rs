@@ -8,6 +8,9 @@ use std::time::Duration;
 /// The default upload limit: 100 MB.
 pub const DEFAULT_MAX_UPLOAD_BYTES: u64 = 100 * 1000 * 1000;
 
+/// The default for [`ServerConfig::max_checks_bytes`]: 10 GiB.
+pub const DEFAULT_MAX_CHECKS_BYTES: u64 = 10 << 30;
+
 /// The default for [`ServerConfig::max_connections`].
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// The default for [`ServerConfig::header_read_timeout`].
@@ -31,6 +34,10 @@ pub struct ServerConfig {
     pub workers: usize,
     /// Largest accepted upload (request body), in bytes.
     pub max_upload_bytes: u64,
+    /// The checks' files (uploads, reports, records) kept under the data directory in
+    /// all, in bytes (default 10 GiB): past it the oldest finished checks are dropped;
+    /// checks still running are never dropped, so these may pass it by what they hold.
+    pub max_checks_bytes: u64,
     /// Bearer token that writes (`POST`, `PATCH`, `DELETE`) must present. `None`: writes
     /// are open, which is allowed only on a loopback address.
     pub token: Option<String>,
@@ -64,7 +71,8 @@ pub struct ServerConfig {
 
 impl ServerConfig {
     /// Defaults for an index: loopback port 8080, a worker per core (at most 8), 100 MB
-    /// uploads, no token, 30 s per collection, 10,000 connections, 15 s for a request head.
+    /// uploads, 10 GiB of checks kept, no token, 30 s per collection, 10,000 connections,
+    /// 15 s for a request head.
     pub fn new(index: impl Into<PathBuf>) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         Self {
@@ -73,6 +81,7 @@ impl ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             workers: cores.clamp(1, 8),
             max_upload_bytes: DEFAULT_MAX_UPLOAD_BYTES,
+            max_checks_bytes: DEFAULT_MAX_CHECKS_BYTES,
             token: None,
             collection_timeout: Duration::from_secs(30),
             collection_timeouts: BTreeMap::new(),

@@ -48,10 +48,13 @@ impl Server {
         if config.max_upload_bytes == 0 {
             return Err(Error::Config("the upload limit is 0".to_owned()));
         }
+        if config.max_checks_bytes == 0 {
+            return Err(Error::Config("the limit on stored checks is 0".to_owned()));
+        }
         let engine = Engine::open(&config.index, options)?;
         let data_dir = config.data_dir();
         fs_err::create_dir_all(&data_dir).at(&data_dir)?;
-        let store = CheckStore::open(&data_dir)?;
+        let store = CheckStore::open(&data_dir)?.with_max_bytes(config.max_checks_bytes);
         let all = store.all()?;
         let next_seq = all.iter().map(|r| r.seq + 1).max().unwrap_or(0);
         let state = Arc::new(AppState::new(config, engine, store, next_seq));

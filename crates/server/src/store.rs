@@ -13,9 +13,16 @@
 //! after it, start-up finds the record and runs the check again unless it is finished.
 //! Every later change replaces a file by writing `NAME.tmp`, syncing it and renaming it
 //! over `NAME`, so a reader sees the old or the new file, never half of one.
+//!
+//! The checks' files are bounded ([`CheckStore::with_max_bytes`]): one check holds its
+//! upload (at most the upload limit) and its report (the suspect's text, capped, with its
+//! blocks: 46 MB for 16 MiB of text matched throughout); past the cap on them all, the
+//! oldest finished checks are dropped (renamed to `.incoming-drop-<id>`, then deleted, so a
+//! reader sees a check whole or not at all). Checks still owed work are never dropped.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use tessera_engine::{BlockKind, DocId, Report};
@@ -292,6 +299,11 @@ impl Drop for Staged {
 #[derive(Debug)]
 pub struct CheckStore {
     dir: PathBuf,
+    /// The checks' bytes beyond which the oldest finished ones are dropped.
+    max_bytes: u64,
+    /// The checks' bytes on disk as last counted plus what was written since (`None`:
+    /// not counted yet); held while the oldest are dropped, so one count runs at a time.
+    used: Mutex<Option<u64>>,
 }
 
 impl CheckStore {
@@ -308,7 +320,14 @@ impl CheckStore {
                 fs_err::remove_dir_all(&path).at(&path)?;
             }
         }
-        Ok(Self { dir })
+        Ok(Self { dir, max_bytes: u64::MAX, used: Mutex::new(None) })
+    }
+
+    /// This store with its checks' files capped at `max_bytes` in all: once they pass it,
+    /// the oldest finished checks are dropped until they fit ([`CheckStore::prune`]).
+    #[must_use]
+    pub fn with_max_bytes(self, max_bytes: u64) -> Self {
+        Self { max_bytes, ..self }
     }
 
     /// The directory of checks.
@@ -326,11 +345,14 @@ impl CheckStore {
         let incoming = self.dir.join(format!("{INCOMING_PREFIX}{}", record.id));
         fs_err::create_dir(&incoming).at(&incoming)?;
         write_synced(&incoming.join(UPLOAD_FILE), upload)?;
-        write_synced(&incoming.join(RECORD_FILE), &to_json(record)?)?;
+        let json = to_json(record)?;
+        write_synced(&incoming.join(RECORD_FILE), &json)?;
         sync_dir(&incoming)?;
         let target = self.check_dir(&record.id);
         fs_err::rename(&incoming, &target).at(&target)?;
-        sync_dir(&self.dir)
+        sync_dir(&self.dir)?;
+        self.wrote(&record.id, (upload.len() + json.len()) as u64);
+        Ok(())
     }
 
     /// A directory where the upload of check `id` is written as it arrives
@@ -347,13 +369,18 @@ impl CheckStore {
     /// and the directory renamed into place (durable when this returns `Ok`).
     pub fn accept_staged(&self, record: &CheckRecord, mut staged: Staged) -> Result<()> {
         let upload = staged.file();
-        fs_err::File::open(&upload).and_then(|f| f.sync_all()).at(&upload)?;
-        write_synced(&staged.dir.join(RECORD_FILE), &to_json(record)?)?;
+        let file = fs_err::File::open(&upload).at(&upload)?;
+        file.sync_all().at(&upload)?;
+        let upload_bytes = file.metadata().at(&upload)?.len();
+        let json = to_json(record)?;
+        write_synced(&staged.dir.join(RECORD_FILE), &json)?;
         sync_dir(&staged.dir)?;
         let target = self.check_dir(&record.id);
         fs_err::rename(&staged.dir, &target).at(&target)?;
         staged.accepted = true;
-        sync_dir(&self.dir)
+        sync_dir(&self.dir)?;
+        self.wrote(&record.id, upload_bytes + json.len() as u64);
+        Ok(())
     }
 
     /// The record of a check; `None` when there is no such check.
@@ -405,7 +432,10 @@ impl CheckStore {
         let path = self.check_dir(id).join(REPORT_FILE);
         let bytes =
             serde_json::to_vec(report).map_err(|e| Error::Corrupt { file: path.clone(), reason: e.to_string() })?;
-        replace(&path, &bytes)
+        let before = std::fs::metadata(&path).map_or(0, |m| m.len());
+        replace(&path, &bytes)?;
+        self.wrote(id, (bytes.len() as u64).saturating_sub(before));
+        Ok(())
     }
 
     /// A check's report; `None` before there is one.
@@ -441,6 +471,93 @@ impl CheckStore {
         out.sort_by_key(|r| (r.seq, r.created_ms));
         Ok(out)
     }
+
+    /// Counts `bytes` more written for check `id` and drops the oldest finished checks,
+    /// never `id`, when the cap is passed. Dropping is best effort: what it could not do is
+    /// logged, and tried again at the next write (the write itself stands).
+    fn wrote(&self, id: &str, bytes: u64) {
+        if self.max_bytes == u64::MAX {
+            return;
+        }
+        let over = {
+            let mut used = self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            match used.as_mut() {
+                Some(used) => {
+                    *used = used.saturating_add(bytes);
+                    *used > self.max_bytes
+                }
+                None => true,
+            }
+        };
+        if over && let Err(e) = self.prune_keeping(Some(id)) {
+            tracing::warn!("dropping the oldest checks under {}: {e}", self.dir.display());
+        }
+    }
+
+    /// Counts the checks' files and drops the oldest finished checks (done or failed, in
+    /// acceptance order) until the rest fit the cap ([`CheckStore::with_max_bytes`]);
+    /// checks still owed work stay, whatever they hold. Returns the ids dropped. A dropped
+    /// check is gone as if never made: `load` finds nothing.
+    pub fn prune(&self) -> Result<Vec<String>> {
+        self.prune_keeping(None)
+    }
+
+    /// [`CheckStore::prune`], never dropping `keep` (the check just written).
+    fn prune_keeping(&self, keep: Option<&str>) -> Result<Vec<String>> {
+        let mut used = self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut total = 0u64;
+        let mut finished: Vec<(u64, u64, String, u64)> = Vec::new();
+        for entry in fs_err::read_dir(&self.dir).at(&self.dir)? {
+            let entry = entry.at(&self.dir)?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !valid_id(name) {
+                continue;
+            }
+            let bytes = dir_bytes(&entry.path());
+            total = total.saturating_add(bytes);
+            // A record that cannot be read is not dropped: it is not known to be finished.
+            if let Ok(Some(record)) = self.load(name)
+                && !record.status.pending()
+                && keep != Some(name)
+            {
+                finished.push((record.seq, record.created_ms, record.id, bytes));
+            }
+        }
+        finished.sort_unstable();
+        let mut dropped = Vec::new();
+        for (_, _, id, bytes) in finished {
+            if total <= self.max_bytes {
+                break;
+            }
+            let from = self.check_dir(&id);
+            let gone = self.dir.join(format!("{INCOMING_PREFIX}drop-{id}"));
+            fs_err::rename(&from, &gone).at(&gone)?;
+            total = total.saturating_sub(bytes);
+            // Left behind by a crash, it is deleted at the next start-up.
+            let _ = std::fs::remove_dir_all(&gone);
+            dropped.push(id);
+        }
+        if !dropped.is_empty() {
+            sync_dir(&self.dir)?;
+            tracing::info!(
+                "dropped the {} oldest finished check(s) to keep {} under {} MB ({} MB kept)",
+                dropped.len(),
+                self.dir.display(),
+                self.max_bytes / 1_000_000,
+                total / 1_000_000
+            );
+        }
+        *used = Some(total);
+        Ok(dropped)
+    }
+}
+
+/// Bytes of the files directly in `dir` (a check's directory has no subdirectories).
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries.filter_map(|e| e.ok()?.metadata().ok()).filter(std::fs::Metadata::is_file).map(|m| m.len()).sum()
+    })
 }
 
 fn to_json(record: &CheckRecord) -> Result<Vec<u8>> {
@@ -497,6 +614,33 @@ mod tests {
         let store = CheckStore::open(dir.path()).unwrap();
         assert!(!store.dir().join(".incoming-0123").exists());
         assert_eq!(store.all().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn past_the_cap_the_oldest_finished_go_and_pending_checks_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CheckStore::open(dir.path()).unwrap().with_max_bytes(25_000);
+        let statuses = [Status::Done, Status::Running, Status::Failed, Status::Done, Status::Queued, Status::Partial];
+        let ids: Vec<String> = (0..statuses.len()).map(|_| new_id().unwrap()).collect();
+        for (seq, id) in ids.iter().enumerate() {
+            store.accept(&record(id, seq as u64), &[b'x'; 10_000]).unwrap();
+        }
+        // Accepted, queued: nothing finished, nothing dropped however far over the cap.
+        assert_eq!(store.all().unwrap().len(), 6);
+        for (id, status) in ids.iter().zip(statuses) {
+            let mut r = store.load(id).unwrap().unwrap();
+            r.status = status;
+            store.save(&mut r).unwrap();
+        }
+        // The finished in acceptance order until the rest fit: 0, 2, then 3.
+        assert_eq!(store.prune().unwrap(), vec![ids[0].clone(), ids[2].clone(), ids[3].clone()]);
+        let left: Vec<String> = store.all().unwrap().into_iter().map(|r| r.id).collect();
+        assert_eq!(left, vec![ids[1].clone(), ids[4].clone(), ids[5].clone()]);
+        // Pending checks stay even over the cap.
+        assert!(store.prune().unwrap().is_empty());
+        assert_eq!(store.all().unwrap().len(), 3);
+        let names: Vec<_> = std::fs::read_dir(store.dir()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
     }
 
     #[test]

@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use tessera_server::{
-    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UPLOAD_BYTES,
-    DEFAULT_UPLOAD_TIMEOUT, Server, ServerConfig,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CHECKS_BYTES, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_UPLOAD_TIMEOUT, Server, ServerConfig,
 };
 
 use super::{IndexDir, SearchArgs};
@@ -37,6 +37,10 @@ pub struct ServeArgs {
     /// Largest upload, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
     max_upload_bytes: u64,
+    /// Checks kept under the data folder (uploads and reports), in MiB: past it the
+    /// oldest finished checks are dropped.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_CHECKS_BYTES >> 20)]
+    max_checks_mb: u64,
     /// Requests handled at the same time; one more is answered 503 busy with Retry-After.
     #[arg(long, default_value_t = 64)]
     max_requests: usize,
@@ -103,6 +107,10 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         config.workers = w;
     }
     config.max_upload_bytes = args.max_upload_bytes;
+    if args.max_checks_mb == 0 {
+        bail!("--max-checks-mb must be at least 1");
+    }
+    config.max_checks_bytes = args.max_checks_mb.saturating_mul(1 << 20);
     if args.max_requests == 0 {
         bail!("--max-requests must be at least 1");
     }
