@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Python package's CI: a fresh virtual environment, the package installed from this
 # checkout the way a user installs it (`pip install ./crates/py`: a PEP 517 build with
-# maturin), and its tests (pytest crates/py/tests; the Spark test skips itself unless its
-# switch is set). .ci/run calls it after `cargo test --workspace`, which has built the
-# `tessera` binary the comparison tests run (they build it otherwise).
+# maturin), and its tests (pytest crates/py/tests; the Spark and Ray tests skip themselves
+# unless their switches, TESSERA_SPARK=1 and TESSERA_RAY=1, are set). .ci/run calls it
+# after `cargo test --workspace`, which has built the `tessera` binary the comparison
+# tests run (they build it otherwise).
 #
 #   crates/py/ci.sh             # venv in $CARGO_TARGET_DIR/py-venv (default target/py-venv)
 #   crates/py/ci.sh --deps      # only the venv and the packages the tests need (downloads)
@@ -33,6 +34,13 @@ if [ "$phase" != --no-deps ]; then
   if [ "${TESSERA_SPARK:-}" = 1 ]; then
     # The Spark job's test: pyspark bundles Spark; it needs a JDK (.ci/run installs one).
     "$venv/bin/python" -m pip install -q pyspark "pandas<3"
+  fi
+  if [ "${TESSERA_RAY:-}" = 1 ]; then
+    # The Ray Serve application's test (tests/test_ray.py, a two-node cluster on loopback):
+    # ray[serve] pinned, 2.60.0 on CPython 3.10-3.13, 2.51.2 (its last for 3.9) on 3.9;
+    # about 135 MB of wheels, 35 s to download and 75 s to install.
+    "$venv/bin/python" -m pip install -q 'ray[serve]==2.60.0; python_version >= "3.10"' \
+      'ray[serve]==2.51.2; python_version < "3.10"'
   fi
   [ "$phase" = --deps ] && { step "done (packages)"; exit 0; }
 fi
