@@ -203,6 +203,13 @@ impl std::fmt::Debug for AddSession<'_> {
 
 impl<'e> AddSession<'e> {
     pub(crate) fn new(engine: &'e Engine, collection: CollectionConfig, mode: AddMode) -> Result<Self> {
+        if engine.is_sharded() {
+            return Err(Error::Shards(
+                "documents are added to the shards themselves (`tessera index --shards N`), not through a view of \
+                 all of them"
+                    .to_owned(),
+            ));
+        }
         if let AddMode::IfNew { min_containment } = mode {
             AddMode::if_new(Some(min_containment))?;
         }
@@ -758,6 +765,7 @@ impl Engine {
     /// Deletes documents by id (one commit; merges then purge them as the merge policy
     /// picks). Returns how many were live before.
     pub fn delete(&self, docs: &[DocId]) -> Result<u64> {
+        self.one_index()?;
         let mut writer = self.writer()?;
         let mut n = 0;
         for &d in docs {
@@ -776,6 +784,7 @@ impl Engine {
         if max_segments == 0 {
             return Err(Error::Settings("max segments must be at least 1 (a collection keeps one segment)".to_owned()));
         }
+        self.one_index()?;
         // A background merge holds the merge lock: let it finish first.
         self.wait_for_merges();
         let mut writer = self.writer()?;

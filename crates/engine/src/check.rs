@@ -300,9 +300,13 @@ impl Engine {
         Suspect { info, fingerprints }
     }
 
-    /// A fixed view of the last commit, for one check.
+    /// A fixed view of the last commit, for one check (of every shard's, for an engine
+    /// opened on shards: [`Engine::open_sharded`]).
     pub fn view(&self) -> Result<IndexView> {
-        Ok(IndexView::new(self.reader()?))
+        match self.shard_set() {
+            Some(set) => self.sharded_view(set),
+            None => Ok(IndexView::new(self.reader()?)),
+        }
     }
 
     /// Searches one collection of `view` for `suspect`: one revision.

@@ -83,6 +83,19 @@ pub struct Engine {
     /// named `shard-S-of-N`, [`crate::shards`]): it adds documents only under the ids
     /// it owns.
     shard: Option<(usize, usize)>,
+    /// For an engine opened on the shards of an index ([`Engine::open_sharded`]): what
+    /// carries its views' requests; its checks read the shards as one index.
+    shard_set: Option<SetHandle>,
+}
+
+/// A [`ShardSet`](crate::shards::ShardSet) held by an engine.
+#[derive(Clone)]
+struct SetHandle(Arc<dyn crate::shards::ShardSet>);
+
+impl std::fmt::Debug for SetHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ShardSet({} shards)", self.0.shards())
+    }
 }
 
 impl Engine {
@@ -95,6 +108,13 @@ impl Engine {
     /// Opens the index at `dir`, creating it with `settings` if there is none. An
     /// existing index keeps its own settings.
     pub fn open_or_create(dir: &Path, settings: &FingerprintSettings, options: EngineOptions) -> Result<Self> {
+        if let Some(&(_, shards)) = crate::shards::shard_names(dir)?.as_deref().and_then(<[_]>::first) {
+            return Err(Error::Shards(format!(
+                "{} holds the shards of an index of {shards} shards: add to them with `tessera index --shards \
+                 {shards}`",
+                dir.display()
+            )));
+        }
         let blob = serde_json::to_value(settings).map_err(|e| Error::Settings(e.to_string()))?;
         let index = Index::open_or_create(dir, blob)?;
         Self::with_index(dir, index, options)
@@ -138,7 +158,39 @@ impl Engine {
             merger,
             writer,
             shard,
+            shard_set: None,
         })
+    }
+
+    /// Opens the index at `dir`: the shards of one when `dir` holds shard folders
+    /// ([`Engine::open_sharded`]), else an ordinary index ([`Engine::open`]).
+    pub fn open_any(dir: &Path, options: EngineOptions) -> Result<Self> {
+        match crate::shards::shard_dirs(dir)? {
+            Some(_) => Self::open_sharded(dir, options),
+            None => Self::open(dir, options),
+        }
+    }
+
+    /// Opens the shards under `dir` (folders `shard-S-of-N`) in this process, to check
+    /// against them as one index: every check of this engine reads a view of all the
+    /// shards ([`Engine::view`]). Adds go to the shards themselves (`tessera index
+    /// --shards N`, or an engine opened on one shard's folder).
+    pub fn open_sharded(dir: &Path, options: EngineOptions) -> Result<Self> {
+        let set = crate::shards::LocalShards::open(dir, options)?;
+        let mut engine = set.checker()?;
+        engine.shard_set = Some(SetHandle(Arc::new(set)));
+        Ok(engine)
+    }
+
+    /// Whether this engine checks against the shards of an index
+    /// ([`Engine::open_sharded`]).
+    pub fn is_sharded(&self) -> bool {
+        self.shard_set.is_some()
+    }
+
+    /// What carries this engine's requests to its shards, when it has shards.
+    pub(crate) fn shard_set(&self) -> Option<Arc<dyn crate::shards::ShardSet>> {
+        self.shard_set.as_ref().map(|s| Arc::clone(&s.0))
     }
 
     /// `(shard, shards)` when this index is a shard of a sharded index
@@ -225,7 +277,21 @@ impl Engine {
 
     /// A reader over the last commit.
     pub(crate) fn reader(&self) -> Result<IndexReader> {
+        self.one_index()?;
         Ok(self.index.reader()?)
+    }
+
+    /// Refuses what reads or writes one index (the sketch store, adds, deletes,
+    /// optimize, submissions) on an engine checking shards together: it would touch only
+    /// the first shard.
+    pub(crate) fn one_index(&self) -> Result<()> {
+        if self.is_sharded() {
+            return Err(Error::Shards(format!(
+                "this needs one index; {} is the first of the shards checked together here: run it on a shard's folder",
+                self.dir.display()
+            )));
+        }
+        Ok(())
     }
 
     /// The search stage with this engine's settings.
@@ -235,7 +301,7 @@ impl Engine {
 
     /// Collections with their sizes, sorted by name.
     pub fn collections(&self) -> Result<Vec<CollectionInfo>> {
-        Ok(self.reader()?.collections())
+        Ok(self.view()?.collections())
     }
 
     /// What `tessera stats --format json` prints (and the Python `Index.stats()` returns):
@@ -244,6 +310,7 @@ impl Engine {
         let collections = self.collections()?;
         Ok(serde_json::json!({
             "index": self.dir().display().to_string(),
+            "shards": self.shard_set().map_or(1, |s| s.shards()),
             "settings": self.settings(),
             "collections": collections.iter().map(|c| serde_json::json!({
                 "name": c.config.name,

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
-use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine};
+use tessera_engine::{AddMode, CollectionConfig, CollectionKind, Engine, shards};
 use tessera_eval::{Annotation, PanCorpus};
 
 use super::CreateArgs;
@@ -59,6 +59,10 @@ pub struct PanArgs {
     /// `--keep-texts` does.
     #[arg(long)]
     keep_texts: bool,
+    /// Index the sources into N shards (`tessera index --shards N`) and check against
+    /// them as one index: the evidence is the same as one index's.
+    #[arg(long, value_name = "N", conflicts_with = "pairwise", value_parser = clap::value_parser!(u16).range(1..))]
+    shards: Option<u16>,
     #[command(flatten)]
     create: CreateArgs,
     #[command(flatten)]
@@ -82,35 +86,39 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
         return pan_pairwise(args, &corpus, quiet);
     }
     let index_dir = args.index.clone().unwrap_or_else(|| args.out.join("index"));
-    let engine = Engine::open_or_create(&index_dir, &args.create.settings(), args.search.options())
-        .with_context(|| format!("opening {}", index_dir.display()))?;
     let collection = CollectionConfig { name: "pan".into(), kind: CollectionKind::Source, keep_texts: args.keep_texts };
-    let has_sources = engine.collections()?.iter().any(|c| c.config.name == "pan" && c.docs > 0);
     let mut timings = serde_json::Map::new();
-    if !has_sources {
-        let started = Instant::now();
-        // The corpus defines offsets on the raw files, so they are read as they are rather
-        // than through extraction (which would also refuse the few junk web pages whose
-        // text is mostly control characters).
-        let mut files: Vec<PathBuf> =
-            fs_err::read_dir(corpus.src_dir())?.map(|e| e.map(|e| e.path())).collect::<std::io::Result<_>>()?;
-        files.sort();
-        let texts: Vec<(String, String, String)> = files
-            .iter()
-            .map(|path| {
-                let bytes = fs_err::read(path)?;
-                let origin = path.display().to_string();
-                Ok((origin.clone(), file_name(&origin), String::from_utf8_lossy(&bytes).into_owned()))
-            })
-            .collect::<Result<_>>()?;
-        let bar = super::progress::files_bar(quiet, "indexing sources");
-        bar.set_length(files.len() as u64);
-        let summary = engine.add_texts(&collection, texts, AddMode::All, &|p| bar.set_position(p.done))?;
-        bar.finish_and_clear();
-        let secs = started.elapsed().as_secs_f64();
-        eprintln!("indexed {} sources in {secs:.1} s", summary.added);
-        timings.insert("index_seconds".into(), secs.into());
-    }
+    let sharded = args.shards.is_some() || shards::shard_dirs(&index_dir)?.is_some();
+    let engine = if sharded {
+        if shards::shard_dirs(&index_dir)?.is_none() {
+            let n = usize::from(args.shards.unwrap_or(1));
+            let started = Instant::now();
+            let texts = source_texts(&corpus)?;
+            let summary =
+                shards::build(&index_dir, n, &args.create.settings(), args.search.options(), &collection, texts)?;
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!("indexed {} sources into {n} shards in {secs:.1} s", summary.added);
+            timings.insert("index_seconds".into(), secs.into());
+        }
+        Engine::open_sharded(&index_dir, args.search.options())
+            .with_context(|| format!("opening the shards at {}", index_dir.display()))?
+    } else {
+        let engine = Engine::open_or_create(&index_dir, &args.create.settings(), args.search.options())
+            .with_context(|| format!("opening {}", index_dir.display()))?;
+        let has_sources = engine.collections()?.iter().any(|c| c.config.name == "pan" && c.docs > 0);
+        if !has_sources {
+            let started = Instant::now();
+            let texts = source_texts(&corpus)?;
+            let bar = super::progress::files_bar(quiet, "indexing sources");
+            bar.set_length(texts.len() as u64);
+            let summary = engine.add_texts(&collection, texts, AddMode::All, &|p| bar.set_position(p.done))?;
+            bar.finish_and_clear();
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!("indexed {} sources in {secs:.1} s", summary.added);
+            timings.insert("index_seconds".into(), secs.into());
+        }
+        engine
+    };
 
     // Every suspicious document of the listed pairs, checked against the whole collection.
     let mut suspects: Vec<String> = corpus.pairs.iter().map(|p| p.suspicious.clone()).collect();
@@ -195,6 +203,24 @@ fn pan(args: &PanArgs, quiet: bool) -> Result<ExitCode> {
             with_copies.entire.plagdet,
         ),
     )
+}
+
+/// The corpus's sources as `(origin, title, text)`, in file name order. The corpus defines
+/// offsets on the raw files, so they are read as they are rather than through extraction
+/// (which would also refuse the few junk web pages whose text is mostly control
+/// characters).
+fn source_texts(corpus: &PanCorpus) -> Result<Vec<(String, String, String)>> {
+    let mut files: Vec<PathBuf> =
+        fs_err::read_dir(corpus.src_dir())?.map(|e| e.map(|e| e.path())).collect::<std::io::Result<_>>()?;
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let bytes = fs_err::read(path)?;
+            let origin = path.display().to_string();
+            Ok((origin.clone(), file_name(&origin), String::from_utf8_lossy(&bytes).into_owned()))
+        })
+        .collect()
 }
 
 /// The pairwise task: every listed pair aligned on its own, then scored.

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use tessera_engine::{AddMode, AddProgress, DEFAULT_MIN_CONTAINMENT, Engine, EngineOptions};
+use tessera_engine::{AddMode, AddProgress, DEFAULT_MIN_CONTAINMENT, Engine, EngineOptions, shards};
 
 use super::{CollectionArgs, CreateArgs, Format, IndexDir};
 
@@ -41,6 +41,13 @@ pub struct IndexArgs {
     /// counted; a file whose text changed is added as a new document.
     #[arg(long, conflicts_with = "if_new")]
     force: bool,
+    /// Split the index into N shards (folders `shard-S-of-N` under --index, each an
+    /// ordinary index; a sharded index keeps its number): each document goes to the
+    /// shard owning its id, with the id one index would give it, so checks against the
+    /// shards report as one index (`tessera check --index DIR` reads them as one; the Ray
+    /// application serves them across machines). Every document is added (no --if-new).
+    #[arg(long, value_name = "N", conflicts_with_all = ["if_new", "force"], value_parser = clap::value_parser!(u16).range(1..))]
+    shards: Option<u16>,
     /// Files and folders to add (folders recursively; archives give one document per
     /// member).
     #[arg(required = true)]
@@ -61,17 +68,33 @@ pub fn run(args: &IndexArgs, quiet: bool) -> Result<ExitCode> {
         extract: super::extract_config(),
         ..EngineOptions::default()
     };
-    let engine = Engine::open_or_create(&args.dir.dir, &args.create.settings(), options)
-        .with_context(|| format!("opening the index at {}", args.dir.dir.display()))?;
     let bar = super::progress::files_bar(quiet, "indexing");
     let progress = |p: AddProgress| {
         bar.set_length(p.total);
         bar.set_position(p.done);
     };
-    let config = args.collection.config(&engine)?;
-    let summary = engine
-        .add_paths(&config, &args.paths, mode, &progress)
-        .with_context(|| format!("adding to the index at {}", args.dir.dir.display()))?;
+    let dir = &args.dir.dir;
+    let summary = match args.shards {
+        Some(n) => {
+            let n = usize::from(n);
+            shards::check_shard_count(dir, n)?;
+            // The collection's settings as the first shard has them (every shard the same).
+            let first = Engine::open_or_create(&shards::shard_dir(dir, 0, n), &args.create.settings(), options.clone())
+                .with_context(|| format!("opening the shards at {}", dir.display()))?;
+            let config = args.collection.config(&first)?;
+            drop(first);
+            shards::build_paths(dir, n, &args.create.settings(), options, &config, &args.paths, &progress)
+                .with_context(|| format!("adding to the shards at {}", dir.display()))?
+        }
+        None => {
+            let engine = Engine::open_or_create(dir, &args.create.settings(), options)
+                .with_context(|| format!("opening the index at {}", dir.display()))?;
+            let config = args.collection.config(&engine)?;
+            engine
+                .add_paths(&config, &args.paths, mode, &progress)
+                .with_context(|| format!("adding to the index at {}", dir.display()))?
+        }
+    };
     bar.finish_and_clear();
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&summary)?),

@@ -367,7 +367,7 @@ fn rayon_threads(n: usize) -> Result<()> {
 }
 
 fn open_engine(dir: &IndexDir, options: EngineOptions) -> Result<Engine> {
-    Engine::open(&dir.dir, options).with_context(|| format!("opening the index at {}", dir.dir.display()))
+    Engine::open_any(&dir.dir, options).with_context(|| format!("opening the index at {}", dir.dir.display()))
 }
 
 /// Renders a report in a format.

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use tessera_index::IndexReader;
 
 use super::wire::{Answer, Document, Hits, Request, ShardCollection, ShardInfo};
-use crate::{Error, IndexView, Result};
+use crate::{IndexView, Result};
 
 impl IndexView {
     /// Answers a sharded check's request (its bytes: [`Request::encode`]) from this view
@@ -25,7 +25,9 @@ impl IndexView {
 }
 
 fn answer(reader: &IndexReader, request: Request) -> Result<Answer> {
-    let collection = |name: &str| reader.collection(name).ok_or_else(|| Error::UnknownCollection(name.to_owned()));
+    // A shard holds none of a collection's documents until one is added to it: its
+    // look-ups there find nothing (the collection exists in the index as a whole).
+    let collection = |name: &str| reader.collection(name);
     Ok(match request {
         Request::Info => Answer::Info(ShardInfo {
             settings: reader.fingerprint_settings().to_string(),
@@ -40,15 +42,17 @@ fn answer(reader: &IndexReader, request: Request) -> Result<Answer> {
             live_docs: reader.live_docs().count() as u64,
         }),
         Request::Hashes { collection: name, hashes, max_docs } => {
+            let Some(collection) = collection(&name) else { return Ok(Answer::Hits(Hits::default())) };
             let mut hits = Vec::new();
-            let over = collection(&name)?.lookup_sorted_bounded(&hashes, to_usize(max_docs), |i, doc| {
+            let over = collection.lookup_sorted_bounded(&hashes, to_usize(max_docs), |i, doc| {
                 hits.push((i as u32, doc.0));
             })?;
             Answer::Hits(Hits { hits, over: over.into_iter().map(|i| i as u32).collect(), lengths: Vec::new() })
         }
         Request::Terms { collection: name, terms, max_docs } => {
+            let Some(collection) = collection(&name) else { return Ok(Answer::Hits(Hits::default())) };
             let mut hits = Vec::new();
-            let over = collection(&name)?.lookup_terms_bounded(&terms, to_usize(max_docs), |i, doc| {
+            let over = collection.lookup_terms_bounded(&terms, to_usize(max_docs), |i, doc| {
                 hits.push((i as u32, doc.0));
             })?;
             let docs: BTreeSet<u64> = hits.iter().map(|&(_, d)| d).collect();
@@ -60,7 +64,9 @@ fn answer(reader: &IndexReader, request: Request) -> Result<Answer> {
         }
         Request::HoldsTerms { collection: name, terms } => {
             let mut held = vec![false; terms.len()];
-            collection(&name)?.lookup_terms_at_most(&terms, usize::MAX, |i, _| held[i] = true)?;
+            if let Some(collection) = collection(&name) {
+                collection.lookup_terms_at_most(&terms, usize::MAX, |i, _| held[i] = true)?;
+            }
             Answer::Held(held)
         }
         Request::DocIds => Answer::DocIds(reader.docs().map(|d| d.0).collect()),

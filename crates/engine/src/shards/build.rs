@@ -58,15 +58,7 @@ fn open_shards(
     if shards == 0 {
         return Err(Error::Settings("an index has at least one shard".to_owned()));
     }
-    if let Some(existing) = super::shard_dirs(dir)?
-        && existing.len() != shards
-    {
-        return Err(Error::Shards(format!(
-            "{} holds {} shards, not {shards}: an index keeps its number of shards",
-            dir.display(),
-            existing.len()
-        )));
-    }
+    super::check_shard_count(dir, shards)?;
     fs_err::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
     (0..shards).map(|s| Engine::open_or_create(&shard_dir(dir, s, shards), settings, options.clone())).collect()
 }

@@ -84,10 +84,20 @@ fn parse_shard_name(name: &str) -> Option<(usize, usize)> {
     (s < n).then_some((s, n))
 }
 
-/// The shards' folders under `dir`, in shard order: every `shard-S-of-N` for one `N`,
-/// all `S` from 0 to `N - 1`. `Ok(None)` when `dir` holds no shard folder (an ordinary
-/// index, or nothing).
-pub fn shard_dirs(dir: &Path) -> Result<Option<Vec<PathBuf>>> {
+/// Refuses to make or add to `shards` shards under `dir` when it holds shards of another
+/// count (all of them, or some when a build stopped).
+pub fn check_shard_count(dir: &Path, shards: usize) -> Result<()> {
+    if let Some(other) = shard_names(dir)?.into_iter().flatten().map(|(_, n)| n).find(|&n| n != shards) {
+        return Err(Error::Shards(format!(
+            "{} holds shards of an index of {other} shards, not {shards}: an index keeps its number of shards",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The `(shard, shards)` of every shard folder under `dir`; `None` when there is none.
+pub(crate) fn shard_names(dir: &Path) -> Result<Option<Vec<(usize, usize)>>> {
     let entries = match fs_err::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -103,6 +113,14 @@ pub fn shard_dirs(dir: &Path) -> Result<Option<Vec<PathBuf>>> {
     if found.is_empty() {
         return Ok(None);
     }
+    Ok(Some(found))
+}
+
+/// The shards' folders under `dir`, in shard order: every `shard-S-of-N` for one `N`,
+/// all `S` from 0 to `N - 1`. `Ok(None)` when `dir` holds no shard folder (an ordinary
+/// index, or nothing).
+pub fn shard_dirs(dir: &Path) -> Result<Option<Vec<PathBuf>>> {
+    let Some(mut found) = shard_names(dir)? else { return Ok(None) };
     found.sort_unstable();
     let shards = found[0].1;
     let expected: Vec<(usize, usize)> = (0..shards).map(|s| (s, shards)).collect();
