@@ -812,3 +812,101 @@ pub(crate) fn rewrite_jsonl(line: &[u8], text_field: &str, removed: Vec<u32>) ->
     .map_err(|e| PyValueError::new_err(e.to_string()))?;
     String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
 }
+
+/// Each text's kept flag, similarity, removed lines and text without them.
+type LinesVerdicts = (Vec<bool>, Vec<f64>, Vec<Vec<u32>>, Vec<String>);
+
+/// The lines method's answer for a batch of texts and the lines of each an earlier
+/// document had (`removed`, 0-based, any order; None for none): `(kept, similarity,
+/// removed, texts)`, each text's verdict (the engine's `lines_outcome`), its removed
+/// lines ascending and the text without them (the engine's `remove_lines`).
+#[pyfunction]
+#[pyo3(name = "_lines_verdicts")]
+pub(crate) fn lines_verdicts(
+    py: Python<'_>,
+    texts: Vec<String>,
+    removed: Vec<Option<Vec<u32>>>,
+) -> PyResult<LinesVerdicts> {
+    if texts.len() != removed.len() {
+        return Err(PyValueError::new_err(format!("{} texts and {} removed lists", texts.len(), removed.len())));
+    }
+    Ok(py.detach(|| {
+        let mut out = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (text, gone) in texts.into_iter().zip(removed) {
+            let mut gone = gone.unwrap_or_default();
+            gone.sort_unstable();
+            let (kept, similarity) = tessera_engine::lines_outcome(&text, &gone);
+            out.0.push(kept);
+            out.1.push(similarity);
+            out.3.push(if gone.is_empty() { text } else { tessera_engine::remove_lines(&text, &gone) });
+            out.2.push(gone);
+        }
+        out
+    }))
+}
+
+/// Candidate pairs as the clustering takes them: the distinct pairs of `(a[i], b[i])`
+/// (int64 arrays of one length) as `(lo, hi)`, lo < hi, ascending, a pair of one document
+/// dropped.
+fn distinct_pairs(a: &[i64], b: &[i64]) -> Vec<(i64, i64)> {
+    let mut pairs: Vec<(i64, i64)> =
+        a.iter().zip(b).filter(|(x, y)| x != y).map(|(&x, &y)| (x.min(y), x.max(y))).collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+fn same_length(a: &[i64], b: &[i64]) -> PyResult<()> {
+    if a.len() == b.len() {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!("{} and {} edge ends: give one b per a", a.len(), b.len())))
+}
+
+/// The distinct candidate pairs of `(a[i], b[i])` (int64 arrays of one length) and their
+/// connected components by union-find, as the Spark job's driver joins them: `(vertices,
+/// components, lo, hi, pair_components)`, every vertex of a pair (ascending) and the
+/// smallest vertex of its component (`connected_components`), the pairs (lo < hi,
+/// ascending, a pair of one document dropped) and each pair's component. Without the GIL.
+#[pyfunction]
+#[pyo3(name = "_pair_components")]
+pub(crate) fn pair_components<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, i64>,
+    b: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (a, b) = (a.as_slice()?, b.as_slice()?);
+    same_length(a, b)?;
+    let (vertices, comp, lo, hi, pair_comp) = py.detach(|| {
+        let (lo, hi): (Vec<i64>, Vec<i64>) = distinct_pairs(a, b).into_iter().unzip();
+        let (vertices, comp) = rows::components(&lo, &hi);
+        let pair_comp = lo.iter().map(|v| comp[vertices.binary_search(v).unwrap_or_default()]).collect::<Vec<_>>();
+        (vertices, comp, lo, hi, pair_comp)
+    });
+    PyTuple::new(py, [vertices, comp, lo, hi, pair_comp].map(|v| Array1::from(v).into_pyarray(py).into_any()))
+}
+
+/// The candidate pairs `(a[i], b[i])` of a component's documents (numbered `vid`, int64,
+/// its members in document order) as the (p, 2) int64 positions `DedupPlan.cluster`
+/// takes: distinct, earlier first, ascending, a pair of one document dropped. ValueError
+/// when a pair names a document outside `vid`.
+#[pyfunction]
+#[pyo3(name = "_member_pairs")]
+pub(crate) fn member_pairs<'py>(
+    py: Python<'py>,
+    vid: PyReadonlyArray1<'py, i64>,
+    a: PyReadonlyArray1<'py, i64>,
+    b: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let (vid, a, b) = (vid.as_slice()?, a.as_slice()?, b.as_slice()?);
+    same_length(a, b)?;
+    let mut index: Vec<(i64, i64)> = vid.iter().copied().zip(0..).collect();
+    index.sort_unstable();
+    let position = |v: i64| match index.binary_search_by_key(&v, |&(x, _)| x) {
+        Ok(i) => Ok(index[i].1),
+        Err(_) => Err(PyValueError::new_err("a candidate pair names a document outside its component")),
+    };
+    let a = a.iter().map(|&v| position(v)).collect::<PyResult<Vec<_>>>()?;
+    let b = b.iter().map(|&v| position(v)).collect::<PyResult<Vec<_>>>()?;
+    pairs_array(py, distinct_pairs(&a, &b).into_iter().flat_map(|(x, y)| [x, y]).collect())
+}

@@ -72,5 +72,11 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels::row_digests, m)?)?;
     m.add_function(wrap_pyfunction!(records::record_format, m)?)?;
     m.add_function(wrap_pyfunction!(records::check_jsonl_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(records::spark_input_format, m)?)?;
+    m.add_function(wrap_pyfunction!(records::spark_input_files, m)?)?;
+    m.add_function(wrap_pyfunction!(records::check_record_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::lines_verdicts, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::pair_components, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::member_pairs, m)?)?;
     Ok(())
 }

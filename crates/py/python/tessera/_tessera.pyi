@@ -661,10 +661,30 @@ def record_format(name: str) -> Optional[str]:
     "jsonl" (`.jsonl`, `.ndjson`), "csv", "tsv" or "parquet", looking under `.gz`, `.zst`
     and `.zstd`; None for another name."""
 
-def check_jsonl_fields(name: str, lines: list[str], text_field: str = "text", id_field: Optional[str] = None) -> None:
+def check_jsonl_fields(
+    name: str, lines: list[str], text_field: str = "text", id_field: Optional[str] = None, order_field: Optional[str] = None
+) -> None:
     """Checks the first lines (str) of a JSONL input named `name` as `tessera dedup` checks
     an input's first records: ValueError, with the command's message, when they all miss
-    `text_field` (or `id_field`) or none reads as a record."""
+    `text_field` (or `id_field`) or none reads as a record; and, with `order_field` (the
+    Spark job's order column), when no JSON object among them has it."""
+
+def _spark_input_format(inputs: list[str], format: Optional[str] = None, default_ids: bool = True) -> str:
+    """The one format ("jsonl" or "parquet") of the Spark job's inputs: `format`, else what
+    each name says (also under `.bz2`, and `.json` lines), else a local folder's one format
+    of its files. ValueError when it cannot be told, when inputs mix formats, and when
+    several inputs not all plain files take the default ids (`FILE:LINE`)."""
+
+def _spark_input_files(inputs: list[str], listed: list[list[str]]) -> list[tuple[str, str, str]]:
+    """The files of the Spark job's inputs in `tessera dedup`'s order (inputs as given,
+    each one's `listed` URIs sorted by path): (URI, the start of its default ids, path).
+    ValueError for an input with no file and a file given twice."""
+
+def _check_record_columns(
+    columns: list[tuple[str, str]], text_field: str, id_field: Optional[str] = None, order_field: Optional[str] = None
+) -> None:
+    """Checks a Parquet input's columns (name, Spark `simpleString` type) as `tessera
+    dedup` reads them: a string or binary text, a string or integer id, an integer order."""
 
 def sketch(
     texts: Iterable[Optional[str]],
@@ -742,6 +762,24 @@ def _lines_outcome(text: str, removed: list[int]) -> tuple[bool, float]:
 
 def _rewrite_jsonl(line: bytes, text_field: str, removed: list[int]) -> str:
     """A JSONL line with its text field without the lines `removed`."""
+
+def _lines_verdicts(
+    texts: list[str], removed: list[Optional[list[int]]]
+) -> tuple[list[bool], list[float], list[list[int]], list[str]]:
+    """The lines method's answer for texts and the lines of each an earlier document had:
+    (kept, similarity, removed lines ascending, texts without them)."""
+
+def _pair_components(
+    a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct pairs of `(a[i], b[i])` and their components by union-find: (vertices,
+    components, lo, hi, pair_components)."""
+
+def _member_pairs(
+    vid: npt.NDArray[np.int64], a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Pairs of document numbers as (p, 2) positions in `vid`: distinct, earlier first,
+    ascending, a pair of one document dropped; ValueError for a number not in `vid`."""
 
 @final
 class DedupPlan:
