@@ -640,18 +640,8 @@ impl Engine {
         let mut summary = AddSummary::default();
         let mut done = 0u64;
         for chunk in self.batches_within_memory(&files) {
-            let prepared: Vec<Vec<(String, Result<Prepared>)>> =
-                chunk.par_iter().map(|path| self.prepare_documents(path)).collect();
-            let mut docs = Vec::new();
-            for documents in prepared {
-                done += 1;
-                for (origin, result) in documents {
-                    match result {
-                        Ok(doc) => docs.push(doc),
-                        Err(e) => summary.failed.push(FailedDocument { origin, reason: describe_error(&e) }),
-                    }
-                }
-            }
+            let docs = self.prepare_batch(chunk, &mut summary);
+            done += chunk.len() as u64;
             for (doc, outcome) in docs.iter().zip(session.add_all(&docs)?) {
                 summary.record(doc, outcome, &session)?;
             }
@@ -663,6 +653,21 @@ impl Engine {
         summary.documents.extend(session.commit()?);
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
+    }
+
+    /// The documents of a batch of files, extracted and fingerprinted in parallel, in
+    /// order; those that fail are listed in `summary` and left out.
+    pub(crate) fn prepare_batch(&self, files: &[PathBuf], summary: &mut AddSummary) -> Vec<Prepared> {
+        let prepared: Vec<Vec<(String, Result<Prepared>)>> =
+            files.par_iter().map(|path| self.prepare_documents(path)).collect();
+        let mut docs = Vec::new();
+        for (origin, result) in prepared.into_iter().flatten() {
+            match result {
+                Ok(doc) => docs.push(doc),
+                Err(e) => summary.failed.push(FailedDocument { origin, reason: describe_error(&e) }),
+            }
+        }
+        docs
     }
 
     /// `files` in order, cut into batches of at most [`EngineOptions::batch_size`] files

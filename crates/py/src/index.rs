@@ -28,6 +28,20 @@ pub(crate) fn set_filters(report: &mut Report, filters: ReportFilters) -> PyResu
     report.set_filters(filters).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The report filters of `check`'s arguments, `min_percent` refused before the check runs
+/// (the report's own rule, on an empty setting).
+pub(crate) fn report_filters(
+    exclude_quotes: bool,
+    exclude_bibliography: bool,
+    min_words: u32,
+    min_percent: f64,
+) -> PyResult<ReportFilters> {
+    if !(0.0..=100.0).contains(&min_percent) {
+        return Err(PyValueError::new_err(format!("min_percent must be a number from 0 to 100, not {min_percent}")));
+    }
+    Ok(ReportFilters { exclude_quotes, exclude_bibliography, min_words, min_percent })
+}
+
 /// A report as `tessera check --format json` prints it.
 pub(crate) fn report_json(report: &Report) -> PyResult<String> {
     JsonRenderer::compact().render_to_string(report).map_err(errors::store)
@@ -305,13 +319,7 @@ impl Index {
         min_percent: f64,
         submit_to: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let filters = ReportFilters { exclude_quotes, exclude_bibliography, min_words, min_percent };
-        // Refused before the check runs (the report's own rule, on an empty setting).
-        if !(0.0..=100.0).contains(&min_percent) {
-            return Err(PyValueError::new_err(format!(
-                "min_percent must be a number from 0 to 100, not {min_percent}"
-            )));
-        }
+        let filters = report_filters(exclude_quotes, exclude_bibliography, min_words, min_percent)?;
         let submission = submit_to.map(|c| tessera_engine::Submission::new(c, title.clone()));
         if let Ok(text) = document.cast::<PyString>() {
             // Its characters first: a lower bound of its bytes, known without copying it.

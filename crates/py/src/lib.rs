@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 mod defaults;
 mod errors;
 mod forest;
+mod hashed;
 mod index;
 mod kernels;
 mod lean;
@@ -62,12 +63,12 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shards::shard_of, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::remove_lines, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::read_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::exact_keys, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::line_key_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::lines_outcome, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::rewrite_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::remove_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::read_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::exact_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::line_key_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::lines_outcome, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::rewrite_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::connected_components, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::row_digests, m)?)?;
     m.add_function(wrap_pyfunction!(records::record_format, m)?)?;
@@ -75,7 +76,7 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::spark_input_format, m)?)?;
     m.add_function(wrap_pyfunction!(records::spark_input_files, m)?)?;
     m.add_function(wrap_pyfunction!(records::check_record_columns, m)?)?;
-    m.add_function(wrap_pyfunction!(kernels::lines_verdicts, m)?)?;
+    m.add_function(wrap_pyfunction!(hashed::lines_verdicts, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::pair_components, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::member_pairs, m)?)?;
     Ok(())

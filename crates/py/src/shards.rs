@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use tessera_engine::shards::{self, LocalShards, ShardSet, wire};
 use tessera_engine::{CollectionConfig, CollectionKind, Engine, IndexView, ReportFilters};
 
-use crate::index::{engine_options, loads, report_json, set_filters, summary};
+use crate::index::{engine_options, loads, report_filters, report_json, set_filters, summary};
 use crate::{errors, settings};
 
 /// One shard of a sharded index (a folder `shard-S-of-N`), opened to answer a sharded
@@ -168,7 +168,7 @@ impl ShardedIndex {
         min_words: u32,
         min_percent: f64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let filters = ReportFilters { exclude_quotes, exclude_bibliography, min_words, min_percent };
+        let filters = report_filters(exclude_quotes, exclude_bibliography, min_words, min_percent)?;
         enum Input {
             Text(String),
             Bytes(Vec<u8>),

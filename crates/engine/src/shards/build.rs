@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use tessera_core::{CollectionConfig, DocId, shard_of};
 use tessera_extract::Extracted;
 
@@ -124,18 +123,8 @@ pub fn build_paths(
     let mut summary = AddSummary::default();
     let mut done = 0u64;
     for chunk in first.batches_within_memory(&files) {
-        let prepared: Vec<Vec<(String, Result<Prepared>)>> =
-            chunk.par_iter().map(|path| first.prepare_documents(path)).collect();
-        let mut docs = Vec::new();
-        for documents in prepared {
-            done += 1;
-            for (origin, result) in documents {
-                match result {
-                    Ok(doc) => docs.push(doc),
-                    Err(e) => summary.failed.push(FailedDocument { origin, reason: describe_error(&e) }),
-                }
-            }
-        }
+        let docs = first.prepare_batch(chunk, &mut summary);
+        done += chunk.len() as u64;
         writer.add(&docs, &mut summary)?;
         progress(AddProgress { done, total });
     }
