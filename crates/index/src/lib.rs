@@ -200,3 +200,21 @@ pub struct Snapshot {
     /// punctuation.
     pub sentence_edges: Vec<SentenceEdge>,
 }
+
+impl Snapshot {
+    /// Whether this document's shingle hashes include each of `hashes`. Postings find a
+    /// document by a hash's key, which a segment truncates (a false match per absent
+    /// look-up is at most 2^-12 per segment, `postings.rs`); this is the exact answer,
+    /// which does not depend on how documents fall into segments.
+    #[must_use]
+    pub fn holds_hashes(&self, hashes: &[u64]) -> Vec<bool> {
+        // A candidate is usually asked about a few hashes: scanning is cheaper than
+        // sorting its thousands.
+        if hashes.len() <= 8 {
+            return hashes.iter().map(|h| self.hashes.contains(h)).collect();
+        }
+        let mut own = self.hashes.clone();
+        own.sort_unstable();
+        hashes.iter().map(|h| own.binary_search(h).is_ok()).collect()
+    }
+}

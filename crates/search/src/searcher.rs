@@ -210,6 +210,9 @@ impl Searcher {
         let (lookups, candidates) = self.stage1(sources, query, min_shared, max_candidates)?;
         let first: Vec<DocId> = candidates.iter().take(PREFETCH_CANDIDATES).map(|c| c.doc).collect();
         sources.prefetch(&first);
+        // What was asked for: a round whose candidate was not asks for the next best
+        // together, so sources far away are read in a few calls, not one per round.
+        let mut prefetched: std::collections::HashSet<DocId> = first.into_iter().collect();
         let mut rounds = Rounds::new(lookups, candidates, query.hashes.len(), min_shared, self.config.max_copies > 0);
         let mut found = Vec::new();
         // Copies of the revision's sources, aligned on the passages their source explained.
@@ -218,6 +221,12 @@ impl Searcher {
         observe(SearchProgress { aligned: 0, left: rounds.left });
         for round in 0..max_rounds {
             let Some(at) = rounds.take_best() else { break };
+            if !prefetched.contains(&rounds.candidates[at].doc) {
+                let mut next = vec![rounds.candidates[at].doc];
+                next.extend(rounds.best_alive(PREFETCH_CANDIDATES - 1));
+                sources.prefetch(&next);
+                prefetched.extend(next);
+            }
             let (blocks, held) =
                 aligner.align(rounds.candidates[at].doc, &rounds.explained_shingle, rounds.near(at))?;
             if !blocks.is_empty() {
@@ -277,7 +286,7 @@ impl Searcher {
         sources.lookup_hashes(&lookups.hashes, self.config.max_postings_per_hash, &mut |i, doc| {
             hits.push((i as u32, doc));
         })?;
-        let candidates = self.rank(hits, &lookups, min_shared, max_candidates);
+        let candidates = self.rank(sources, hits, &lookups, min_shared, max_candidates)?;
         Ok((lookups, candidates))
     }
 
@@ -339,6 +348,7 @@ impl Searcher {
         blocks: &[Block],
     ) -> Result<Vec<SourceMatch>, Error> {
         let mut copies = Vec::new();
+        aligner.sources.prefetch(&copies_of.iter().map(|&(doc, _)| doc).collect::<Vec<_>>());
         for (doc, lost) in copies_of {
             // A copy is aligned on the source's passages only.
             let near = ranges.iter().flat_map(|&(start, end)| start..end.max(start + 1));
@@ -362,14 +372,16 @@ impl Searcher {
     }
 
     /// Stage 1: group hits (too frequent hashes already left out by the look-up) by
-    /// document; keep the best `max_candidates`, best first.
+    /// document; keep the best `max_candidates` by the hashes they really share
+    /// ([`verified_best`]), best first.
     fn rank(
         &self,
+        sources: &dyn Sources,
         mut hits: Vec<(u32, DocId)>,
         lookups: &Lookups,
         min_shared: u32,
         max_candidates: usize,
-    ) -> Vec<Candidate> {
+    ) -> Result<Vec<Candidate>, Error> {
         hits.sort_unstable_by_key(|&(h, doc)| (doc, h));
         hits.dedup();
         let mut candidates: Vec<Candidate> = Vec::new();
@@ -384,9 +396,63 @@ impl Searcher {
         }
         candidates.retain(|c| c.total() >= min_shared);
         sort_candidates(&mut candidates);
-        candidates.truncate(max_candidates);
-        candidates
+        verified_best(sources, lookups, candidates, min_shared, max_candidates)
     }
+}
+
+/// Candidates checked at first beyond the `max` kept: a few lose a false key match.
+const VERIFY_SLACK: usize = 16;
+
+/// The best `max` of `candidates` (sorted by their hits) by the hashes they really share,
+/// best first. A look-up finds a document by a hash's key, which each segment truncates
+/// to its size (`tessera_index` postings: a false match per absent look-up is at most
+/// 2^-12 per segment), so hits alone would rank candidates differently as documents fall
+/// into other segments or shards, and the report with them. A candidate can only lose
+/// hashes to the check ([`Sources::holds_hashes`]), never rank better than its hits
+/// rank it: the candidates are checked best first, in batches, until `max` checked ones
+/// rank before every one not checked.
+fn verified_best(
+    sources: &dyn Sources,
+    lookups: &Lookups,
+    candidates: Vec<Candidate>,
+    min_shared: u32,
+    max: usize,
+) -> Result<Vec<Candidate>, Error> {
+    let mut kept: Vec<Candidate> = Vec::new();
+    if max == 0 {
+        return Ok(kept);
+    }
+    let mut rest = candidates.into_iter().peekable();
+    let mut batch = max.saturating_add(VERIFY_SLACK);
+    loop {
+        let next: Vec<Candidate> = rest.by_ref().take(batch).collect();
+        if next.is_empty() {
+            break;
+        }
+        let asked: Vec<(DocId, Vec<u64>)> =
+            next.iter().map(|c| (c.doc, c.shared.iter().map(|&h| lookups.hashes[h as usize]).collect())).collect();
+        let held = sources.holds_hashes(&asked)?;
+        if held.len() != asked.len() || held.iter().zip(&asked).any(|(h, (_, a))| h.len() != a.len()) {
+            return Err(Error::Sources("the collection answered for other hashes than asked".to_owned()));
+        }
+        for (mut c, held) in next.into_iter().zip(held) {
+            let mut held = held.into_iter();
+            c.shared.retain(|_| held.next().unwrap_or(false));
+            c.count_shared(lookups);
+            if c.total() >= min_shared {
+                kept.push(c);
+            }
+        }
+        sort_candidates(&mut kept);
+        kept.truncate(max);
+        match rest.peek() {
+            Some(unchecked) if kept.len() < max || rank_order(&kept[max - 1], unchecked).is_gt() => {
+                batch = VERIFY_SLACK.max(max - kept.len());
+            }
+            _ => break,
+        }
+    }
+    Ok(kept)
 }
 
 /// Stage 2's state: the ranked candidates, which of them are still in the race, and what
@@ -462,6 +528,14 @@ impl Rounds {
         self.alive[at] = false;
         self.left -= 1;
         Some(at)
+    }
+
+    /// The documents of the `n` best candidates still alive, best first.
+    fn best_alive(&self, n: usize) -> Vec<DocId> {
+        let mut alive: Vec<&Candidate> =
+            self.candidates.iter().zip(&self.alive).filter(|(_, a)| **a).map(|(c, _)| c).collect();
+        alive.sort_unstable_by(|a, b| rank_order(a, b));
+        alive.into_iter().take(n).map(|c| c.doc).collect()
     }
 
     /// The suspect shingles candidate `at` shares: a long suspect's parts where they are
@@ -839,5 +913,93 @@ mod tests {
         assert_eq!(all.hashes, vec![3, 5, 7, 9]);
         assert_eq!(positions(&all), vec![vec![1], vec![0, 2], vec![1, 2], vec![3]]);
         assert_eq!(all.own, vec![true, true, false, true]);
+    }
+
+    /// Documents as snapshots of hashes; `asked` counts the documents checked.
+    struct Held {
+        docs: Vec<Vec<u64>>,
+        config: tessera_core::CollectionConfig,
+        asked: std::sync::Mutex<usize>,
+    }
+
+    impl Sources for Held {
+        fn config(&self) -> &tessera_core::CollectionConfig {
+            &self.config
+        }
+        fn doc_count(&self) -> u64 {
+            self.docs.len() as u64
+        }
+        fn lookup_hashes(&self, _: &[u64], _: usize, _: &mut dyn FnMut(usize, DocId)) -> Result<(), Error> {
+            unreachable!("the test gives the hits")
+        }
+        fn lookup_terms(&self, _: &[u32], _: usize, _: &mut dyn FnMut(usize, DocId)) -> Result<(), Error> {
+            unreachable!("the test gives the hits")
+        }
+        fn snapshot(&self, doc: DocId) -> Result<tessera_index::Snapshot, Error> {
+            *self.asked.lock().unwrap() += 1;
+            Ok(tessera_index::Snapshot { hashes: self.docs[doc.0 as usize].clone(), ..Default::default() })
+        }
+        fn char_len(&self, _: DocId) -> Result<u64, Error> {
+            Ok(0)
+        }
+    }
+
+    fn config() -> tessera_core::CollectionConfig {
+        tessera_core::CollectionConfig { name: "sources".to_owned(), kind: CollectionKind::Source, keep_texts: false }
+    }
+
+    #[test]
+    fn candidates_rank_by_the_hashes_they_really_hold() {
+        let query = Query { hashes: vec![10, 20, 30, 40], ..Query::default() };
+        let lookups = Lookups::new(&query, false);
+        // Doc 0 holds 10 and 20; doc 1 holds 10, 20, 30 by its keys but only 10 really
+        // (two false key matches); doc 2 holds 40; doc 3 holds 30 and 40.
+        let docs = vec![vec![10, 20, 1], vec![10, 2, 3], vec![40], vec![30, 40, 4]];
+        let sources = Held { docs, config: config(), asked: Default::default() };
+        let hits: Vec<(u32, DocId)> = [(0, 0), (1, 0), (0, 1), (1, 1), (2, 1), (3, 2), (2, 3), (3, 3)]
+            .into_iter()
+            .map(|(h, d)| (h, DocId(d)))
+            .collect();
+        let searcher = Searcher::new(SearchConfig::default());
+        let ranked = |min_shared, max| {
+            let c = searcher.rank(&sources, hits.clone(), &lookups, min_shared, max).unwrap();
+            c.iter().map(|c| (c.doc.0, c.score)).collect::<Vec<_>>()
+        };
+        // By hits alone doc 1 would rank first with 3.
+        assert_eq!(ranked(1, 10), vec![(0, 2), (3, 2), (1, 1), (2, 1)]);
+        assert_eq!(ranked(2, 10), vec![(0, 2), (3, 2)]);
+        // The best two are known once doc 1's check leaves it behind the checked ones.
+        assert_eq!(ranked(1, 2), vec![(0, 2), (3, 2)]);
+        assert_eq!(ranked(1, 0), vec![]);
+        // The shared hashes left are the real ones (stage 2 counts on them).
+        let c = searcher.rank(&sources, hits.clone(), &lookups, 1, 10).unwrap();
+        assert_eq!(c[2].shared, vec![0]);
+    }
+
+    #[test]
+    fn only_the_candidates_that_may_rank_are_checked() {
+        // 40 documents, doc d holding the first 40 - d hashes: checked best first, the
+        // best 5 are known after the first batch (5 + VERIFY_SLACK).
+        let query = Query { hashes: (1..=40).collect(), ..Query::default() };
+        let lookups = Lookups::new(&query, false);
+        let docs: Vec<Vec<u64>> = (0..40u64).map(|d| (1..=40 - d).collect()).collect();
+        let hits: Vec<(u32, DocId)> = (0..40u64).flat_map(|d| (0..40 - d as u32).map(move |h| (h, DocId(d)))).collect();
+        let sources = Held { docs, config: config(), asked: Default::default() };
+        let searcher = Searcher::new(SearchConfig::default());
+        let ranked = searcher.rank(&sources, hits.clone(), &lookups, 1, 5).unwrap();
+        assert_eq!(ranked.iter().map(|c| c.doc.0).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(*sources.asked.lock().unwrap(), 5 + VERIFY_SLACK);
+        // When the checked ones lose hashes, more are checked until the best are known.
+        let mut docs: Vec<Vec<u64>> = (0..40u64).map(|d| (1..=40 - d).collect()).collect();
+        for d in docs.iter_mut().take(30) {
+            d.truncate(1);
+        }
+        let sources = Held { docs, config: config(), asked: Default::default() };
+        let ranked = searcher.rank(&sources, hits, &lookups, 1, 5).unwrap();
+        assert_eq!(
+            ranked.iter().map(|c| (c.doc.0, c.score)).collect::<Vec<_>>(),
+            [(30, 10), (31, 9), (32, 8), (33, 7), (34, 6)]
+        );
+        assert_eq!(*sources.asked.lock().unwrap(), 5 + VERIFY_SLACK + VERIFY_SLACK);
     }
 }

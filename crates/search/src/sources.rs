@@ -1,9 +1,9 @@
 //! [`Sources`]: what a search reads of one collection, wherever the collection lives.
 //!
-//! A search needs four things of a collection: its settings and size, the documents
-//! holding some hashes (stage 1) or some terms (the translated stage), a candidate's
-//! snapshot (stage 2) and a document's length (the translated stage's length
-//! division). An open index answers them at once ([`IndexCollection`]); the engine's
+//! A search needs these things of a collection: its settings and size, the documents
+//! holding some hashes (stage 1) or some terms (the translated stage), which of its hits
+//! a candidate really holds (stage 1's check of truncated keys), a candidate's snapshot
+//! (stage 2) and a document's length (the translated stage's length division). An open index answers them at once ([`IndexCollection`]); the engine's
 //! sharded view answers them from the shards of one index, merged so that the search
 //! sees exactly what one index holding the same documents would show it. The search
 //! itself is the same code either way.
@@ -42,6 +42,14 @@ pub trait Sources: Sync {
 
     /// A document's snapshot.
     fn snapshot(&self, doc: DocId) -> Result<Snapshot, Error>;
+
+    /// Which of the hashes asked of each document it really holds (`held[d][i]` for
+    /// `asked[d] = (doc, hashes)`): the look-ups find documents by truncated keys, so stage
+    /// 1 checks its candidates here. Sources that fetch from far away answer this where
+    /// the snapshots are.
+    fn holds_hashes(&self, asked: &[(DocId, Vec<u64>)]) -> Result<Vec<Vec<bool>>, Error> {
+        asked.iter().map(|(doc, hashes)| Ok(self.snapshot(*doc)?.holds_hashes(hashes))).collect()
+    }
 
     /// A document's length in characters.
     fn char_len(&self, doc: DocId) -> Result<u64, Error>;

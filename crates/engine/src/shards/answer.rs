@@ -69,6 +69,12 @@ fn answer(reader: &IndexReader, request: Request) -> Result<Answer> {
             }
             Answer::Held(held)
         }
+        Request::Holds { asked } => Answer::HeldByDoc(
+            asked
+                .into_iter()
+                .map(|(d, hashes)| Ok(reader.snapshot(tessera_index::DocId(d))?.holds_hashes(&hashes)))
+                .collect::<Result<_>>()?,
+        ),
         Request::DocIds => Answer::DocIds(reader.docs().map(|d| d.0).collect()),
         Request::Documents { docs, snapshots, texts } => Answer::Documents(
             docs.into_iter()

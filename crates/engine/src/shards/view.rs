@@ -133,6 +133,36 @@ impl ShardedView {
         self.fetch(docs, false, texts)
     }
 
+    /// Which of the hashes asked of each document it holds (the search's
+    /// [`Sources::holds_hashes`]), each shard answering for its own documents, at once.
+    fn holds_hashes(&self, asked: &[(DocId, Vec<u64>)]) -> Result<Vec<Vec<bool>>> {
+        let shards = self.set.shards();
+        let mut per_shard: Vec<Vec<(u64, Vec<u64>)>> = vec![Vec::new(); shards];
+        let mut order: Vec<Vec<usize>> = vec![Vec::new(); shards];
+        for (at, (doc, hashes)) in asked.iter().enumerate() {
+            let shard = shard_of(*doc, shards);
+            per_shard[shard].push((doc.0, hashes.clone()));
+            order[shard].push(at);
+        }
+        let requests: Vec<(usize, Request)> = per_shard
+            .into_iter()
+            .enumerate()
+            .filter(|(_, a)| !a.is_empty())
+            .map(|(shard, asked)| (shard, Request::Holds { asked }))
+            .collect();
+        let mut held = vec![Vec::new(); asked.len()];
+        for (shard, answer) in call_each(&*self.set, &requests)? {
+            let Answer::HeldByDoc(theirs) = answer else { return Err(unexpected(&*self.set, shard)) };
+            if theirs.len() != order[shard].len() {
+                return Err(unexpected(&*self.set, shard));
+            }
+            for (&at, h) in order[shard].iter().zip(theirs) {
+                held[at] = h;
+            }
+        }
+        Ok(held)
+    }
+
     /// Every document of every shard (deleted ones too), ascending.
     pub(crate) fn docs(&self) -> Result<Vec<DocId>> {
         let mut out = Vec::new();
@@ -347,6 +377,10 @@ impl Sources for ShardSources<'_> {
             }
         }
         Ok(held)
+    }
+
+    fn holds_hashes(&self, asked: &[(DocId, Vec<u64>)]) -> Result<Vec<Vec<bool>>, tessera_search::Error> {
+        self.view.holds_hashes(asked).map_err(search_error)
     }
 
     fn snapshot(&self, doc: DocId) -> Result<Snapshot, tessera_search::Error> {

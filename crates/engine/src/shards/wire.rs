@@ -12,7 +12,7 @@ use tessera_core::DocId;
 use tessera_index::{CollectionInfo, DocMeta, SentenceEdge, Snapshot};
 
 /// The version of these messages: a shard refuses a request of another.
-pub const WIRE_VERSION: u8 = 1;
+pub const WIRE_VERSION: u8 = 2;
 
 /// What a check asks of one shard.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +58,13 @@ pub enum Request {
         /// Whether to send kept texts.
         texts: bool,
     },
+    /// Which of the hashes asked of each document (of this shard) it really holds: stage
+    /// 1's check of its candidates' hits against their snapshots, made where the
+    /// snapshots are.
+    Holds {
+        /// `(doc, hashes)` pairs.
+        asked: Vec<(u64, Vec<u64>)>,
+    },
 }
 
 /// A shard's answer.
@@ -69,6 +76,8 @@ pub enum Answer {
     Hits(Hits),
     /// To [`Request::HoldsTerms`].
     Held(Vec<bool>),
+    /// To [`Request::Holds`]: one bool per hash asked, per document, in the order asked.
+    HeldByDoc(Vec<Vec<bool>>),
     /// To [`Request::DocIds`], ascending.
     DocIds(Vec<u64>),
     /// To [`Request::Documents`], in the order asked.
