@@ -16,7 +16,10 @@ from tessera._tessera import DEDUP_DEFAULTS as _D
 
 from ._inputs import _absolute, read_inputs
 from ._hashes import METHODS, dedup_hashed
-from ._job import _LINE, _O1, _O2, _RECORD, _VID, DRIVER_PAIRS, TesseraSparkError, _dedup_ordered, _JsonFields, _plan
+from ._job import (
+    _LINE, _O1, _O2, _VID, BROADCAST_ROWS, DRIVER_PAIRS, VERIFY, TesseraSparkError, _dedup_ordered, _JsonFields,
+    _kept_records, _plan,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
@@ -26,70 +29,42 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m tessera.spark",
         description="Tessera on Apache Spark: near-duplicate clusters of a corpus, the same as `tessera dedup`.",
     )
-    sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("dedup", help="cluster near-duplicate documents; write id, cluster, kept, similarity as Parquet")
-    d.add_argument(
-        "--method",
-        choices=METHODS,
-        default=_D.method,
-        help="minhash (near-duplicates, default), exact (identical texts) or lines (lines an earlier document had "
-        "are removed; the result adds removed_lines and text)",
+    d = p.add_subparsers(dest="command", required=True).add_parser(
+        "dedup", help="cluster near-duplicate documents; write id, cluster, kept, similarity as Parquet"
     )
-    d.add_argument("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
-    d.add_argument("--output", "-o", required=True, help="where to write the Parquet result (a folder)")
-    d.add_argument("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
-    d.add_argument(
-        "--id-col",
-        default=None,
-        help="the column holding the id (default: the line or row number, FILE:LINE for several input files)",
-    )
-    d.add_argument("--order-col", default=None, help="an integer column giving the document order (default: file order)")
-    d.add_argument("--format", choices=["parquet", "jsonl"], default=None, help="input format (default: by name)")
-    d.add_argument("--master", default="local[*]", help="Spark master (default: local[*])")
-    d.add_argument("--threshold", type=float, default=_D.threshold, help=f"Jaccard similarity of near-duplicates (default {_D.threshold})")
-    d.add_argument("--num-perm", type=int, default=_D.num_perm, help=f"MinHash functions per signature (default {_D.num_perm})")
-    d.add_argument("--seed", type=int, default=_D.seed, help=f"seed of the hash functions (default {_D.seed})")
-    d.add_argument("--shingle-size", type=int, default=_D.shingle_size, help=f"words per shingle (default {_D.shingle_size})")
-    d.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
-    d.add_argument("--no-stemming", action="store_true", help="do not stem words")
-    d.add_argument("--language", default=None, help="the texts' language (default: detected)")
-    d.add_argument(
-        "--verify",
-        choices=["exact", "estimate"],
-        default="exact",
-        help="verify candidates with the exact Jaccard similarity (default; as tessera dedup) or the estimate",
-    )
-    d.add_argument(
-        "--short-words",
-        type=int,
-        default=_D.short_words,
-        help=f"texts with fewer words are shingled cyclically (default {_D.short_words})",
-    )
-    d.add_argument(
-        "--partitions", type=int, default=None, help="partitions of the bucket and cluster steps (default: Spark's)"
-    )
-    d.add_argument(
-        "--broadcast-rows",
-        type=int,
-        default=1_000_000,
-        help="documents in pairs joined back by broadcast up to this many, else by a shuffle join (default 1000000)",
-    )
-    d.add_argument(
-        "--driver-pairs",
-        type=int,
-        default=DRIVER_PAIRS,
-        help="find the components of up to this many candidate pairs on the driver (union-find), more on the "
-        f"cluster (default {DRIVER_PAIRS})",
-    )
-    d.add_argument(
-        "--write-kept",
-        default=None,
-        metavar="DIR",
-        help="also write the kept records themselves here, in the input's format (Parquet rows with every column, "
-        "or JSONL lines), in document order; with --method lines, without their removed lines",
-    )
-    d.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
-    d.add_argument("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
+    arg = d.add_argument
+    arg("--method", choices=METHODS, default=_D.method, help="minhash (near-duplicates, default), exact (identical "
+        "texts) or lines (lines an earlier document had are removed; the result adds removed_lines and text)")
+    arg("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
+    arg("--output", "-o", required=True, help="where to write the Parquet result (a folder)")
+    arg("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
+    arg("--id-col", help="the column holding the id (default: the line or row number, FILE:LINE for several "
+        "input files)")
+    arg("--order-col", help="an integer column giving the document order (default: file order)")
+    arg("--format", choices=["parquet", "jsonl"], help="input format (default: by name)")
+    arg("--master", default="local[*]", help="Spark master (default: local[*])")
+    arg("--threshold", type=float, default=_D.threshold,
+        help=f"Jaccard similarity of near-duplicates (default {_D.threshold})")
+    arg("--num-perm", type=int, default=_D.num_perm, help=f"MinHash functions per signature (default {_D.num_perm})")
+    arg("--seed", type=int, default=_D.seed, help=f"seed of the hash functions (default {_D.seed})")
+    arg("--shingle-size", type=int, default=_D.shingle_size, help=f"words per shingle (default {_D.shingle_size})")
+    arg("--keep-stop-words", action="store_true", help="keep stop words")
+    arg("--no-stemming", action="store_true", help="do not stem words")
+    arg("--language", help="the texts' language (default: detected)")
+    arg("--verify", choices=["exact", "estimate"], default=VERIFY,
+        help="verify candidates with the exact Jaccard similarity (default; as tessera dedup) or the estimate")
+    arg("--short-words", type=int, default=_D.short_words,
+        help=f"texts with fewer words are shingled cyclically (default {_D.short_words})")
+    arg("--partitions", type=int, help="partitions of the bucket and cluster steps (default: Spark's)")
+    arg("--broadcast-rows", type=int, default=BROADCAST_ROWS, help="documents in pairs joined back by broadcast up to "
+        f"this many, else by a shuffle join (default {BROADCAST_ROWS})")
+    arg("--driver-pairs", type=int, default=DRIVER_PAIRS, help="find the components of up to this many candidate "
+        f"pairs on the driver (union-find), more on the cluster (default {DRIVER_PAIRS})")
+    arg("--write-kept", metavar="DIR", help="also write the kept records themselves here, in the input's format "
+        "(Parquet rows with every column, or JSONL lines), in document order; with --method lines, without their "
+        "removed lines")
+    arg("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
+    arg("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
     return p
 
 
@@ -107,9 +82,6 @@ def _session(master: str, confs: list[str]) -> "SparkSession":
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName("tessera-dedup").master(master)
-    # Executors run this Python (with the tessera package) unless told otherwise; PySpark
-    # reads the variable when the context starts.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = builder.config("spark.ui.showConsoleProgress", "false")
     keys = set()
     for conf in confs:
@@ -129,9 +101,8 @@ def _session(master: str, confs: list[str]) -> "SparkSession":
 
 
 def _quiet_glob_warning(spark: "SparkSession") -> None:
-    """Spark's file sources look for a streaming sink's metadata folder at every input
-    path and, for a pattern (`part-*.jsonl`), log a warning with a stack trace when there
-    is no such file: noise for a batch job's patterns. Raised to errors for our session."""
+    """Spark logs a warning with a stack trace for each input pattern (`part-*.jsonl`)
+    without a streaming sink's metadata folder: noise for a batch job, made errors only."""
     try:
         jvm = spark.sparkContext._jvm
         error = jvm.org.apache.logging.log4j.Level.ERROR
@@ -148,19 +119,13 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
     """Runs `dedup` from parsed arguments; returns the summary."""
     started = time.perf_counter()
     plan = _plan(
-        threshold=args.threshold,
-        num_perm=args.num_perm,
-        seed=args.seed,
-        shingle_size=args.shingle_size,
-        stop_words=not args.keep_stop_words,
-        stemming=not args.no_stemming,
-        language=args.language,
+        threshold=args.threshold, num_perm=args.num_perm, seed=args.seed, shingle_size=args.shingle_size,
+        stop_words=not args.keep_stop_words, stemming=not args.no_stemming, language=args.language,
         short_words=args.short_words,
     )
     if spark.conf.get("spark.sql.files.minPartitionNum", None) is None:
-        # Exact verification reads the input twice and matches rows by their place in
-        # the scan; Spark sizes file splits by the cores it has (which change as executors
-        # come and go): fix that number for both reads.
+        # Exact verification and --write-kept read the input twice and match rows by their
+        # place in the scan: fix the splits, which Spark sizes by its (changing) cores.
         spark.conf.set("spark.sql.files.minPartitionNum", str(spark.sparkContext.defaultParallelism))
     docs = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format)
     json_fields = _JsonFields(args.text_col, args.id_col) if _LINE in docs.columns else None
@@ -176,44 +141,30 @@ def run_dedup(spark: "SparkSession", args: argparse.Namespace) -> dict:
     if args.write_kept:
         _write_kept(spark, args, run.result, json_fields)
     documents, clusters, failed = run.counts(output)
-    summary = {
-        "documents": documents,
-        "clusters": clusters,
-        "duplicates_removed": documents - clusters,
-        "failed": int(failed),
-        "method": args.method,
-    }
+    summary = dict(documents=documents, clusters=clusters, duplicates_removed=documents - clusters)
+    summary.update(failed=int(failed), method=args.method)
     if args.method == "minhash":
         summary.update(verified=args.verify, bands=plan.bands, rows=plan.rows)
     if args.method == "lines":
         from pyspark.sql import functions as F
 
-        summary["lines_removed"] = int(
-            run.result.select(F.coalesce(F.sum(F.size("removed_lines")), F.lit(0))).first()[0]
-        )
+        removed = run.result.select(F.coalesce(F.sum(F.size("removed_lines")), F.lit(0))).first()[0]
+        summary["lines_removed"] = int(removed)
     run.unpersist()
     summary["seconds"] = round(time.perf_counter() - started, 3)
     return summary
 
 
 def _write_kept(spark: "SparkSession", args: argparse.Namespace, result, json_fields: _JsonFields | None) -> None:
-    """The kept records, read again and matched by their place in the scan, written in the
-    input's format and document order: Parquet rows with every column, or JSONL lines as
-    they were; with the lines method, a record's text without its removed lines (the
-    engine's rules: `_remove_lines`, `_rewrite_jsonl`)."""
+    """The kept records, read again and matched by their place in the scan, written in
+    document order: Parquet rows with every column, or JSONL lines as they were; with the
+    lines method, without their removed lines (the engine's `_rewrite_jsonl` for JSONL)."""
     from pyspark.sql import functions as F
 
     again = read_inputs(spark, args.inputs, args.text_col, args.id_col, args.order_col, args.format, records=True)
-    lines = args.method == "lines"
-    kept = result.where(F.col("kept")).select(_VID, *(["removed_lines", "text"] if lines else []))
-    rows = again.join(kept, _VID).orderBy(_O1, _O2)
-    out = _absolute(args.write_kept)
+    lines, out = args.method == "lines", _absolute(args.write_kept)
     if json_fields is None:
-        record = F.col(_RECORD)
-        if lines:
-            # The text column's value becomes the text without its removed lines.
-            record = record.withField(f"`{args.text_col}`", F.col("text"))
-        rows.select(record.alias(_RECORD)).select(f"{_RECORD}.*").write.mode("overwrite").parquet(out)
+        _kept_records(again, result, args.method, args.text_col).write.mode("overwrite").parquet(out)
         return
     line = F.col(_LINE).cast("string")
     if lines:
@@ -221,14 +172,15 @@ def _write_kept(spark: "SparkSession", args: argparse.Namespace, result, json_fi
 
         text_field = args.text_col
 
-        def rewrite(raw, removed):
+        def rewrite(raw, removed):  # removed lines are ascending (`_lines_verdicts`)
             from tessera._tessera import _rewrite_jsonl
 
-            return _rewrite_jsonl(raw, text_field, sorted(removed)).rstrip("\n") if removed else None
+            return _rewrite_jsonl(raw, text_field, removed).rstrip("\n") if removed else None
 
         rewritten = F.udf(rewrite, StringType())(F.col(_LINE), F.col("removed_lines"))
         line = F.coalesce(rewritten, line)
-    rows.select(line.alias("value")).write.mode("overwrite").text(out)
+    kept = result.where(F.col("kept")).select(_VID, *(["removed_lines"] if lines else []))
+    again.join(kept, _VID).orderBy(_O1, _O2).select(line.alias("value")).write.mode("overwrite").text(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -245,20 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if spark is not None:
             spark.stop()
-    if args.summary_format == "json":
-        print(json.dumps(summary), file=sys.stderr)
-    else:
-        how = {
-            "minhash": f"minhash, threshold {args.threshold}, {summary.get('bands')} bands of {summary.get('rows')} rows",
-            "exact": "exact",
-            "lines": f"lines, {summary.get('lines_removed')} lines removed",
-        }[args.method]
-        print(
-            f"{summary['documents']} documents, {summary['clusters']} clusters, "
-            f"{summary['duplicates_removed']} duplicates removed ({how}) in {summary['seconds']:.2f} s; "
-            f"{summary['failed']} failed",
-            file=sys.stderr,
-        )
+    how = {
+        "minhash": f"minhash, threshold {args.threshold}, {summary.get('bands')} bands of {summary.get('rows')} rows",
+        "exact": "exact",
+        "lines": f"lines, {summary.get('lines_removed')} lines removed",
+    }[args.method]
+    text = (
+        f"{summary['documents']} documents, {summary['clusters']} clusters, {summary['duplicates_removed']} "
+        f"duplicates removed ({how}) in {summary['seconds']:.2f} s; {summary['failed']} failed"
+    )
+    print(json.dumps(summary) if args.summary_format == "json" else text, file=sys.stderr)
     return 3 if summary["failed"] else 0
 
 

@@ -1,12 +1,11 @@
-"""The job of :mod:`tessera.spark`: executors sign Arrow batches and cluster components
-with the engine's kernels (:class:`tessera.kernels.DedupPlan`); the driver moves band
-rows, candidate pairs and components between them (the steps are the package's
-docstring). Every rule is the engine's: this module only moves data."""
+"""The MinHash job of :mod:`tessera.spark` (its steps: docs/scale.md, "The Spark job"):
+executors sign Arrow batches and cluster components with the engine's kernels
+(:class:`tessera.kernels.DedupPlan`); Spark moves band rows, pairs and components."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from tessera._tessera import DedupPlan
 
@@ -29,17 +28,14 @@ _COMP = "__tessera_comp"
 _LINE = "__tessera_line"  # a JSONL line's bytes, parsed by the engine's rule on executors
 _RECORD = "__tessera_record"  # a Parquet row's every column, for writing records back
 
-# Candidate pairs up to this many are collected on the driver, and their components found
-# there by union-find (16 bytes a pair: 20 million pairs are 320 MB as collected, about
-# 1 GB of driver memory at the peak, while they are sorted and joined); above it,
+# Candidate pairs up to this many are joined on the driver by union-find (16 bytes a pair:
+# 20 million are 320 MB as collected, about 1 GB of driver memory at the peak); above it,
 # large-star/small-star rounds on the cluster.
 DRIVER_PAIRS = 20_000_000
-
-# Large-star/small-star rounds needed grow as log^2 of the component size; far fewer in practice.
-_MAX_ROUNDS = 200
-
-# Low bits of monotonically_increasing_id(): the row within a partition.
-_ROW_BITS = 33
+BROADCAST_ROWS = 1_000_000  # documents in pairs joined back by broadcast up to this many
+VERIFY = "exact"  # as `tessera dedup` while the sets fit; "auto" needs one memory budget
+_MAX_ROUNDS = 200  # large-star/small-star rounds grow as log^2 of a component's size
+_ROW_BITS = 33  # low bits of monotonically_increasing_id(): the row within a partition
 
 
 class TesseraSparkError(ValueError):
@@ -54,53 +50,22 @@ class _JsonFields:
     id: str | None
 
 
-_PLANS: dict = {}
+def _checked(rule, *args, **kwargs):
+    """The engine's `rule` (a kernel) called on the driver, its error the job's."""
+    try:
+        return rule(*args, **kwargs)
+    except (ValueError, RuntimeError) as e:
+        raise TesseraSparkError(str(e)) from None
 
 
 def _plan(**settings) -> DedupPlan:
-    """The engine's plan of `settings` (the keyword arguments of DedupPlan), built on the
-    driver so that bad settings fail here, with the engine's message. Executors get it
-    pickled (rebuilt from its settings, once per process and settings)."""
-    try:
-        return DedupPlan(**settings)
-    except (ValueError, RuntimeError) as e:
-        raise TesseraSparkError(str(e)) from e
+    """The engine's plan of `settings`, built on the driver so that bad settings fail here
+    with the engine's message; executors get it pickled."""
+    return _checked(DedupPlan, **settings)
 
 
 # ---------------------------------------------------------------------------------------
 # Executor side: Arrow batches in, Arrow batches out.
-
-
-def _binary_of_rows(matrix) -> "pa.Array":
-    """A binary Arrow array with one row of `matrix` (little-endian) per value, no copy."""
-    import numpy as np
-    import pyarrow as pa
-
-    matrix = np.ascontiguousarray(matrix)
-    n = matrix.shape[0]
-    width = matrix.shape[1] * matrix.dtype.itemsize if matrix.ndim == 2 else 0
-    offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32) if width else np.zeros(n + 1, dtype=np.int32)
-    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(matrix)])
-
-
-def _rows_of_binary(array, num_perm: int):
-    """The (n, num_perm) uint32 matrix of a binary Arrow array of signatures."""
-    import numpy as np
-    import pyarrow as pa
-
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    n = len(array)
-    width = num_perm * 4
-    if n == 0:
-        return np.zeros((0, num_perm), dtype=np.uint32)
-    if array.null_count:
-        raise ValueError("a signature is missing")
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[array.offset : array.offset + n + 1]
-    if not np.all(np.diff(offsets) == width):
-        raise ValueError(f"signatures are not {num_perm} values each")
-    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[0] + n * width]
-    return data.view("<u4").reshape(n, num_perm).astype(np.uint32, copy=False)
 
 
 def _valid(array) -> "numpy.ndarray":
@@ -113,8 +78,17 @@ def _valid(array) -> "numpy.ndarray":
 
 def _column(table, name: str):
     """A table's column as one Arrow array."""
-    column = table.column(name)
-    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    return table.column(name).combine_chunks()
+
+
+def _table(batches):
+    """A partition's batches as one Arrow table; None when it has no row (Spark's 200
+    shuffle partitions over a small input leave most empty)."""
+    import pyarrow as pa
+
+    batches = list(batches)
+    table = pa.Table.from_batches(batches) if batches else None
+    return table if table is not None and table.num_rows else None
 
 
 def _buffers(array) -> tuple["numpy.ndarray", "numpy.ndarray", "numpy.ndarray"]:
@@ -162,21 +136,12 @@ def _row_input(batch: "pa.RecordBatch", json_fields: _JsonFields | None) -> tupl
     return offsets, data, valid, fields
 
 
-def _sign_batches(
-    plan: DedupPlan,
-    exact: bool,
-    keep_row: bool,
-    json_fields: _JsonFields | None,
-    batches: Iterator["pa.RecordBatch"],
-) -> Iterator["pa.RecordBatch"]:
-    """Band keys of each batch's documents, by `DedupPlan.sign_rows` on the column's
-    buffers: the text column, or with `json_fields` the raw JSONL lines (parsed by the
-    engine's rule: a blank line is dropped, as the CLI skips it). With `exact`, each
-    document's row digest (`row_digests`: its row read again for exact verification is
-    checked against it), else its signature (the estimate verifies with it); null for a
-    row that gives no document (no text or id, a record the CLI would skip).
-    `keep_row`: the row itself is passed on too (exact verification without a second
-    read of the input)."""
+def _sign_batches(plan: DedupPlan, exact: bool, keep_row: bool, json_fields: _JsonFields | None, batches):
+    """Band keys of each batch's documents (`DedupPlan.sign_rows` on the text or raw JSONL
+    column's buffers; a blank line dropped), and with `exact` each one's row digest
+    (`row_digests`, checked when the row is read again), else its signature; null for a
+    row that gives no document. `keep_row`: the row itself too (exact verification
+    without a second read)."""
     import numpy as np
     import pyarrow as pa
 
@@ -185,48 +150,36 @@ def _sign_batches(
     source = _LINE if json_fields else _TEXT
     for batch in batches:
         offsets, data, valid, fields = _row_input(batch, json_fields)
-        ids = batch.column(_ID)
         status, sigs, keys, usable, read_ids, _texts = plan.sign_rows(offsets, data, valid, **fields)
-        n = batch.num_rows
-        ok = status == 0
-        bands = keys.shape[1]
-        key_offsets = pa.array(np.arange(0, (n + 1) * bands, bands, dtype=np.int32))
+        n, ok = batch.num_rows, status == 0
+        key_offsets = pa.array(np.arange(n + 1, dtype=np.int32) * keys.shape[1])
         key_values = pa.array(keys.reshape(-1).view(np.int64))
-        keys_col = pa.ListArray.from_arrays(key_offsets, key_values, mask=pa.array(~(ok & usable)))
-        id_col = _strings(read_ids, ok) if read_ids is not None else ids
-        columns = [batch.column(_VID), batch.column(_O1), batch.column(_O2), id_col, keys_col]
-        names = [_VID, _O1, _O2, _ID, _KEYS]
+        columns = {c: batch.column(c) for c in (_VID, _O1, _O2)}
+        columns[_ID] = _strings(read_ids, ok) if read_ids is not None else batch.column(_ID)
+        columns[_KEYS] = pa.ListArray.from_arrays(key_offsets, key_values, mask=pa.array(~(ok & usable)))
         if exact:
-            digests = row_digests(offsets, data).view(np.int64)
-            columns.append(pa.array(digests, mask=~ok))
-            names.append(_DIGEST)
-        else:
+            columns[_DIGEST] = pa.array(row_digests(offsets, data).view(np.int64), mask=~ok)
+        else:  # each signature's num_perm little-endian u32s as one binary value
             validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
-            sig_offsets, sig_data = _binary_of_rows(sigs).buffers()[1:]
-            columns.append(pa.Array.from_buffers(pa.binary(), n, [validity, sig_offsets, sig_data]))
-            names.append(_SIG)
+            sigs = np.ascontiguousarray(sigs)
+            sig_offsets = pa.py_buffer(np.arange(n + 1, dtype=np.int32) * (sigs.shape[1] * sigs.dtype.itemsize))
+            columns[_SIG] = pa.Array.from_buffers(pa.binary(), n, [validity, sig_offsets, pa.py_buffer(sigs)])
         if keep_row:
-            columns.append(batch.column(source))
-            names.append(_ROW)
-        out = pa.RecordBatch.from_arrays(columns, names=names)
+            columns[_ROW] = batch.column(source)
+        out = pa.RecordBatch.from_arrays(list(columns.values()), names=list(columns))
         blank = status == 1
         yield out.filter(pa.array(~blank)) if blank.any() else out
 
 
-def _pair_partition(plan: DedupPlan, batches: Iterator["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
-    """Candidate pairs `(a, b)` (document numbers, a before b in document order) of the
-    band rows `(band, key, o1, o2, vid)` of one partition: rows are partitioned by (band,
-    key), so every bucket is whole here. `DedupPlan.band_row_pairs` sorts them into
-    buckets (members in document order) and pairs them, in one call."""
+def _pair_partition(plan: DedupPlan, batches):
+    """Candidate pairs `(a, b)` (a before b in document order) of one partition's band rows
+    `(band, key, o1, o2, vid)`, partitioned by (band, key) so every bucket is whole here:
+    one `DedupPlan.band_row_pairs` call."""
     import numpy as np
     import pyarrow as pa
 
-    batches = list(batches)
-    # An empty partition (Spark's 200 shuffle partitions over a small input) has no batch.
-    if not batches:
-        return
-    table = pa.Table.from_batches(batches)
-    if table.num_rows == 0:
+    table = _table(batches)
+    if table is None:
         return
     columns = [_column(table, c).to_numpy().astype(np.int64, copy=False) for c in ("band", "key", _O1, _O2, _VID)]
     pairs = np.asarray(plan.band_row_pairs(*columns), dtype=np.int64).reshape(-1, 2)
@@ -235,63 +188,38 @@ def _pair_partition(plan: DedupPlan, batches: Iterator["pa.RecordBatch"]) -> Ite
     yield pa.RecordBatch.from_arrays([pa.array(pairs[:, 0]), pa.array(pairs[:, 1])], names=["a", "b"])
 
 
-def _cluster_partition(
-    plan: DedupPlan, exact: bool, json_fields: _JsonFields | None, batches: Iterator["pa.RecordBatch"]
-) -> Iterator["pa.RecordBatch"]:
-    """The clusters of the components in one partition. Rows are members (a signature, or
-    with `exact` the document's row and its digest: a text, or with `json_fields` a JSONL
-    line) or pairs (`b` set; `vid` is the earlier document); every component is whole in
-    its partition, so one `DedupPlan.cluster` (`cluster_rows`) call covers them all: the
-    rule is per component, and components share no pair."""
+def _cluster_partition(plan: DedupPlan, exact: bool, json_fields: _JsonFields | None, batches):
+    """The clusters of one partition's components, each whole there: rows are members (a
+    signature, or with `exact` a row, text or JSONL line, and its digest) or pairs (`b`
+    set, `vid` the earlier document). Components share no pair, so one
+    `DedupPlan.cluster` (`cluster_rows`) call covers them all."""
     import numpy as np
     import pyarrow as pa
 
-    batches = list(batches)
-    if not batches:
-        return
-    table = pa.Table.from_batches(batches)
-    out_schema = [(_VID, pa.int64()), ("cluster", pa.string()), ("kept", pa.bool_()), ("similarity", pa.float64())]
-    if table.num_rows == 0:
+    from tessera._tessera import _member_pairs
+
+    table = _table(batches)
+    if table is None:
         return
     is_pair = _valid(_column(table, "b"))
-    members = table.filter(pa.array(~is_pair))
-    pairs = table.filter(pa.array(is_pair))
-    comp = _column(members, _COMP).to_numpy()
-    vid = _column(members, _VID).to_numpy()
-    order = np.lexsort((vid, _column(members, _O2).to_numpy(), _column(members, _O1).to_numpy(), comp))
-    vid = vid[order]
+    members, pairs = table.filter(pa.array(~is_pair)), table.filter(pa.array(is_pair))
+    comp, vid = _column(members, _COMP).to_numpy(), _column(members, _VID).to_numpy()
+    order = pa.array(np.lexsort((vid, _column(members, _O2).to_numpy(), _column(members, _O1).to_numpy(), comp)))
+    vid = vid[order.to_numpy()]
+    local = _member_pairs(vid, _column(pairs, _VID).to_numpy(), _column(pairs, "b").to_numpy())
     if exact:
-        rows = _column(members, _ROW).take(pa.array(order))
-        digests = _column(members, _DIGEST).take(pa.array(order)).to_numpy().view(np.uint64)
-    else:
-        sigs = _rows_of_binary(_column(members, _SIG).take(pa.array(order)), plan.num_perm)
-    ids = _column(members, _ID).take(pa.array(order))
-    by_vid = np.argsort(vid, kind="stable")
-    sorted_vid = vid[by_vid]
-
-    def position(v):
-        at = np.searchsorted(sorted_vid, v)
-        if np.any(at >= len(sorted_vid)) or np.any(sorted_vid[np.minimum(at, len(sorted_vid) - 1)] != v):
-            raise ValueError("a candidate pair names a document outside its component")
-        return by_vid[at]
-
-    a = position(_column(pairs, _VID).to_numpy())
-    b = position(_column(pairs, "b").to_numpy())
-    local = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1).astype(np.int64), axis=0)
-    local = local[local[:, 0] != local[:, 1]]
-    if exact:
-        offsets, data, _ = _buffers(rows)
+        offsets, data, _ = _buffers(_column(members, _ROW).take(order))
+        digests = _column(members, _DIGEST).take(order).to_numpy().view(np.uint64)
         text_field = json_fields.text if json_fields else None
-        kept, similarity = plan.cluster_rows(offsets, data, digests, local.reshape(-1, 2), text_field=text_field)
+        kept, similarity = plan.cluster_rows(offsets, data, digests, local, text_field=text_field)
     else:
-        kept, similarity = plan.cluster(sigs, local.reshape(-1, 2))
+        offsets, data, _ = _buffers(_column(members, _SIG).take(order))
+        kept, similarity = plan.cluster(data[offsets[0] : offsets[-1]].view("<u4").reshape(-1, plan.num_perm), local)
     kept = np.asarray(kept, dtype=np.int64)
-    cluster_ids = ids.take(pa.array(kept))
-    is_kept = kept == np.arange(len(vid))
-    schema = pa.schema(out_schema)
     yield pa.RecordBatch.from_arrays(
-        [pa.array(vid), cluster_ids, pa.array(is_kept), pa.array(np.asarray(similarity, dtype=np.float64))],
-        schema=schema,
+        [pa.array(vid), _column(members, _ID).take(order).take(pa.array(kept)), pa.array(kept == np.arange(len(vid)))]
+        + [pa.array(np.asarray(similarity, dtype=np.float64))],
+        names=[_VID, "cluster", "kept", "similarity"],
     )
 
 
@@ -349,9 +277,9 @@ def _components(edges: "DataFrame") -> "DataFrame":
 
 @dataclass
 class _Run:
-    """A dedup run's DataFrames: `result` (_VID, _O1, _O2, id, cluster, kept, similarity
-    for every document; the lines method adds removed_lines and text), and the persisted `signed` (every record) and `clustered` (documents
-    in a component) it is computed from (unpersist them when done)."""
+    """A run's `result` (_VID, _O1, _O2, id, cluster, kept, similarity for every document;
+    lines: and removed_lines, text), and the persisted `signed` (every record) and
+    `clustered` (documents in a component) it comes from (unpersist them when done)."""
 
     result: "DataFrame"
     signed: "DataFrame"
@@ -394,34 +322,21 @@ def _local_frame(spark: "SparkSession", table: "pa.Table", schema: str) -> "Data
 
 def _driver_components(pairs: "DataFrame") -> tuple["DataFrame", "DataFrame", int]:
     """Components of the candidate pairs `(a, b)`, collected on the driver and joined by
-    union-find (tessera's `connected_components`): `(components, pair_rows, n)`, rows
-    `(_VID, _COMP)` for the `n` documents in a pair, and the distinct pairs as `(_COMP,
-    _VID, b)` (`_VID` the earlier document), as `_components` and a join give them on the
-    cluster."""
+    the engine's union-find (`_pair_components`): `(components, pair_rows, n)`, rows
+    `(_VID, _COMP)` for the `n` documents in a pair and the distinct pairs as `(_COMP,
+    _VID, b)` (`_VID` the earlier document), as `_components` and a join give them."""
     import numpy as np
     import pyarrow as pa
 
-    from tessera._tessera import connected_components
+    from tessera._tessera import _pair_components
 
     table = _collect_arrow(pairs)
-    a = table.column("a").to_numpy()
-    b = table.column("b").to_numpy()
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    keep = lo != hi
-    lo, hi = lo[keep], hi[keep]
-    order = np.lexsort((hi, lo))
-    lo, hi = lo[order], hi[order]
-    first = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])] if len(lo) else np.zeros(0, dtype=bool)
-    lo, hi = np.ascontiguousarray(lo[first], dtype=np.int64), np.ascontiguousarray(hi[first], dtype=np.int64)
-    vertices, comp = connected_components(lo, hi)
+    a, b = (np.ascontiguousarray(table.column(c).to_numpy(), dtype=np.int64) for c in ("a", "b"))
+    vertices, comp, lo, hi, pair_comp = _pair_components(a, b)
     spark = pairs.sparkSession
-    components = _local_frame(
-        spark, pa.table({_VID: vertices, _COMP: comp}), f"{_VID} long, {_COMP} long"
-    )
-    pair_comp = comp[np.searchsorted(vertices, lo)] if len(lo) else np.zeros(0, dtype=np.int64)
-    pair_rows = _local_frame(
-        spark, pa.table({_COMP: pair_comp, _VID: lo, "b": hi}), f"{_COMP} long, {_VID} long, b long"
-    )
+    components = _local_frame(spark, pa.table({_VID: vertices, _COMP: comp}), f"{_VID} long, {_COMP} long")
+    pair_rows = pa.table({_COMP: pair_comp, _VID: lo, "b": hi})
+    pair_rows = _local_frame(spark, pair_rows, f"{_COMP} long, {_VID} long, b long")
     return components, pair_rows, len(vertices)
 
 
@@ -429,22 +344,17 @@ def _dedup_ordered(
     docs: "DataFrame",
     plan: DedupPlan,
     partitions: int | None = None,
-    broadcast_rows: int = 1_000_000,
-    verify: str = "exact",
+    broadcast_rows: int = BROADCAST_ROWS,
+    verify: str = VERIFY,
     json_fields: _JsonFields | None = None,
     driver_pairs: int = DRIVER_PAIRS,
     reread: bool = False,
 ) -> _Run:
-    """The clusters of `docs` (columns _VID, _O1, _O2, _ID and _TEXT, or with `json_fields`
-    _LINE, the raw JSONL line; a null text or id: a record that gives no document).
-    Documents in a pair are joined back by broadcast when there are at most
-    `broadcast_rows` of them, else by a shuffle join. Components are found on the driver
-    when there are at most `driver_pairs` candidate pairs, else on the cluster.
-
-    Exact verification needs the rows of the documents in pairs: with `reread`, `docs` is
-    computed a second time for them (it must give every row the same _VID again, as a
-    scan of files does; each row is checked against its digest), else every row is cached
-    with its band keys (the input's size once more, in memory and on disk)."""
+    """The clusters of `docs` (_VID, _O1, _O2, _ID and _TEXT, or with `json_fields` _LINE;
+    a null text or id gives no document). `broadcast_rows`, `driver_pairs`: see `dedup`.
+    Exact verification needs the rows of documents in pairs: with `reread`, `docs` is
+    computed again for them (giving every row the same _VID, as a scan of files does;
+    each row is checked against its digest), else every row is cached with its keys."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -464,9 +374,7 @@ def _dedup_ordered(
     payload = _DIGEST if exact else _SIG
     good = signed.where(F.col(payload).isNotNull())
 
-    bands = good.where(F.col(_KEYS).isNotNull()).select(
-        _VID, _O1, _O2, F.posexplode(_KEYS).alias("band", "key")
-    )
+    bands = good.where(F.col(_KEYS).isNotNull()).select(_VID, _O1, _O2, F.posexplode(_KEYS).alias("band", "key"))
     by_bucket = bands.repartition(partitions, "band", "key") if partitions else bands.repartition("band", "key")
     pairs = by_bucket.mapInArrow(lambda batches: _pair_partition(plan, batches), "a long, b long")
     pairs = pairs.localCheckpoint()
@@ -490,37 +398,38 @@ def _dedup_ordered(
         # before any row reaches Python.
         again = docs.select(_VID, source_col.alias(_ROW))
         members = again.join(hint(members), _VID).select(*members.columns, _ROW)
-    pair_rows = pair_rows.select(
-        _COMP,
-        _VID,
-        F.lit(None).cast("long").alias(_O1),
-        F.lit(None).cast("long").alias(_O2),
-        F.lit(None).cast("string").alias(_ID),
-        F.lit(None).cast("long" if exact else "binary").alias(payload),
-        *([F.lit(None).cast(row_type).alias(_ROW)] if exact else []),
-        "b",
-    )
+    none = [(_O1, "long"), (_O2, "long"), (_ID, "string"), (payload, "long" if exact else "binary")]
+    none += [(_ROW, row_type)] if exact else []
+    pair_rows = pair_rows.select(_COMP, _VID, *[F.lit(None).cast(t).alias(c) for c, t in none], "b")
     rows = members.unionByName(pair_rows)
     rows = rows.repartition(partitions, _COMP) if partitions else rows.repartition(_COMP)
     clustered = rows.mapInArrow(
         lambda batches: _cluster_partition(plan, exact, json_fields, batches),
         f"{_VID} long, cluster string, kept boolean, similarity double",
     ).persist(StorageLevel.MEMORY_AND_DISK)
+    # A document in no pair is kept alone, similarity 1.
     result = good.select(_VID, _O1, _O2, _ID).join(hint(clustered), _VID, "left").select(
-        _VID,
-        _O1,
-        _O2,
-        F.col(_ID).alias("id"),
-        F.coalesce("cluster", _ID).alias("cluster"),
-        F.coalesce("kept", F.lit(True)).alias("kept"),
-        F.coalesce("similarity", F.lit(1.0)).alias("similarity"),
+        _VID, _O1, _O2, F.col(_ID).alias("id"), F.coalesce("cluster", _ID).alias("cluster"),
+        F.coalesce("kept", F.lit(True)).alias("kept"), F.coalesce("similarity", F.lit(1.0)).alias("similarity"),
     )
     return _Run(result, signed, clustered)
 
 
+def _kept_records(rows: "DataFrame", result: "DataFrame", method: str, text_col: str) -> "DataFrame":
+    """The kept rows of `rows` (_VID, _O1, _O2, _RECORD) as they were, in document order;
+    with the lines method, the text column without its removed lines."""
+    from pyspark.sql import functions as F
+
+    record = F.col(_RECORD)
+    if method == "lines":
+        record = record.withField(f"`{text_col}`", F.col("text"))
+    kept = result.where(F.col("kept")).select(_VID, *(["text"] if method == "lines" else []))
+    rows = rows.select(_VID, _O1, _O2, _RECORD).join(kept, _VID).orderBy(_O1, _O2)
+    return rows.select(record.alias(_RECORD)).select(f"{_RECORD}.*")
+
+
 def _verify_mode(verify: str) -> bool:
-    """True for exact verification; the modes of ``tessera dedup --verify`` but "auto"
-    (a cluster has no single memory budget: texts of candidates spill to disk)."""
+    """True for exact verification (`verify`: ``tessera dedup --verify`` but "auto")."""
     if verify not in ("exact", "estimate"):
         raise TesseraSparkError(f'verify is "exact" or "estimate", not {verify!r}')
     return verify == "exact"
