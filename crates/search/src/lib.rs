@@ -58,6 +58,7 @@ mod query;
 mod revision;
 mod searcher;
 mod sources;
+mod stage1;
 mod translated;
 
 pub use align::{PreparedSuspect, align, align_pair, align_prepared, align_translated};
