@@ -218,6 +218,10 @@ def main() -> int:
     figures["in_process_one_index_p50_ms"] = in_process(lambda t: one.check(t), texts, 20)
     local = tessera.ShardedIndex.open(shards_dir)
     figures["in_process_sharded_p50_ms"] = in_process(lambda t: local.check(t), texts, 20)
+    # The fan-out's own machinery (requests, answers, merges, fetches) without more
+    # shards' work: the sharded path over the one shard holding every document.
+    local_one = tessera.ShardedIndex.open(single_dir)
+    figures["in_process_sharded_1_shard_p50_ms"] = in_process(lambda t: local_one.check(t), texts, 20)
     sample = [one.check(t) for t in texts[:4]]
     figures["sources_found_per_suspect"] = statistics.mean(len(r["sources"]) for r in sample)
     assert all(local.check(t) == r for t, r in zip(texts[:4], sample)), "sharded report differs from one index's"
