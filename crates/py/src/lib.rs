@@ -61,6 +61,7 @@ fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<shards::ShardedIndex>()?;
     m.add_function(wrap_pyfunction!(shards::build_shards, m)?)?;
     m.add_function(wrap_pyfunction!(shards::shard_of, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::shard_path, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::dedup_columns, m)?)?;
     m.add_function(wrap_pyfunction!(hashed::remove_lines, m)?)?;

@@ -292,6 +292,20 @@ pub fn build_shards<'py>(
     summary(py, &done)
 }
 
+/// The folder of shard `shard` of `shards` under `path` (the engine's naming:
+/// `shard-SSS-of-NNN`), where a shard is an ordinary index.
+#[pyfunction]
+#[pyo3(text_signature = "(path, shard, shards)")]
+pub fn shard_path(path: PathBuf, shard: usize, shards: usize) -> PyResult<String> {
+    if shard >= shards {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("shard {shard} of {shards} does not exist")));
+    }
+    tessera_engine::shards::shard_dir(&path, shard, shards)
+        .into_os_string()
+        .into_string()
+        .map_err(|p| pyo3::exceptions::PyValueError::new_err(format!("{} is not UTF-8", p.to_string_lossy())))
+}
+
 /// The shard (0 .. shards) owning document `doc` (the engine's rule).
 #[pyfunction]
 pub fn shard_of(doc: u64, shards: usize) -> usize {

@@ -467,3 +467,63 @@ def test_parquet_records_are_written_back_with_every_column(local_spark, tmp_pat
         got = pq.read_table(tmp_path / f"kept-{method}").to_pylist()
         assert got == pq.read_table(cli_kept).to_pylist()
         assert len(got) == summary["documents"] - summary["duplicates_removed"]
+
+
+def _records_as_the_engine_reads_them(paths: list[Path]) -> list[tuple[str, str]]:
+    """`(id, text)` of the JSONL records that give a document, in order (blank lines,
+    lines that are not JSON and records without a text give none)."""
+    out = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:
+                record = None
+            if isinstance(record, dict) and isinstance(record.get("text"), str):
+                out.append((record["id"], record["text"]))
+    return out
+
+
+def test_index_shards_built_on_a_standalone_cluster_check_as_one_index(spark_cluster, corpus_files, tmp_path):
+    import tessera
+
+    shards = tmp_path / "shards"
+    pattern = str(corpus_files[0].parent / "part-*.jsonl")
+    conf = [a for c in SPARK_CONF for a in ("--conf", c)]
+    done = subprocess.run(
+        [sys.executable, "-m", "tessera.spark", "index", pattern, "--output", str(shards), "--shards", "3"]
+        + ["--id-col", "id", "--master", spark_cluster, "--summary-format", "json", *conf],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 3, done.stderr[-5000:]  # the two records without a text
+    summary = json.loads([line for line in done.stderr.splitlines() if line.startswith("{")][-1])
+    records = _records_as_the_engine_reads_them(corpus_files)
+    assert summary["added"] == len(records) and summary["failed"] == 2, summary
+    assert len(summary["per_shard"]) == 3 and all(n > 0 for n in summary["per_shard"]), summary
+    assert sorted(p.name for p in shards.iterdir()) == [f"shard-00{s}-of-003" for s in range(3)]
+
+    # One index holding the same documents in the same order.
+    one = tessera.Index.create(tmp_path / "one")
+    added = one.add([t for _, t in records], origins=[i for i, _ in records], force=True)
+    assert [a["id"] for a in added["added"]] == list(range(len(records)))
+    # Each shard holds the documents whose id it owns, under those ids.
+    for s in range(3):
+        owned = [d for d in range(len(records)) if tessera.shard_of(d, 3) == s]
+        assert tessera.Shard(tessera.shard_path(shards, s, 3)).live_docs() == len(owned)
+    sharded = tessera.ShardedIndex.open(shards)
+    rng = random.Random(5)
+    for _ in range(4):
+        picks = rng.sample([t for _, t in records if len(t) > 300], 3)
+        suspect = " ".join(p[: rng.randint(200, 600)] for p in picks) + " and some words of its own here"
+        report = sharded.check(suspect)
+        assert report["sources"], "the suspect borrows from indexed records"
+        assert report == one.check(suspect)
+    # The folder is new: a second build into it is refused by name.
+    again = subprocess.run(
+        [sys.executable, "-m", "tessera.spark", "index", pattern, "--output", str(shards), "--shards", "3",
+         "--master", "local[1]"],
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 2 and "is not empty" in again.stderr, again.stderr[-2000:]

@@ -33,6 +33,7 @@ from ._tessera import (
     _remove_lines,
     build_shards,
     shard_of,
+    shard_path,
     sketch,
 )
 from ._tessera import MinHashLSH as _MinHashLSH
@@ -64,6 +65,7 @@ __all__ = [
     "dedup",
     "kernels",
     "shard_of",
+    "shard_path",
     "sketch",
 ]
 

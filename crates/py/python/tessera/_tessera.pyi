@@ -1103,6 +1103,10 @@ def build_shards(
     index holding the same documents in the same order would give it, in the shard
     owning that id. Returns what was added, as `Index.add`."""
 
+def shard_path(path: Union[str, os.PathLike[str]], shard: int, shards: int) -> str:
+    """The folder of shard `shard` of `shards` under `path` (`shard-SSS-of-NNN`, the
+    engine's naming); `ValueError` when `shard >= shards`."""
+
 def shard_of(doc: int, shards: int) -> int:
     """The shard (0 .. shards - 1) owning document `doc` (the engine's rule)."""
 

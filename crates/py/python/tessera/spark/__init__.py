@@ -1,8 +1,11 @@
-"""Tessera's dedup on Apache Spark: the answer of ``tessera dedup``, on a cluster.
+"""Tessera on Apache Spark: the answer of ``tessera dedup``, and the shards of an index,
+on a cluster.
 
 ``python -m tessera.spark dedup INPUT... --output OUT`` (:mod:`._cli`) reads Parquet or
 JSONL files and writes Parquet rows ``id, cluster, kept, similarity`` in document order;
-:func:`dedup` takes a DataFrame inside a Spark program. Every rule comes from the Rust
+:func:`dedup` takes a DataFrame inside a Spark program. ``python -m tessera.spark index
+INPUT... --output DIR --shards N`` (:func:`build_index_shards`, ``_shards``) builds the
+shards of a new index, one task a shard, for ``ShardedIndex`` and the Ray application. Every rule comes from the Rust
 engine's kernels (:mod:`tessera.kernels`, ``tessera.DEDUP_DEFAULTS``); Spark only moves
 data: ``_job`` (MinHash), ``_hashes`` (exact, lines), ``_inputs`` (the files in order).
 Usage: crates/py/README.md, "Spark"; the steps and what they move: docs/scale.md.
@@ -16,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from tessera._tessera import DEDUP_DEFAULTS as _D
 
-from ._cli import main, run_dedup
+from ._cli import main, run_dedup, run_index
 from ._hashes import METHODS, dedup_hashed
 from ._inputs import read_inputs
+from ._shards import build_index_shards
 from ._job import (
     _ID, _O1, _O2, _RECORD, _TEXT, _VID, BROADCAST_ROWS, DRIVER_PAIRS, VERIFY, TesseraSparkError, _dedup_ordered,
     _kept_records, _plan, _verify_mode,
@@ -27,7 +31,7 @@ from ._job import (
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["TesseraSparkError", "dedup", "main", "read_inputs", "run_dedup"]
+__all__ = ["TesseraSparkError", "build_index_shards", "dedup", "main", "read_inputs", "run_dedup", "run_index"]
 
 # Executors must import tessera: unless told otherwise (PYSPARK_PYTHON, spark.pyspark.python),
 # sessions built after `import tessera.spark` run this Python, which has the package.

@@ -1,6 +1,7 @@
-"""The command line of the Spark job, ``python -m tessera.spark dedup INPUT... --output
-OUT``: the options of ``tessera dedup`` (their defaults the engine's, ``DEDUP_DEFAULTS``)
-and Spark's, a session, the run, and the summary on stderr."""
+"""The command line of the Spark jobs, ``python -m tessera.spark dedup INPUT... --output
+OUT`` (the options of ``tessera dedup``, their defaults the engine's, ``DEDUP_DEFAULTS``)
+and ``python -m tessera.spark index INPUT... --output DIR --shards N`` (the shards of an
+index), with Spark's options: a session, the run, and the summary on stderr."""
 
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m tessera.spark",
         description="Tessera on Apache Spark: near-duplicate clusters of a corpus, the same as `tessera dedup`.",
     )
-    d = p.add_subparsers(dest="command", required=True).add_parser(
+    commands = p.add_subparsers(dest="command", required=True)
+    _index_parser(commands)
+    d = commands.add_parser(
         "dedup", help="cluster near-duplicate documents; write id, cluster, kept, similarity as Parquet"
     )
     arg = d.add_argument
@@ -66,6 +69,46 @@ def _parser() -> argparse.ArgumentParser:
     arg("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     arg("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
     return p
+
+
+def _index_parser(commands) -> None:
+    """`index`: the shards of a new index, one task a shard (`build_index_shards`)."""
+    i = commands.add_parser("index", help="build the shards of a new index from records, one task a shard")
+    arg = i.add_argument
+    arg("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
+    arg("--output", "-o", required=True, help="the index's folder (new; shard-SSS-of-NNN folders are made in it)")
+    arg("--shards", type=int, required=True, help="how many shards")
+    arg("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
+    arg("--id-col", help="the column holding each document's origin (default: the line or row number, FILE:LINE "
+        "for several input files)")
+    arg("--order-col", help="an integer column giving the document order (default: file order)")
+    arg("--format", choices=["parquet", "jsonl"], help="input format (default: by name)")
+    arg("--collection", default="main", help="the collection (default: main)")
+    arg("--kind", choices=["source", "citation"], default="source", help="what its matches mean (default: source)")
+    arg("--no-texts", action="store_true", help="keep digital snapshots only, not the texts")
+    arg("--shingle-size", type=int, help="words per shingle (default: the engine's)")
+    arg("--keep-stop-words", action="store_true", help="keep stop words")
+    arg("--no-stemming", action="store_true", help="do not stem words")
+    arg("--language", help="the texts' language (default: detected)")
+    arg("--master", default="local[*]", help="Spark master (default: local[*])")
+    arg("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
+    arg("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
+
+
+def run_index(spark: "SparkSession", args: argparse.Namespace) -> dict:
+    """Runs `index` from parsed arguments; returns the summary."""
+    from ._shards import build_index_shards
+
+    started = time.perf_counter()
+    summary = build_index_shards(
+        spark, args.inputs, args.output, args.shards, text_col=args.text_col, id_col=args.id_col,
+        order_col=args.order_col, fmt=args.format, collection=args.collection, kind=args.kind,
+        keep_texts=False if args.no_texts else None, shingle_size=args.shingle_size,
+        stop_words=False if args.keep_stop_words else None, stemming=False if args.no_stemming else None,
+        language=args.language,
+    )
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    return summary
 
 
 def _local_cores(master: str) -> int | None:
@@ -190,13 +233,24 @@ def main(argv: list[str] | None = None) -> int:
     spark = None
     try:
         spark = _session(args.master, args.conf)
-        summary = run_dedup(spark, args)
+        if args.command == "index":
+            summary = run_index(spark, args)
+        else:
+            summary = run_dedup(spark, args)
     except TesseraSparkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     finally:
         if spark is not None:
             spark.stop()
+    if args.command == "index":
+        text = (
+            f"{summary['added']} documents added to {summary['shards']} shards at {summary['path']} "
+            f"({', '.join(map(str, summary['per_shard']))}) in {summary['seconds']:.2f} s; {summary['failed']} failed"
+        )
+        text += "".join(f"\n  {f['origin']}: {f['reason']}" for f in summary["failed_first"])
+        print(json.dumps(summary) if args.summary_format == "json" else text, file=sys.stderr)
+        return 3 if summary["failed"] else 0
     how = {
         "minhash": f"minhash, threshold {args.threshold}, {summary.get('bands')} bands of {summary.get('rows')} rows",
         "exact": "exact",
