@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m tessera.spark",
-        description="Tessera on Apache Spark: near-duplicate clusters of a corpus, the same as `tessera dedup`.",
+        description="Tessera on Apache Spark: near-duplicate clusters of a corpus (the same as `tessera dedup`) "
+        "and the shards of an index.",
     )
     commands = p.add_subparsers(dest="command", required=True)
     _index_parser(commands)
@@ -38,14 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     arg = d.add_argument
     arg("--method", choices=METHODS, default=_D.method, help="minhash (near-duplicates, default), exact (identical "
         "texts) or lines (lines an earlier document had are removed; the result adds removed_lines and text)")
-    arg("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
     arg("--output", "-o", required=True, help="where to write the Parquet result (a folder)")
-    arg("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
-    arg("--id-col", help="the column holding the id (default: the line or row number, FILE:LINE for several "
-        "input files)")
-    arg("--order-col", help="an integer column giving the document order (default: file order)")
-    arg("--format", choices=["parquet", "jsonl"], help="input format (default: by name)")
-    arg("--master", default="local[*]", help="Spark master (default: local[*])")
+    _input_args(d, "the id")
     arg("--threshold", type=float, default=_D.threshold,
         help=f"Jaccard similarity of near-duplicates (default {_D.threshold})")
     arg("--num-perm", type=int, default=_D.num_perm, help=f"MinHash functions per signature (default {_D.num_perm})")
@@ -66,33 +61,45 @@ def _parser() -> argparse.ArgumentParser:
     arg("--write-kept", metavar="DIR", help="also write the kept records themselves here, in the input's format "
         "(Parquet rows with every column, or JSONL lines), in document order; with --method lines, without their "
         "removed lines")
+    _spark_args(d)
+    return p
+
+
+def _input_args(command: argparse.ArgumentParser, id_is: str) -> None:
+    """The options both jobs read records by (`read_inputs`); `id_is`: what the id column
+    gives a document."""
+    arg = command.add_argument
+    arg("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
+    arg("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
+    arg("--id-col", help=f"the column holding {id_is} (default: the line or row number, FILE:LINE for several "
+        "input files)")
+    arg("--order-col", help="an integer column giving the document order (default: file order)")
+    arg("--format", choices=["parquet", "jsonl"], help="input format (default: by name)")
+
+
+def _spark_args(command: argparse.ArgumentParser) -> None:
+    """Spark's options, and the summary's format, for both jobs."""
+    arg = command.add_argument
+    arg("--master", default="local[*]", help="Spark master (default: local[*])")
     arg("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     arg("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
-    return p
 
 
 def _index_parser(commands) -> None:
     """`index`: the shards of a new index, one task a shard (`build_index_shards`)."""
     i = commands.add_parser("index", help="build the shards of a new index from records, one task a shard")
     arg = i.add_argument
-    arg("inputs", nargs="+", metavar="INPUT", help="Parquet or JSONL files, folders or patterns, in order")
     arg("--output", "-o", required=True, help="the index's folder (new; shard-SSS-of-NNN folders are made in it)")
     arg("--shards", type=int, required=True, help="how many shards")
-    arg("--text-col", default=_D.text_field, help=f"the column (field) holding the text (default: {_D.text_field})")
-    arg("--id-col", help="the column holding each document's origin (default: the line or row number, FILE:LINE "
-        "for several input files)")
-    arg("--order-col", help="an integer column giving the document order (default: file order)")
-    arg("--format", choices=["parquet", "jsonl"], help="input format (default: by name)")
-    arg("--collection", default="main", help="the collection (default: main)")
-    arg("--kind", choices=["source", "citation"], default="source", help="what its matches mean (default: source)")
+    _input_args(i, "each document's origin")
+    arg("--collection", help="the collection (default: Index.add's)")
+    arg("--kind", choices=["source", "citation"], help="what its matches mean (default: Index.add's, source)")
     arg("--no-texts", action="store_true", help="keep digital snapshots only, not the texts")
     arg("--shingle-size", type=int, help="words per shingle (default: the engine's)")
     arg("--keep-stop-words", action="store_true", help="keep stop words")
     arg("--no-stemming", action="store_true", help="do not stem words")
     arg("--language", help="the texts' language (default: detected)")
-    arg("--master", default="local[*]", help="Spark master (default: local[*])")
-    arg("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
-    arg("--summary-format", choices=["text", "json"], default="text", help="summary format on stderr")
+    _spark_args(i)
 
 
 def run_index(spark: "SparkSession", args: argparse.Namespace) -> dict:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ._hashes import _read_batches
 from ._inputs import _absolute, read_inputs
-from ._job import _ID, _LINE, _O1, _O2, _TEXT, _VID, TesseraSparkError, _JsonFields
+from ._job import _ID, _LINE, _O1, _O2, _TEXT, _VID, TesseraSparkError, _checked, _JsonFields
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
@@ -34,8 +34,8 @@ def build_index_shards(
     id_col: str | None = None,
     order_col: str | None = None,
     fmt: str | None = None,
-    collection: str = "main",
-    kind: str = "source",
+    collection: str | None = None,
+    kind: str | None = None,
     keep_texts: bool | None = None,
     shingle_size: int | None = None,
     stop_words: bool | None = None,
@@ -46,14 +46,14 @@ def build_index_shards(
     can write: local or shared) from the records of `inputs`; returns the summary:
     documents added in all and per shard, and the records that gave no document (a row
     without a text, or a text over ``MAX_TEXT_BYTES``): their count and the first 20.
-    Fingerprint settings left None are ``Index.create``'s defaults. Reports of the shards
+    Fingerprint settings left None are ``Index.create``'s defaults, the collection's
+    ``Index.add``'s. Reports of the shards
     checked together (``ShardedIndex.open(output)``) equal one index's holding the same
     documents."""
     import tessera
 
-    if shards < 1:
-        raise TesseraSparkError("an index has at least one shard")
     out = _absolute(output)
+    _checked(tessera.shard_path, out, 0, shards)  # the engine's rule: at least one shard
     if ":" in out.split("/")[0]:
         raise TesseraSparkError(f"{output}: shards are written by the engine to a folder (local or shared), not a URI")
     if os.path.isdir(out) and any(os.scandir(out)):
@@ -77,7 +77,8 @@ def build_index_shards(
         numbered = ordered.rdd.zipWithIndex().map(lambda pair: (pair[1], (pair[0][0], pair[0][1])))
         n = shards
         by_shard = numbered.repartitionAndSortWithinPartitions(n, partitionFunc=partial(_owner, n))
-        options = dict(collection=collection, kind=kind, keep_texts=keep_texts)
+        given = dict(collection=collection, kind=kind, keep_texts=keep_texts)
+        options = {k: v for k, v in given.items() if v is not None}
         written = by_shard.mapPartitionsWithIndex(partial(_write_shard, out, n, settings, options)).collect()
     finally:
         read.unpersist()
